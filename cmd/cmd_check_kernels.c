@@ -1,0 +1,122 @@
+/* benchtop check-kernels: compile every variant at every shipped knob preset and head
+ * dimension for each architecture with NVRTC (no GPU needed), print the resource table, and
+ * fail on any compile error, ptxas warning or spill. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+#include "kernels/registry.h"
+
+static int CheckKernels_archCc(const char *arch) {
+  int cc = 0;
+  if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 200) return -1;
+  return cc;
+}
+
+/* One variant x preset x D x arch; returns false on a failure (already printed). */
+static bool CheckKernels_one(const Variant *v, const char *preset, int D, const char *arch_list_item,
+                             bool verbose, int *nskipped) {
+  int cc = CheckKernels_archCc(arch_list_item);
+  char knobs_txt[160];
+  KnobValues kv;
+  char err[512];
+  Registry_defaults(v, &kv);
+  if (!Registry_applyKnobs(v, preset, &kv, false, err, sizeof err)) {
+    printf("%-9s %-40s D=%-3d %-7s FAIL preset: %s\n", v->name, preset, D, arch_list_item, err);
+    return false;
+  }
+  Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
+  if (!knobs_txt[0]) Util_strlcpy(knobs_txt, "-", sizeof knobs_txt);
+  if (cc < v->min_cc || (v->arch_specific && cc != 90)) {
+    printf("%-9s %-40s D=%-3d %-7s skipped (needs %s%d)\n", v->name, knobs_txt, D, arch_list_item,
+           v->arch_specific ? "sm_" : "sm_", v->min_cc);
+    if (v->arch_specific) printf("%*s(sm_90a-only variant)\n", 10, "");
+    (*nskipped)++;
+    return true;
+  }
+  char arch[16];
+  Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
+  JitOutput out;
+  bool ok = Jit_compileVariant(v, &kv, D, arch, false, &out, err, sizeof err);
+  if (!ok) {
+    printf("%-9s %-40s D=%-3d %-7s FAIL %s\n", v->name, knobs_txt, D, arch, err);
+    if (out.log && verbose) printf("%s\n", out.log);
+    Jit_free(&out);
+    return false;
+  }
+  const BuildInfo *b = &out.build;
+  if (b->regs < 0) {
+    printf("%-9s %-40s D=%-3d %-7s FAIL no kernel '%s' in the ptxas report\n", v->name, knobs_txt,
+           D, arch, v->steps[v->nsteps - 1].entry);
+    Jit_free(&out);
+    return false;
+  }
+  bool spills = b->spill_stores > 0 || b->spill_loads > 0;
+  printf("%-9s %-40s D=%-3d %-7s regs %3d  smem %6d  stack %4d  spill %d/%d  %6.0f ms%s%s\n",
+         v->name, knobs_txt, D, arch, b->regs, b->smem_static, b->stack_bytes, b->spill_stores,
+         b->spill_loads, b->compile_ms, spills ? "  FAIL spills" : "",
+         out.ptxas_warning ? "  FAIL ptxas warning" : "");
+  if ((spills || out.ptxas_warning) && verbose) printf("%s\n", out.log);
+  ok = !spills && !out.ptxas_warning;
+  Jit_free(&out);
+  return ok;
+}
+
+static int CheckKernels_exec(int argc, char **argv) {
+  const char *archs = "sm_80,sm_89,sm_90";
+  const char *only = NULL;
+  bool verbose = false;
+  static const struct option longopts[] = {
+    {"arch", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
+    {"verbose", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "a:v:Vh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'a': archs = optarg; break;
+    case 'v': only = optarg; break;
+    case 'V': verbose = true; break;
+    case 'h': printf("usage: benchtop check-kernels %s\n", Cmd_checkKernels.usage); return BT_EXIT_OK;
+    default: return BT_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "benchtop check-kernels: unexpected argument '%s'\n", argv[optind]);
+    return BT_EXIT_USAGE;
+  }
+  char *list = Util_xstrdup(archs);
+  char *save = NULL;
+  int failures = 0, compiled = 0, skipped = 0;
+  for (char *arch = strtok_r(list, ",", &save); arch; arch = strtok_r(NULL, ",", &save)) {
+    if (CheckKernels_archCc(arch) < 0) {
+      fprintf(stderr, "benchtop check-kernels: bad architecture '%s' (expected e.g. sm_89)\n", arch);
+      free(list);
+      return BT_EXIT_USAGE;
+    }
+    for (int i = 0; i < Registry_count; i++) {
+      const Variant *v = Registry_variants[i];
+      if (only && strcmp(only, v->name) != 0) continue;
+      for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++)
+        for (int d = 0; d < 4 && v->head_dims[d]; d++) {
+          failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &skipped);
+          compiled++;
+        }
+    }
+  }
+  free(list);
+  if (only && !Registry_find(only)) {
+    fprintf(stderr, "benchtop check-kernels: unknown variant '%s' (see benchtop list variants)\n", only);
+    return BT_EXIT_USAGE;
+  }
+  printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled - skipped, skipped, failures);
+  return failures ? BT_EXIT_FAILED : BT_EXIT_OK;
+}
+
+const Command Cmd_checkKernels = {
+  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--verbose]",
+  "compile every variant x shipped knob preset with NVRTC (no GPU), print regs/smem/spills",
+  CheckKernels_exec};

@@ -1,0 +1,13 @@
+/* benchtop replay: placeholder until the command lands (prints that it is not built yet). */
+#include <stdio.h>
+
+#include "cmd/commands.h"
+#include "common/util.h"
+
+static int Cmd_replay_exec(int argc, char **argv) {
+  (void)argc;
+  fprintf(stderr, "benchtop: '%s' is not built yet\n", argv[0]);
+  return BT_EXIT_USAGE;
+}
+
+const Command Cmd_replay = {"replay", "", "(not built yet)", Cmd_replay_exec};

@@ -1,0 +1,1 @@
+// placeholder: this variant is being written

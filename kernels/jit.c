@@ -1,0 +1,290 @@
+#include "kernels/jit.h"
+
+#include <math.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/util.h"
+#include "kernels/embedded.h"
+
+#define JIT_MAX_OPTS 24
+
+static const char *const Jit_headers[] = {"attn_params.h", "common.cuh"};
+enum { JIT_NHEADERS = 2 };
+
+char *Jit_loadSource(const char *name) {
+  const char *dir = getenv("BENCHTOP_KERNEL_DIR");
+  if (dir && *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = Util_readFile(path, NULL, 16u << 20);
+    if (text) return text;
+  }
+  for (int i = 0; i < Embedded_count; i++)
+    if (strcmp(Embedded_files[i].name, name) == 0) {
+      char *s = Util_xmalloc((size_t)Embedded_files[i].length + 1);
+      memcpy(s, Embedded_files[i].data, (size_t)Embedded_files[i].length);
+      s[Embedded_files[i].length] = '\0';
+      return s;
+    }
+  return NULL;
+}
+
+void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size) {
+  snprintf(buf, size, "sm_%d%s", cc, arch_specific ? "a" : "");
+}
+
+void Jit_nvrtcVersion(int *major, int *minor) {
+  if (nvrtcVersion(major, minor) != NVRTC_SUCCESS) *major = *minor = -1;
+}
+
+static const char *Jit_cudaInclude(void) {
+  static char buf[4096];
+  const char *env = getenv("BENCHTOP_CUDA_INCLUDE");
+  if (env && *env) return env;
+  const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH")};
+  struct stat st;
+  for (int i = 0; i < 2; i++) {
+    if (!roots[i] || !*roots[i]) continue;
+    snprintf(buf, sizeof buf, "%s/include/cuda_fp16.h", roots[i]);
+    if (stat(buf, &st) == 0) {
+      snprintf(buf, sizeof buf, "%s/include", roots[i]);
+      return buf;
+    }
+  }
+  snprintf(buf, sizeof buf, "%s/cuda_fp16.h", BENCHTOP_CUDA_INCLUDE);
+  if (stat(buf, &st) == 0) return BENCHTOP_CUDA_INCLUDE;
+  return "/usr/local/cuda/include";
+}
+
+/* ptxas -v prints, per entry:
+ *   ptxas info    : Function properties for attn_fwd
+ *   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ *   ptxas info    : Used 8 registers, used 0 barriers, 368 bytes cmem[0]   (+ "N bytes smem") */
+void Jit_parsePtxasLog(const char *log, const char *entry, BuildInfo *b) {
+  char key[256];
+  snprintf(key, sizeof key, "Function properties for %s\n", entry);
+  const char *p = strstr(log, key);
+  if (!p) return;
+  p += strlen(key);
+  int stack = -1, st = -1, ld = -1;
+  if (sscanf(p, "ptxas . %d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
+             &stack, &st, &ld) == 3 ||
+      sscanf(p, "ptxas         .     %d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
+             &stack, &st, &ld) == 3) {
+    b->stack_bytes = stack;
+    b->spill_stores = st;
+    b->spill_loads = ld;
+  }
+  const char *used = strstr(p, "Used ");
+  const char *next = strstr(p, "Function properties for ");
+  if (used && (!next || used < next)) {
+    int regs;
+    if (sscanf(used, "Used %d registers", &regs) == 1) b->regs = regs;
+    const char *eol = strchr(used, '\n');
+    const char *sm = strstr(used, "bytes smem");
+    if (sm && (!eol || sm < eol)) {
+      const char *q = sm;
+      while (q > used && q[-1] == ' ') q--;
+      while (q > used && q[-1] >= '0' && q[-1] <= '9') q--;
+      b->smem_static = atoi(q);
+    } else {
+      b->smem_static = 0;
+    }
+  }
+}
+
+/* Worst spill over every entry in the log (a spill anywhere is a spill). */
+static void Jit_worstSpills(const char *log, BuildInfo *b) {
+  const char *p = log;
+  while ((p = strstr(p, "bytes stack frame, ")) != NULL) {
+    int st = 0, ld = 0;
+    if (sscanf(p, "bytes stack frame, %d bytes spill stores, %d bytes spill loads", &st, &ld) == 2) {
+      if (st > b->spill_stores) b->spill_stores = st;
+      if (ld > b->spill_loads) b->spill_loads = ld;
+    }
+    p++;
+  }
+}
+
+static void Jit_initBuild(BuildInfo *b) {
+  b->regs = b->smem_static = b->smem_dynamic = b->stack_bytes = -1;
+  b->spill_stores = b->spill_loads = -1;
+  b->compile_ms = NAN;
+  b->cache_hit = false;
+  b->source_hash[0] = b->arch[0] = '\0';
+}
+
+static void Jit_cachePaths(uint64_t key, char *cubin, char *info, size_t size) {
+  char dir[4096];
+  Util_cacheDir(dir, sizeof dir);
+  snprintf(cubin, size, "%s/jit/%016llx.cubin", dir, (unsigned long long)key);
+  snprintf(info, size, "%s/jit/%016llx.log", dir, (unsigned long long)key);
+}
+
+static bool Jit_cacheLoad(uint64_t key, JitOutput *out) {
+  char cpath[4200], lpath[4200];
+  Jit_cachePaths(key, cpath, lpath, sizeof cpath);
+  size_t n = 0;
+  char *cubin = Util_readFile(cpath, &n, 256u << 20);
+  if (!cubin) return false;
+  char *log = Util_readFile(lpath, NULL, 16u << 20);
+  if (!log) {
+    free(cubin);
+    return false;
+  }
+  out->cubin = cubin;
+  out->cubin_size = n;
+  out->log = log;
+  return true;
+}
+
+static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
+  char cpath[4200], lpath[4200], dir[4096], err[256];
+  Util_cacheDir(dir, sizeof dir);
+  strncat(dir, "/jit", sizeof dir - strlen(dir) - 1);
+  if (!Util_mkdirs(dir)) return; /* the cache is an optimisation: a read-only home still works */
+  Jit_cachePaths(key, cpath, lpath, sizeof cpath);
+  /* The log first: a cubin without its log is never read back as a hit. */
+  if (Util_writeFileAtomic(lpath, out->log, strlen(out->log), err, sizeof err))
+    Util_writeFileAtomic(cpath, out->cubin, out->cubin_size, err, sizeof err);
+}
+
+bool Jit_compileSource(const char *name, const char *source, const char *const *defines,
+                       int ndefines, const char *main_entry, const char *arch, bool use_cache,
+                       JitOutput *out, char *err, size_t errsize) {
+  memset(out, 0, sizeof *out);
+  Jit_initBuild(&out->build);
+  Util_strlcpy(out->build.arch, arch, sizeof out->build.arch);
+
+  const char *hdr_src[JIT_NHEADERS];
+  char *hdr_owned[JIT_NHEADERS];
+  for (int i = 0; i < JIT_NHEADERS; i++) {
+    hdr_owned[i] = Jit_loadSource(Jit_headers[i]);
+    hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
+  }
+
+  char *opt_owned[JIT_MAX_OPTS];
+  const char *opts[JIT_MAX_OPTS];
+  int nopt = 0;
+  opt_owned[nopt] = Util_asprintf("--gpu-architecture=%s", arch);
+  opts[nopt] = opt_owned[nopt]; nopt++;
+  opt_owned[nopt] = Util_asprintf("-I%s", Jit_cudaInclude());
+  opts[nopt] = opt_owned[nopt]; nopt++;
+  const char *fixed[] = {"-std=c++17", "--ptxas-options=-v", "-lineinfo", "--restrict",
+                         "-default-device"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    opt_owned[nopt] = NULL;
+    opts[nopt++] = fixed[i];
+  }
+  for (int i = 0; i < ndefines && nopt < JIT_MAX_OPTS; i++) {
+    opt_owned[nopt] = Util_asprintf("-D%s", defines[i]);
+    opts[nopt] = opt_owned[nopt]; nopt++;
+  }
+
+  /* Cache key: source, headers, options, NVRTC version. */
+  int vmaj = 0, vmin = 0;
+  Jit_nvrtcVersion(&vmaj, &vmin);
+  uint64_t src_hash = Util_hash64(source, strlen(source), 0);
+  for (int i = 0; i < JIT_NHEADERS; i++) src_hash = Util_hash64(hdr_src[i], strlen(hdr_src[i]), src_hash);
+  snprintf(out->build.source_hash, sizeof out->build.source_hash, "%016llx",
+           (unsigned long long)src_hash);
+  uint64_t key = Util_hash64(&src_hash, sizeof src_hash, (uint64_t)(vmaj * 1000 + vmin));
+  for (int i = 0; i < nopt; i++) key = Util_hash64(opts[i], strlen(opts[i]) + 1, key);
+
+  bool ok = false;
+  double t0 = Util_nowMs();
+  if (use_cache && Jit_cacheLoad(key, out)) {
+    out->build.cache_hit = true;
+    ok = true;
+  } else {
+    nvrtcProgram prog;
+    nvrtcResult r = nvrtcCreateProgram(&prog, source, name, JIT_NHEADERS, hdr_src, Jit_headers);
+    if (r != NVRTC_SUCCESS) {
+      snprintf(err, errsize, "NVRTC could not create a program for %s: %s", name,
+               nvrtcGetErrorString(r));
+      goto done;
+    }
+    r = nvrtcCompileProgram(prog, nopt, opts);
+    size_t log_size = 0;
+    nvrtcGetProgramLogSize(prog, &log_size);
+    out->log = Util_xmalloc(log_size + 1);
+    out->log[0] = '\0';
+    if (log_size) nvrtcGetProgramLog(prog, out->log);
+    if (r != NVRTC_SUCCESS) {
+      const char *first = strstr(out->log, "error");
+      char line[200] = "";
+      if (first) {
+        const char *start = first;
+        while (start > out->log && start[-1] != '\n') start--;
+        size_t len = strcspn(start, "\n");
+        if (len >= sizeof line) len = sizeof line - 1;
+        memcpy(line, start, len);
+        line[len] = '\0';
+      }
+      snprintf(err, errsize, "%s failed to compile for %s: %s", name, arch,
+               line[0] ? line : nvrtcGetErrorString(r));
+      nvrtcDestroyProgram(&prog);
+      goto done;
+    }
+    r = nvrtcGetCUBINSize(prog, &out->cubin_size);
+    if (r == NVRTC_SUCCESS) {
+      out->cubin = Util_xmalloc(out->cubin_size);
+      r = nvrtcGetCUBIN(prog, out->cubin);
+    }
+    nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS) {
+      snprintf(err, errsize, "NVRTC produced no cubin for %s (%s): %s", name, arch,
+               nvrtcGetErrorString(r));
+      goto done;
+    }
+    if (use_cache) Jit_cacheStore(key, out);
+    ok = true;
+  }
+  out->build.compile_ms = Util_nowMs() - t0;
+  Jit_parsePtxasLog(out->log, main_entry, &out->build);
+  Jit_worstSpills(out->log, &out->build);
+  out->ptxas_warning = strstr(out->log, "warning") != NULL;
+done:
+  for (int i = 0; i < nopt; i++) free(opt_owned[i]);
+  for (int i = 0; i < JIT_NHEADERS; i++) free(hdr_owned[i]);
+  return ok;
+}
+
+bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
+                        bool use_cache, JitOutput *out, char *err, size_t errsize) {
+  char *src = Jit_loadSource(v->source);
+  if (!src) {
+    memset(out, 0, sizeof *out);
+    snprintf(err, errsize, "no kernel source %s for variant %s", v->source, v->name);
+    return false;
+  }
+  char *defs[KNOB_MAX + 2];
+  int nd = 0;
+  defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
+  for (int i = 0; i < v->nknobs; i++) {
+    const char *val = v->knobs[i].values[kv->idx[i]];
+    /* Non-numeric values become a 0/1 flag: ACC_FP16=1 for acc=fp16. */
+    char *end;
+    strtol(val, &end, 10);
+    if (*end == '\0')
+      defs[nd++] = Util_asprintf("%s=%s", v->knobs[i].macro, val);
+    else
+      defs[nd++] = Util_asprintf("%s=%d", v->knobs[i].macro, kv->idx[i]);
+  }
+  const char *main_entry = v->steps[v->nsteps - 1].entry;
+  bool ok = Jit_compileSource(v->source, src, (const char *const *)defs, nd, main_entry, arch,
+                              use_cache, out, err, errsize);
+  for (int i = 0; i < nd; i++) free(defs[i]);
+  free(src);
+  return ok;
+}
+
+void Jit_free(JitOutput *out) {
+  free(out->cubin);
+  free(out->log);
+  memset(out, 0, sizeof *out);
+}

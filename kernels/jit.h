@@ -1,0 +1,40 @@
+/* NVRTC: compile a variant's .cu for one architecture with its knobs as -D flags, record the
+ * ptxas resource report, and cache the cubin on disk keyed by hash(source, headers, flags,
+ * arch, NVRTC version). No GPU needed: check-kernels runs this on the CPU machine. */
+#ifndef BENCHTOP_JIT_H
+#define BENCHTOP_JIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernels/registry.h"
+#include "sessions/record.h"
+
+typedef struct JitOutput {
+  void *cubin;
+  size_t cubin_size;
+  BuildInfo build;   /* of the variant's last step (the attention kernel); spills: the worst */
+  char *log;         /* NVRTC log, owned (may be empty) */
+  bool ptxas_warning;
+} JitOutput;
+
+/* Variant v at knobs kv, head dimension D, for arch ("sm_89", "sm_90a"). use_cache: read and
+ * write the on-disk cache. On failure: false, err holds one line, out->log the NVRTC log. */
+bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
+                        bool use_cache, JitOutput *out, char *err, size_t errsize);
+/* Any source (the reference, test kernels); defines like "HEAD_DIM=64". main_entry names the
+ * kernel whose resources go into out->build. */
+bool Jit_compileSource(const char *name, const char *source, const char *const *defines,
+                       int ndefines, const char *main_entry, const char *arch, bool use_cache,
+                       JitOutput *out, char *err, size_t errsize);
+void Jit_free(JitOutput *out);
+
+/* The embedded source (or $BENCHTOP_KERNEL_DIR/name); NULL if unknown. Caller frees. */
+char *Jit_loadSource(const char *name);
+/* "sm_89" for cc 89; "sm_90a" when the variant is arch-specific. */
+void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size);
+void Jit_nvrtcVersion(int *major, int *minor);
+/* Parses a ptxas -v report for function `entry` into b (regs, smem, stack, spills). */
+void Jit_parsePtxasLog(const char *log, const char *entry, BuildInfo *b);
+
+#endif

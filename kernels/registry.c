@@ -1,0 +1,275 @@
+#include "kernels/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+/* ---- launch geometry helpers ------------------------------------------------------------ */
+
+static unsigned Registry_ceilDiv(int a, int b) { return (unsigned)((a + b - 1) / b); }
+
+static void Registry_set(LaunchDims *d, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                         size_t smem) {
+  d->grid[0] = gx; d->grid[1] = gy; d->grid[2] = gz;
+  d->block[0] = bx; d->block[1] = 1; d->block[2] = 1;
+  d->smem = smem;
+}
+
+/* naive: one thread per query row, 128 rows per block. */
+static void dims_naive(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 128, 0);
+}
+
+/* smem/swizzle/cp_async: 64 query rows per block, one thread per row; K/V tiles in static
+ * shared memory sized inside the kernel. */
+static void dims_rows64(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 64, 0);
+}
+
+/* wmma_qk / wmma: 4 warps, 64 query rows per block (16 rows a warp). */
+static void dims_wmma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+}
+
+/* mma: block_m query rows per block, `warps` warps; dynamic shared memory for the Q tile and
+ * `stages` K/V tiles of block_n rows. */
+static const Variant variant_mma;
+static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
+  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
+  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
+  int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
+  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
+  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1, (unsigned)(32 * warps),
+               smem);
+}
+
+/* fp8: quantize Q/K/V per (b,h) (one block per (b,h)), then the attention kernel. */
+static void dims_fp8_quant(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, (unsigned)(s->B * s->H), 3, 1, 256, 0);
+}
+static void dims_fp8(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+}
+
+/* cublas: the softmax kernel, one block per score row. */
+static void dims_softmax(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  Registry_set(d, (unsigned)s->S, (unsigned)(s->B * s->H), 1, 256, 0);
+}
+static size_t ws_cublas(const Shape *s, const KnobValues *kv) {
+  (void)kv; /* fp32 scores and fp16 probabilities, [B*H, S, S] */
+  return (size_t)s->B * s->H * (size_t)s->S * s->S * (4 + 2);
+}
+
+/* ---- the ladder ------------------------------------------------------------------------- */
+
+static const Variant variant_naive = {
+  .name = "naive", .source = "naive.cu",
+  .summary = "1 thread per query row, online softmax, no shared memory",
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_naive}}, .presets = {""},
+};
+
+static const KnobDesc smem_knobs[] = {
+  {"pad", "PAD", {"0", "8"}, "halves added to each 128-byte K/V row (0: 32-way bank conflicts)"},
+};
+static const Variant variant_smem = {
+  .name = "smem", .source = "smem.cu", .summary = "K/V tiles staged in shared memory",
+  .knobs = smem_knobs, .nknobs = 1,
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {"pad=0", "pad=8"},
+};
+
+static const Variant variant_swizzle = {
+  .name = "swizzle", .source = "swizzle.cu",
+  .summary = "XOR-swizzled shared-memory tiles, no padding",
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {""},
+};
+
+static const KnobDesc cp_async_knobs[] = {
+  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async pipeline depth)"},
+};
+static const Variant variant_cp_async = {
+  .name = "cp_async", .source = "cp_async.cu",
+  .summary = "cp.async multi-stage K/V pipeline over swizzled tiles",
+  .knobs = cp_async_knobs, .nknobs = 1,
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {"stages=2", "stages=3"},
+};
+
+static const Variant variant_wmma_qk = {
+  .name = "wmma_qk", .source = "wmma_qk.cu",
+  .summary = "WMMA 16x16x16 tensor cores for QK^T, scalar PV",
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_wmma}}, .presets = {""},
+};
+
+static const KnobDesc wmma_knobs[] = {
+  {"acc", "ACC_FP16", {"fp32", "fp16"}, "PV accumulator type (fp16: the notebook's 2x claim)"},
+};
+static const Variant variant_wmma = {
+  .name = "wmma", .source = "wmma.cu", .summary = "WMMA for QK^T and PV",
+  .knobs = wmma_knobs, .nknobs = 1,
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_wmma}}, .presets = {"acc=fp32", "acc=fp16"},
+};
+
+static const KnobDesc mma_knobs[] = {
+  {"block_m", "BLOCK_M", {"64", "128", "32"}, "query rows per block"},
+  {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile"},
+  {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)"},
+  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
+};
+static const Variant variant_mma = {
+  .name = "mma", .source = "mma.cu",
+  .summary = "FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers",
+  .knobs = mma_knobs, .nknobs = 4,
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
+  .nsteps = 1, .steps = {{"attn_fwd", dims_mma}},
+  .presets = {"block_m=64,block_n=64,warps=4,stages=2", "block_m=128,block_n=64,warps=8,stages=2",
+              "block_m=64,block_n=32,warps=4,stages=3"},
+};
+
+static const Variant variant_fp8 = {
+  .name = "fp8", .source = "fp8.cu",
+  .summary = "E4M3 Q/K with per-head scales through mma.sync e4m3, fp32 softmax",
+  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 3e-2, .kind = LAUNCH_KERNELS,
+  .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}}, .presets = {""},
+};
+
+static const Variant variant_cublas = {
+  .name = "cublas", .source = "cublas.cu",
+  .summary = "unfused: cuBLAS batched GEMM QK^T, softmax kernel, GEMM PV (PyTorch's math path)",
+  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_CUBLAS,
+  .nsteps = 1, .steps = {{"softmax_rows", dims_softmax}},
+  .workspace_bytes = ws_cublas, .presets = {""},
+};
+
+const Variant *const Registry_variants[] = {
+  &variant_naive, &variant_smem, &variant_swizzle, &variant_cp_async, &variant_wmma_qk,
+  &variant_wmma, &variant_mma, &variant_fp8, &variant_cublas,
+};
+const int Registry_count = (int)(sizeof Registry_variants / sizeof Registry_variants[0]);
+
+/* ---- lookups ---------------------------------------------------------------------------- */
+
+const Variant *Registry_find(const char *name) {
+  for (int i = 0; i < Registry_count; i++)
+    if (strcmp(Registry_variants[i]->name, name) == 0) return Registry_variants[i];
+  return NULL;
+}
+
+void Registry_defaults(const Variant *v, KnobValues *kv) {
+  (void)v;
+  memset(kv, 0, sizeof *kv);
+}
+
+static int Registry_knobIndex(const Variant *v, const char *name, size_t len) {
+  for (int i = 0; i < v->nknobs; i++)
+    if (strlen(v->knobs[i].name) == len && strncmp(v->knobs[i].name, name, len) == 0) return i;
+  return -1;
+}
+
+bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,
+                         char *err, size_t errsize) {
+  char *copy = Util_xstrdup(spec ? spec : "");
+  char *save = NULL;
+  bool ok = true;
+  for (char *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq) {
+      snprintf(err, errsize, "bad knob '%s': expected name=value", tok);
+      ok = false;
+      break;
+    }
+    int k = Registry_knobIndex(v, tok, (size_t)(eq - tok));
+    if (k < 0) {
+      if (ignore_unknown) continue;
+      *eq = '\0';
+      snprintf(err, errsize, "variant %s has no knob '%s'%s", v->name, tok,
+               v->nknobs ? "" : " (it has no knobs)");
+      ok = false;
+      break;
+    }
+    const KnobDesc *kd = &v->knobs[k];
+    int found = -1;
+    for (int j = 0; j < KNOB_MAX_VALUES && kd->values[j]; j++)
+      if (strcmp(kd->values[j], eq + 1) == 0) found = j;
+    if (found < 0) {
+      char allowed[128] = "";
+      for (int j = 0; j < KNOB_MAX_VALUES && kd->values[j]; j++) {
+        if (j) strncat(allowed, "|", sizeof allowed - strlen(allowed) - 1);
+        strncat(allowed, kd->values[j], sizeof allowed - strlen(allowed) - 1);
+      }
+      snprintf(err, errsize, "knob %s of %s cannot be '%s' (allowed: %s)", kd->name, v->name,
+               eq + 1, allowed);
+      ok = false;
+      break;
+    }
+    kv->idx[k] = found;
+  }
+  free(copy);
+  return ok;
+}
+
+int Registry_knobInt(const Variant *v, const KnobValues *kv, const char *name, int fallback) {
+  const char *s = Registry_knobStr(v, kv, name);
+  if (!s) return fallback;
+  char *end;
+  long x = strtol(s, &end, 10);
+  return (*end || end == s) ? fallback : (int)x;
+}
+
+const char *Registry_knobStr(const Variant *v, const KnobValues *kv, const char *name) {
+  int k = Registry_knobIndex(v, name, strlen(name));
+  return k < 0 ? NULL : v->knobs[k].values[kv->idx[k]];
+}
+
+void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, size_t size) {
+  buf[0] = '\0';
+  for (int i = 0; i < v->nknobs; i++) {
+    size_t n = strlen(buf);
+    snprintf(buf + n, size - n, "%s%s=%s", i ? "," : "", v->knobs[i].name,
+             v->knobs[i].values[kv->idx[i]]);
+  }
+}
+
+const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv, int cc,
+                              char *buf, size_t size) {
+  bool d_ok = false;
+  for (int i = 0; i < 4 && v->head_dims[i]; i++) d_ok |= v->head_dims[i] == s->D;
+  if (!d_ok) {
+    char dims[64] = "";
+    for (int i = 0; i < 4 && v->head_dims[i]; i++) {
+      size_t n = strlen(dims);
+      snprintf(dims + n, sizeof dims - n, "%s%d", i ? "," : "", v->head_dims[i]);
+    }
+    snprintf(buf, size, "%s supports D in {%s}, not %d", v->name, dims, s->D);
+    return buf;
+  }
+  if (cc && cc < v->min_cc) {
+    snprintf(buf, size, "%s needs sm_%d or newer, this GPU is sm_%d", v->name, v->min_cc, cc);
+    return buf;
+  }
+  if (cc && v->arch_specific && cc != 90) {
+    snprintf(buf, size, "%s is sm_90a-only (Hopper), this GPU is sm_%d", v->name, cc);
+    return buf;
+  }
+  if (v->check) {
+    const char *why = v->check(s, kv);
+    if (why) {
+      snprintf(buf, size, "%s", why);
+      return buf;
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,82 @@
+/* The kernel ladder: every variant, its knobs, what it supports and how it is launched.
+ * Pure data and pure C: `benchtop list variants` and `check-kernels` use it without a GPU.
+ * Adding a variant = one kernels/<name>.cu + one entry in registry.c. */
+#ifndef BENCHTOP_REGISTRY_H
+#define BENCHTOP_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernels/shape.h"
+
+#define KNOB_MAX 6
+#define KNOB_MAX_VALUES 8
+#define VARIANT_MAX_STEPS 3
+#define VARIANT_MAX_PRESETS 8
+
+typedef struct KnobDesc {
+  const char *name;   /* as typed: --knob pad=8 */
+  const char *macro;  /* passed to NVRTC as -D<macro>=<value> */
+  const char *values[KNOB_MAX_VALUES]; /* allowed values, NULL-terminated; [0] is the default */
+  const char *help;
+} KnobDesc;
+
+/* One knob setting per knob of the variant: index into KnobDesc.values. */
+typedef struct KnobValues {
+  int idx[KNOB_MAX];
+} KnobValues;
+
+typedef struct LaunchDims {
+  unsigned grid[3], block[3];
+  size_t smem; /* dynamic shared memory bytes */
+} LaunchDims;
+
+typedef struct KernelStep {
+  const char *entry; /* extern "C" __global__ name in the variant's .cu */
+  void (*dims)(const Shape *s, const KnobValues *kv, LaunchDims *out);
+} KernelStep;
+
+typedef enum { LAUNCH_KERNELS, LAUNCH_CUBLAS } LaunchKind;
+
+typedef struct Variant {
+  const char *name;
+  const char *source;    /* file name under kernels/, e.g. "mma.cu" */
+  const char *summary;   /* one line: the rung of the ladder */
+  const KnobDesc *knobs;
+  int nknobs;
+  int head_dims[4];      /* supported D, 0-terminated */
+  int min_cc;            /* lowest compute capability x10 (80, 89, 90) */
+  bool arch_specific;    /* compiled for sm_90a: Hopper only */
+  double tolerance;      /* relative L2 error allowed against the fp32 reference */
+  LaunchKind kind;
+  int nsteps;            /* LAUNCH_KERNELS: run in order on one stream */
+  KernelStep steps[VARIANT_MAX_STEPS];
+  /* Extra constraints beyond head_dims/min_cc; NULL or returns NULL when fine, else why not. */
+  const char *(*check)(const Shape *s, const KnobValues *kv);
+  /* Scratch the variant needs (AttnParams.workspace etc.); NULL means none. */
+  size_t (*workspace_bytes)(const Shape *s, const KnobValues *kv);
+  int (*num_splits)(const Shape *s, const KnobValues *kv, int sm_count); /* NULL: 1 */
+  const char *presets[VARIANT_MAX_PRESETS]; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
+} Variant;
+
+extern const Variant *const Registry_variants[];
+extern const int Registry_count;
+
+const Variant *Registry_find(const char *name);
+/* Default knob values. */
+void Registry_defaults(const Variant *v, KnobValues *kv);
+/* Applies "k=v,k=v"; unknown knobs or values give one line in err. ignore_unknown skips knobs
+ * the variant does not have (a plan-wide --knob applies to the variants that have it). */
+bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,
+                         char *err, size_t errsize);
+/* Integer value of knob `name` (its value string parsed); `fallback` if absent or not numeric. */
+int Registry_knobInt(const Variant *v, const KnobValues *kv, const char *name, int fallback);
+const char *Registry_knobStr(const Variant *v, const KnobValues *kv, const char *name);
+/* "k=v,k=v" for all knobs. */
+void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, size_t size);
+/* NULL when the variant can run this shape on a device of compute capability cc (x10; 0 means
+ * any device), else a reason ("n/a: ..." is prefixed by the caller). */
+const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv, int cc,
+                              char *buf, size_t size);
+
+#endif

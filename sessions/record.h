@@ -1,0 +1,110 @@
+/* The result record: one variant x knobs x shape x options, measured once. The same struct
+ * travels from the worker (as a JSON line), into the session, onto the screen and into files.
+ * A field that was not measured holds NAN (doubles) or -1 (counts) and is shown as n/a. */
+#ifndef BENCHTOP_RECORD_H
+#define BENCHTOP_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/shape.h"
+
+#define RECORD_NAME_MAX 32
+#define RECORD_KNOBS_MAX 160
+#define RECORD_REASON_MAX 320
+#define METRIC_NAME_MAX 96
+
+typedef enum {
+  REC_PASS = 0,   /* ran, verified within tolerance */
+  REC_FAIL,       /* ran, verification failed (error too large, NaN, unwritten elements) */
+  REC_ERROR,      /* did not complete: compile error, kernel fault, hang, worker died */
+  REC_NA,         /* not run: unsupported combination, refused shape ("n/a: <reason>") */
+  REC_CANCELLED,  /* stopped by the user */
+} RecordStatus;
+
+const char *Record_statusName(RecordStatus st);
+bool Record_statusParse(const char *s, RecordStatus *out);
+
+typedef struct DeviceInfo {
+  char name[96];
+  int cc_major, cc_minor;
+  int sm_count;
+  int64_t l2_bytes, mem_bytes;
+  int driver_version;   /* e.g. 13000 */
+  int runtime_version;  /* e.g. 13000 */
+  int nvrtc_major, nvrtc_minor;
+  int cupti_version;    /* CUPTI API version, -1 if unknown */
+  double peak_tflops;   /* measured fp16 tensor peak (TFLOP/s), NAN if not measured */
+} DeviceInfo;
+
+typedef struct RunOptions {
+  int reps, warmup;
+  bool cold_l2, graph;
+  uint64_t seed;
+  double watchdog_s;
+} RunOptions;
+
+typedef struct Timing {
+  double p50, p90, p99, min, mean, stddev; /* microseconds per launch */
+  double tflops, peak_frac;
+  int nsamples;
+  double *samples; /* microseconds, in launch order; owned */
+} Timing;
+
+typedef struct ErrorStats {
+  double max_abs, rel_l2, tolerance;
+  int64_t nan_count, inf_count, unwritten;
+  bool checked;
+} ErrorStats;
+
+typedef struct BuildInfo {
+  int regs, smem_static, smem_dynamic, stack_bytes, spill_stores, spill_loads; /* -1: unknown */
+  double compile_ms;
+  bool cache_hit;
+  char source_hash[20]; /* 16 hex digits */
+  char arch[16];        /* sm_90, sm_90a, ... */
+} BuildInfo;
+
+typedef struct Clocks {
+  double sm_mhz_before, sm_mhz_after, mem_mhz_before, mem_mhz_after;
+  double temp_c, power_w;
+  int64_t throttle_reasons; /* NVML bit mask, -1 if unknown */
+} Clocks;
+
+typedef struct Metric {
+  char name[METRIC_NAME_MAX];
+  double value;                 /* NAN when not available */
+  char unit[16];
+  char reason[RECORD_REASON_MAX / 2]; /* why n/a */
+} Metric;
+
+typedef struct Record {
+  char variant[RECORD_NAME_MAX];
+  char knobs[RECORD_KNOBS_MAX]; /* canonical "k=v,k=v" (every knob of the variant) */
+  Shape shape;
+  RunOptions opts;
+  RecordStatus status;
+  char reason[RECORD_REASON_MAX];
+  char created[32];
+  Timing timing;
+  ErrorStats error;
+  BuildInfo build;
+  Clocks clocks;
+  DeviceInfo device;
+  int nmetrics;
+  Metric *metrics;      /* owned */
+  int metric_passes;    /* replay passes CUPTI needed, -1 if none collected */
+  double occupancy_theoretical; /* percent, from the occupancy API */
+} Record;
+
+/* Every field n/a (NAN / -1), strings empty. */
+void Record_init(Record *r);
+void Record_free(Record *r);
+/* Deep copy (samples and metrics duplicated). */
+void Record_copy(Record *dst, const Record *src);
+/* Metric by Nsight Compute name, or NULL. */
+const Metric *Record_metric(const Record *r, const char *name);
+/* Same variant, knobs and shape: the key `diff` matches on. */
+bool Record_sameKey(const Record *a, const Record *b);
+
+#endif
