@@ -99,6 +99,10 @@ typedef struct Record {
 
 /* Every field n/a (NAN / -1), strings empty. */
 void Record_init(Record *r);
+/* Every device field n/a (NAN / -1), name empty. */
+void Device_init(DeviceInfo *d);
+/* Options n/a: reps/warmup -1, watchdog NAN, seed 0, flags false. */
+void RunOptions_init(RunOptions *o);
 void Record_free(Record *r);
 /* Deep copy (samples and metrics duplicated). */
 void Record_copy(Record *dst, const Record *src);

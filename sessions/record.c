@@ -1,0 +1,118 @@
+/* The result record: initialisation to "n/a", deep copy, lookups. */
+#include "sessions/record.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+static const char *const Record_statusNames[] = {
+  [REC_PASS] = "pass", [REC_FAIL] = "fail", [REC_ERROR] = "error", [REC_NA] = "n/a",
+  [REC_CANCELLED] = "cancelled",
+};
+
+const char *Record_statusName(RecordStatus st) {
+  if ((int)st < 0 || (size_t)st >= sizeof Record_statusNames / sizeof Record_statusNames[0])
+    return "?";
+  return Record_statusNames[st];
+}
+
+bool Record_statusParse(const char *s, RecordStatus *out) {
+  if (!s) return false;
+  for (size_t i = 0; i < sizeof Record_statusNames / sizeof Record_statusNames[0]; i++) {
+    if (strcmp(s, Record_statusNames[i]) == 0) {
+      *out = (RecordStatus)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Device_init(DeviceInfo *d) {
+  memset(d, 0, sizeof *d);
+  d->cc_major = d->cc_minor = d->sm_count = -1;
+  d->l2_bytes = d->mem_bytes = -1;
+  d->driver_version = d->runtime_version = -1;
+  d->nvrtc_major = d->nvrtc_minor = -1;
+  d->cupti_version = -1;
+  d->peak_tflops = NAN;
+}
+
+void RunOptions_init(RunOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->reps = o->warmup = -1;
+  o->watchdog_s = NAN;
+}
+
+void Record_init(Record *r) {
+  memset(r, 0, sizeof *r);
+  RunOptions_init(&r->opts);
+  r->status = REC_NA;
+
+  Timing *t = &r->timing;
+  t->p50 = t->p90 = t->p99 = t->min = t->mean = t->stddev = NAN;
+  t->tflops = t->peak_frac = NAN;
+  t->nsamples = -1;
+  t->samples = NULL;
+
+  ErrorStats *e = &r->error;
+  e->max_abs = e->rel_l2 = e->tolerance = NAN;
+  e->nan_count = e->inf_count = e->unwritten = -1;
+  e->checked = false;
+
+  BuildInfo *b = &r->build;
+  b->regs = b->smem_static = b->smem_dynamic = b->stack_bytes = -1;
+  b->spill_stores = b->spill_loads = -1;
+  b->compile_ms = NAN;
+  b->cache_hit = false;
+
+  Clocks *c = &r->clocks;
+  c->sm_mhz_before = c->sm_mhz_after = c->mem_mhz_before = c->mem_mhz_after = NAN;
+  c->temp_c = c->power_w = NAN;
+  c->throttle_reasons = -1;
+
+  Device_init(&r->device);
+  r->nmetrics = 0;
+  r->metrics = NULL;
+  r->metric_passes = -1;
+  r->occupancy_theoretical = NAN;
+}
+
+void Record_free(Record *r) {
+  free(r->timing.samples);
+  free(r->metrics);
+  r->timing.samples = NULL;
+  r->timing.nsamples = -1;
+  r->metrics = NULL;
+  r->nmetrics = 0;
+}
+
+void Record_copy(Record *dst, const Record *src) {
+  *dst = *src;
+  dst->timing.samples = NULL;
+  dst->metrics = NULL;
+  if (src->timing.samples && src->timing.nsamples > 0) {
+    size_t n = (size_t)src->timing.nsamples * sizeof(double);
+    dst->timing.samples = Util_xmalloc(n);
+    memcpy(dst->timing.samples, src->timing.samples, n);
+  }
+  if (src->metrics && src->nmetrics > 0) {
+    size_t n = (size_t)src->nmetrics * sizeof(Metric);
+    dst->metrics = Util_xmalloc(n);
+    memcpy(dst->metrics, src->metrics, n);
+  } else {
+    dst->nmetrics = 0;
+  }
+}
+
+const Metric *Record_metric(const Record *r, const char *name) {
+  for (int i = 0; i < r->nmetrics; i++)
+    if (strcmp(r->metrics[i].name, name) == 0) return &r->metrics[i];
+  return NULL;
+}
+
+bool Record_sameKey(const Record *a, const Record *b) {
+  return strcmp(a->variant, b->variant) == 0 && strcmp(a->knobs, b->knobs) == 0 &&
+         Shape_equal(&a->shape, &b->shape);
+}
