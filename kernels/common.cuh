@@ -1,1 +1,87 @@
-// placeholder: this variant is being written
+// Device helpers shared by the attention kernels (NVRTC in-memory header, next to
+// attn_params.h). Plain CUDA C: index math, guarded 16-byte tile loads, cp.async wrappers and
+// the online-softmax pieces every rung uses the same way.
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include "attn_params.h"
+
+#ifndef HEAD_DIM
+#define HEAD_DIM 64
+#endif
+
+#define BT_LOG2E 1.4426950408889634f
+#define BT_FULL_MASK 0xffffffffu
+
+// Element offset of row `row` of head `bh` in a [B, H, S, D] tensor.
+__device__ __forceinline__ size_t bt_row_offset(int bh, int S, int row, int D) {
+  return ((size_t)bh * (size_t)S + (size_t)row) * (size_t)D;
+}
+
+__device__ __forceinline__ int bt_min(int a, int b) { return a < b ? a : b; }
+
+// Keys a query tile [q0, q0 + rows) must visit: all S, or up to its last row when causal.
+__device__ __forceinline__ int bt_key_end(const AttnParams &p, int q0, int rows) {
+  return p.causal ? bt_min(p.S, q0 + rows) : p.S;
+}
+
+// True when query row `qi` may attend to key `kj` (inside S, and not in the future if causal).
+__device__ __forceinline__ bool bt_visible(const AttnParams &p, int qi, int kj) {
+  return kj < p.S && (!p.causal || kj <= qi);
+}
+
+// New running max for online softmax, and the factor that rescales the old sums. A row that
+// has seen only masked keys keeps m = -inf: use 0 as the exponent base then, so that
+// exp2(-inf - base) = 0 and never -inf - (-inf) = NaN.
+__device__ __forceinline__ float bt_safe_base(float m) { return m == -INFINITY ? 0.f : m; }
+__device__ __forceinline__ float bt_rescale(float m_old, float m_new) {
+  return m_old == -INFINITY ? 0.f : exp2f(m_old - m_new);
+}
+
+__device__ __forceinline__ float bt_warp_max(float x) {
+  for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(BT_FULL_MASK, x, o));
+  return x;
+}
+__device__ __forceinline__ float bt_warp_sum(float x) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(BT_FULL_MASK, x, o);
+  return x;
+}
+
+// 8 halves (16 bytes) <-> floats.
+__device__ __forceinline__ void bt_unpack8(const uint4 &u, float *f) {
+  const __half2 *h = reinterpret_cast<const __half2 *>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    float2 t = __half22float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+
+// One 16-byte chunk of a [rows, D] tile from global memory, zero beyond S (so that masked
+// keys multiply zeros, never uninitialised shared memory that may hold NaN bit patterns).
+__device__ __forceinline__ uint4 bt_load_chunk(const __half *base, int bh, int S, int row,
+                                              int col, int D) {
+  if (row >= S) return make_uint4(0u, 0u, 0u, 0u);
+  return *reinterpret_cast<const uint4 *>(base + bt_row_offset(bh, S, row, D) + col);
+}
+
+// cp.async (sm_80+): 16 bytes global -> shared, bypassing L1 (.cg); src_bytes = 0 zero-fills.
+__device__ __forceinline__ void bt_cp_async16(void *smem_dst, const void *gmem_src, bool valid) {
+  unsigned dst = (unsigned)__cvta_generic_to_shared(smem_dst);
+  int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bt_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void bt_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// XOR swizzle of 16-byte chunks: chunk c of row r lives at chunk c ^ (r % 8). Within every
+// 128-byte span the 8 rows a quarter-warp touches land in 8 different bank groups.
+__device__ __forceinline__ int bt_swizzle(int row, int chunk) { return chunk ^ (row & 7); }
