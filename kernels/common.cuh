@@ -11,6 +11,11 @@
 #define HEAD_DIM 64
 #endif
 
+// NVRTC has no <math.h>; the IEEE bit pattern is exact.
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+
 #define BT_LOG2E 1.4426950408889634f
 #define BT_FULL_MASK 0xffffffffu
 
