@@ -67,11 +67,25 @@ cJSON *Record_toJson(const Record *r);
 bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize);
 cJSON *Device_toJson(const DeviceInfo *d);
 bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *err, size_t errsize);
+cJSON *RunOptions_toJson(const RunOptions *o);
+bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,
+                         size_t errsize);
 cJSON *Plan_toJson(const Plan *p);
 bool Plan_fromJson(const cJSON *j, Plan *out, const char *path, char *err, size_t errsize);
 
 /* Field-by-field equality; on a difference writes its path to where. */
 bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize);
+/* The same for parts; path prefixes the field names written to where ("records[3]"). */
+bool Record_equal(const Record *a, const Record *b, const char *path, char *where, size_t wsize);
+bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, char *where,
+                  size_t wsize);
+bool RunOptions_equal(const RunOptions *a, const RunOptions *b, const char *path, char *where,
+                      size_t wsize);
+bool Plan_equal(const Plan *a, const Plan *b, const char *path, char *where, size_t wsize);
+void Plan_init(Plan *p);
+
+/* One record as a single JSON line (no newline inside; the worker pipe format); heap string. */
+char *Record_toJsonLine(const Record *r);
 
 /* The newest *.json in the sessions directory, else the bundled example; false if neither. */
 bool Session_findDefault(char *buf, size_t size);

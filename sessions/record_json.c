@@ -1,0 +1,335 @@
+/* The JSON form of records, devices, options and plans ("benchtop.session/1", see
+ * docs/session-schema.md). The worker sends the same record JSON, one line per record. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "sessions/json_fields.h"
+#include "sessions/session.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const JsonField Device_fields[] = {
+  JSON_FIELD(DeviceInfo, name, JF_STR),
+  JSON_FIELD(DeviceInfo, cc_major, JF_INT),
+  JSON_FIELD(DeviceInfo, cc_minor, JF_INT),
+  JSON_FIELD(DeviceInfo, sm_count, JF_INT),
+  JSON_FIELD(DeviceInfo, l2_bytes, JF_INT64),
+  JSON_FIELD(DeviceInfo, mem_bytes, JF_INT64),
+  JSON_FIELD(DeviceInfo, driver_version, JF_INT),
+  JSON_FIELD(DeviceInfo, runtime_version, JF_INT),
+  JSON_FIELD(DeviceInfo, nvrtc_major, JF_INT),
+  JSON_FIELD(DeviceInfo, nvrtc_minor, JF_INT),
+  JSON_FIELD(DeviceInfo, cupti_version, JF_INT),
+  JSON_FIELD(DeviceInfo, peak_tflops, JF_DOUBLE),
+};
+
+static const JsonField Options_fields[] = {
+  JSON_FIELD(RunOptions, reps, JF_INT),
+  JSON_FIELD(RunOptions, warmup, JF_INT),
+  JSON_FIELD(RunOptions, cold_l2, JF_BOOL),
+  JSON_FIELD(RunOptions, graph, JF_BOOL),
+  JSON_FIELD(RunOptions, seed, JF_U64STR),
+  JSON_FIELD(RunOptions, watchdog_s, JF_DOUBLE),
+};
+
+static const JsonField Timing_fields[] = {
+  JSON_FIELD(Timing, p50, JF_DOUBLE),
+  JSON_FIELD(Timing, p90, JF_DOUBLE),
+  JSON_FIELD(Timing, p99, JF_DOUBLE),
+  JSON_FIELD(Timing, min, JF_DOUBLE),
+  JSON_FIELD(Timing, mean, JF_DOUBLE),
+  JSON_FIELD(Timing, stddev, JF_DOUBLE),
+  JSON_FIELD(Timing, tflops, JF_DOUBLE),
+  JSON_FIELD(Timing, peak_frac, JF_DOUBLE),
+  JSON_FIELD(Timing, nsamples, JF_INT),
+};
+
+static const JsonField Error_fields[] = {
+  JSON_FIELD(ErrorStats, checked, JF_BOOL),
+  JSON_FIELD(ErrorStats, max_abs, JF_DOUBLE),
+  JSON_FIELD(ErrorStats, rel_l2, JF_DOUBLE),
+  JSON_FIELD(ErrorStats, tolerance, JF_DOUBLE),
+  JSON_FIELD(ErrorStats, nan_count, JF_INT64),
+  JSON_FIELD(ErrorStats, inf_count, JF_INT64),
+  JSON_FIELD(ErrorStats, unwritten, JF_INT64),
+};
+
+static const JsonField Build_fields[] = {
+  JSON_FIELD(BuildInfo, regs, JF_INT),
+  JSON_FIELD(BuildInfo, smem_static, JF_INT),
+  JSON_FIELD(BuildInfo, smem_dynamic, JF_INT),
+  JSON_FIELD(BuildInfo, stack_bytes, JF_INT),
+  JSON_FIELD(BuildInfo, spill_stores, JF_INT),
+  JSON_FIELD(BuildInfo, spill_loads, JF_INT),
+  JSON_FIELD(BuildInfo, compile_ms, JF_DOUBLE),
+  JSON_FIELD(BuildInfo, cache_hit, JF_BOOL),
+  JSON_FIELD(BuildInfo, source_hash, JF_STR),
+  JSON_FIELD(BuildInfo, arch, JF_STR),
+};
+
+static const JsonField Clocks_fields[] = {
+  JSON_FIELD(Clocks, sm_mhz_before, JF_DOUBLE),
+  JSON_FIELD(Clocks, sm_mhz_after, JF_DOUBLE),
+  JSON_FIELD(Clocks, mem_mhz_before, JF_DOUBLE),
+  JSON_FIELD(Clocks, mem_mhz_after, JF_DOUBLE),
+  JSON_FIELD(Clocks, temp_c, JF_DOUBLE),
+  JSON_FIELD(Clocks, power_w, JF_DOUBLE),
+  JSON_FIELD(Clocks, throttle_reasons, JF_INT64),
+};
+
+static const JsonField Metric_fields[] = {
+  {"name", JF_STR, offsetof(Metric, name), sizeof(((Metric *)0)->name), true},
+  JSON_FIELD(Metric, value, JF_DOUBLE),
+  JSON_FIELD(Metric, unit, JF_STR),
+  JSON_FIELD(Metric, reason, JF_STR),
+};
+
+static const JsonField Record_fields[] = {
+  {"variant", JF_STR, offsetof(Record, variant), RECORD_NAME_MAX, true},
+  {"knobs", JF_STR, offsetof(Record, knobs), RECORD_KNOBS_MAX, true},
+  JSON_FIELD(Record, reason, JF_STR),
+  JSON_FIELD(Record, created, JF_STR),
+  JSON_FIELD(Record, metric_passes, JF_INT),
+  JSON_FIELD(Record, occupancy_theoretical, JF_DOUBLE),
+};
+
+/* Sub-objects of a record: key, field table, offset. */
+typedef struct SubObject {
+  const char *key;
+  const JsonField *fields;
+  int nfields;
+  size_t offset;
+} SubObject;
+
+static const SubObject Record_subs[] = {
+  {"options", Options_fields, N(Options_fields), offsetof(Record, opts)},
+  {"timing", Timing_fields, N(Timing_fields), offsetof(Record, timing)},
+  {"error", Error_fields, N(Error_fields), offsetof(Record, error)},
+  {"build", Build_fields, N(Build_fields), offsetof(Record, build)},
+  {"clocks", Clocks_fields, N(Clocks_fields), offsetof(Record, clocks)},
+};
+
+cJSON *Device_toJson(const DeviceInfo *d) {
+  cJSON *o = cJSON_CreateObject();
+  JsonFields_write(o, d, Device_fields, N(Device_fields));
+  return o;
+}
+
+bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *err,
+                     size_t errsize) {
+  Device_init(out);
+  if (!cJSON_IsObject(j)) {
+    snprintf(err, errsize, "%s: expected an object", path);
+    return false;
+  }
+  return JsonFields_read(j, out, Device_fields, N(Device_fields), path, err, errsize);
+}
+
+bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, char *where,
+                  size_t wsize) {
+  return JsonFields_equal(a, b, Device_fields, N(Device_fields), path, where, wsize);
+}
+
+cJSON *RunOptions_toJson(const RunOptions *o) {
+  cJSON *j = cJSON_CreateObject();
+  JsonFields_write(j, o, Options_fields, N(Options_fields));
+  return j;
+}
+
+bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,
+                         size_t errsize) {
+  RunOptions_init(out);
+  return JsonFields_read(j, out, Options_fields, N(Options_fields), path, err, errsize);
+}
+
+bool RunOptions_equal(const RunOptions *a, const RunOptions *b, const char *path, char *where,
+                      size_t wsize) {
+  return JsonFields_equal(a, b, Options_fields, N(Options_fields), path, where, wsize);
+}
+
+static bool Device_isUnset(const DeviceInfo *d) {
+  DeviceInfo blank;
+  Device_init(&blank);
+  char where[8];
+  return Device_equal(d, &blank, "", where, sizeof where);
+}
+
+cJSON *Record_toJson(const Record *r) {
+  cJSON *o = cJSON_CreateObject();
+  char shape[64];
+  Shape_format(&r->shape, shape, sizeof shape);
+  cJSON_AddStringToObject(o, "variant", r->variant);
+  cJSON_AddStringToObject(o, "knobs", r->knobs);
+  cJSON_AddStringToObject(o, "shape", shape);
+  cJSON_AddStringToObject(o, "status", Record_statusName(r->status));
+  JsonFields_write(o, r, Record_fields + 2, N(Record_fields) - 2);
+  for (int i = 0; i < N(Record_subs); i++) {
+    cJSON *sub = cJSON_AddObjectToObject(o, Record_subs[i].key);
+    JsonFields_write(sub, (const char *)r + Record_subs[i].offset, Record_subs[i].fields,
+                     Record_subs[i].nfields);
+    if (i == 1) { /* timing: the samples themselves */
+      if (r->timing.samples && r->timing.nsamples > 0) {
+        cJSON *a = cJSON_AddArrayToObject(sub, "samples");
+        for (int k = 0; k < r->timing.nsamples; k++)
+          cJSON_AddItemToArray(a, Json_number(r->timing.samples[k]));
+      } else
+        cJSON_AddNullToObject(sub, "samples");
+    }
+  }
+  if (!Device_isUnset(&r->device)) cJSON_AddItemToObject(o, "device", Device_toJson(&r->device));
+  cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
+  for (int i = 0; i < r->nmetrics; i++) {
+    cJSON *m = cJSON_CreateObject();
+    JsonFields_write(m, &r->metrics[i], Metric_fields, N(Metric_fields));
+    cJSON_AddItemToArray(ms, m);
+  }
+  return o;
+}
+
+static bool Record_readSamples(const cJSON *arr, Record *out, const char *path, char *err,
+                               size_t errsize) {
+  int n = cJSON_GetArraySize(arr);
+  if (out->timing.nsamples >= 0 && out->timing.nsamples != n) {
+    snprintf(err, errsize, "%s.timing.samples: %d samples but nsamples is %d", path, n,
+             out->timing.nsamples);
+    return false;
+  }
+  out->timing.nsamples = n;
+  if (n == 0) return true;
+  out->timing.samples = Util_xmalloc(sizeof(double) * (size_t)n);
+  int i = 0;
+  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+    if (cJSON_IsNull(v)) { /* a NAN sample was written as null; keep it loadable */
+      out->timing.samples[i] = NAN;
+      continue;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+      snprintf(err, errsize, "%s.timing.samples[%d]: expected a number or null", path, i);
+      return false;
+    }
+    out->timing.samples[i] = v->valuedouble;
+  }
+  return true;
+}
+
+static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, char *err,
+                               size_t errsize) {
+  int n = cJSON_GetArraySize(arr);
+  if (n == 0) return true;
+  out->metrics = Util_xcalloc((size_t)n, sizeof(Metric));
+  int i = 0;
+  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+    char mpath[320];
+    snprintf(mpath, sizeof mpath, "%s.metrics[%d]", path, i);
+    if (!cJSON_IsObject(v)) {
+      snprintf(err, errsize, "%s: expected an object", mpath);
+      return false;
+    }
+    out->metrics[i].value = NAN;
+    out->nmetrics = i + 1;
+    if (!JsonFields_read(v, &out->metrics[i], Metric_fields, N(Metric_fields), mpath, err,
+                         errsize))
+      return false;
+  }
+  return true;
+}
+
+bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize) {
+  Record_init(out);
+  bool ok = true;
+  if (!cJSON_IsObject(j)) {
+    snprintf(err, errsize, "%s: expected an object", path);
+    return false;
+  }
+  if (!JsonFields_read(j, out, Record_fields, N(Record_fields), path, err, errsize)) return false;
+  char shape[64], status[16];
+  const cJSON *v = Json_member(j, "shape", cJSON_String, true, path, &ok, err, errsize);
+  if (!ok || !Json_readStr(v, shape, sizeof shape, path, "shape", err, errsize)) return false;
+  char why[200];
+  if (!Shape_parse(shape, &out->shape, why, sizeof why)) {
+    snprintf(err, errsize, "%s.shape: %s", path, why);
+    return false;
+  }
+  v = Json_member(j, "status", cJSON_String, true, path, &ok, err, errsize);
+  if (!ok) return false;
+  if (!Json_readStr(v, status, sizeof status, path, "status", err, errsize) ||
+      !Record_statusParse(status, &out->status)) {
+    snprintf(err, errsize, "%s.status: expected one of pass, fail, error, n/a, cancelled", path);
+    return false;
+  }
+  for (int i = 0; i < N(Record_subs); i++) {
+    char sp[320];
+    Json_join(sp, sizeof sp, path, Record_subs[i].key);
+    const cJSON *sub = Json_member(j, Record_subs[i].key, cJSON_Object, false, path, &ok, err,
+                                   errsize);
+    if (!ok) goto fail;
+    if (sub && !JsonFields_read(sub, (char *)out + Record_subs[i].offset, Record_subs[i].fields,
+                                Record_subs[i].nfields, sp, err, errsize))
+      goto fail;
+    if (i == 1 && sub) {
+      const cJSON *s = Json_member(sub, "samples", cJSON_Array, false, sp, &ok, err, errsize);
+      if (!ok) goto fail;
+      if (s && !Record_readSamples(s, out, path, err, errsize)) goto fail;
+    }
+  }
+  char dp[320];
+  v = Json_member(j, "device", cJSON_Object, false, path, &ok, err, errsize);
+  if (!ok || (v && !Device_fromJson(v, &out->device, Json_join(dp, sizeof dp, path, "device"),
+                                    err, errsize)))
+    goto fail;
+  v = Json_member(j, "metrics", cJSON_Array, false, path, &ok, err, errsize);
+  if (!ok || (v && !Record_readMetrics(v, out, path, err, errsize))) goto fail;
+  return true;
+fail:
+  Record_free(out);
+  return false;
+}
+
+bool Record_equal(const Record *a, const Record *b, const char *path, char *where, size_t wsize) {
+  char p[320];
+  if (!JsonFields_equal(a, b, Record_fields, N(Record_fields), path, where, wsize)) return false;
+  if (!Shape_equal(&a->shape, &b->shape)) {
+    Json_join(where, wsize, path, "shape");
+    return false;
+  }
+  if (a->status != b->status) {
+    Json_join(where, wsize, path, "status");
+    return false;
+  }
+  for (int i = 0; i < N(Record_subs); i++) {
+    if (!JsonFields_equal((const char *)a + Record_subs[i].offset,
+                          (const char *)b + Record_subs[i].offset, Record_subs[i].fields,
+                          Record_subs[i].nfields, Json_join(p, sizeof p, path, Record_subs[i].key),
+                          where, wsize))
+      return false;
+  }
+  bool sa = a->timing.samples != NULL && a->timing.nsamples > 0;
+  bool sb = b->timing.samples != NULL && b->timing.nsamples > 0;
+  if (sa != sb) {
+    Json_join(where, wsize, path, "timing.samples");
+    return false;
+  }
+  for (int i = 0; sa && i < a->timing.nsamples; i++) {
+    if (!Json_doubleEqual(a->timing.samples[i], b->timing.samples[i])) {
+      snprintf(where, wsize, "%s.timing.samples[%d]", path, i);
+      return false;
+    }
+  }
+  if (!Device_equal(&a->device, &b->device, Json_join(p, sizeof p, path, "device"), where, wsize))
+    return false;
+  if (a->nmetrics != b->nmetrics) {
+    Json_join(where, wsize, path, "metrics");
+    return false;
+  }
+  for (int i = 0; i < a->nmetrics; i++) {
+    snprintf(p, sizeof p, "%s.metrics[%d]", path, i);
+    if (!JsonFields_equal(&a->metrics[i], &b->metrics[i], Metric_fields, N(Metric_fields), p,
+                          where, wsize))
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,317 @@
+/* Sessions in memory and on disk: lifecycle, the top-level JSON, load/validate/save, equality,
+ * where sessions live. Records and plans have their JSON in record_json.c / plan_json.c. */
+#include "sessions/session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "sessions/json_fields.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const JsonField Session_fields[] = {
+  JSON_FIELD(Session, created, JF_STR),
+  JSON_FIELD(Session, host, JF_STR),
+  JSON_FIELD(Session, version, JF_STR),
+  JSON_FIELD(Session, revision, JF_STR),
+};
+
+/* Empty and n/a everywhere, nothing filled in (what a file is parsed into). */
+static void Session_clear(Session *s) {
+  memset(s, 0, sizeof *s);
+  Device_init(&s->device);
+  Plan_init(&s->plan);
+}
+
+void Session_init(Session *s) {
+  Session_clear(s);
+  Util_isoTime(s->created, sizeof s->created);
+  if (gethostname(s->host, sizeof s->host) != 0) Util_strlcpy(s->host, "unknown", sizeof s->host);
+  s->host[sizeof s->host - 1] = '\0';
+  Util_strlcpy(s->version, BENCHTOP_VERSION, sizeof s->version);
+  Util_strlcpy(s->revision, BENCHTOP_REVISION, sizeof s->revision);
+}
+
+void Session_free(Session *s) {
+  for (int i = 0; i < s->nrecords; i++) Record_free(&s->records[i]);
+  free(s->records);
+  s->records = NULL;
+  s->nrecords = s->cap = 0;
+  Plan_free(&s->plan);
+}
+
+void Session_add(Session *s, const Record *r) {
+  if (s->nrecords == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 16;
+    s->records = Util_xrealloc(s->records, sizeof(Record) * (size_t)s->cap);
+  }
+  Record_copy(&s->records[s->nrecords++], r);
+  s->dirty = true;
+}
+
+cJSON *Session_toJson(const Session *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "schema", SESSION_SCHEMA);
+  JsonFields_write(o, s, Session_fields, N(Session_fields));
+  if (s->has_device) cJSON_AddItemToObject(o, "device", Device_toJson(&s->device));
+  cJSON_AddItemToObject(o, "plan", Plan_toJson(&s->plan));
+  cJSON *recs = cJSON_AddArrayToObject(o, "records");
+  for (int i = 0; i < s->nrecords; i++) cJSON_AddItemToArray(recs, Record_toJson(&s->records[i]));
+  return o;
+}
+
+char *Record_toJsonLine(const Record *r) {
+  cJSON *j = Record_toJson(r);
+  char *text = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  if (!text) return NULL;
+  char *copy = Util_xstrdup(text); /* callers free() it; cJSON may use another allocator */
+  cJSON_free(text);
+  return copy;
+}
+
+/* "benchtop.session/N": N > 1 is newer than we read; anything else is not ours. */
+static bool Session_checkSchema(const cJSON *root, char *err, size_t errsize) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
+  if (!v) {
+    snprintf(err, errsize, "schema: missing (required; expected \"%s\")", SESSION_SCHEMA);
+    return false;
+  }
+  if (!cJSON_IsString(v)) {
+    snprintf(err, errsize, "schema: expected a string (\"%s\")", SESSION_SCHEMA);
+    return false;
+  }
+  if (strcmp(v->valuestring, SESSION_SCHEMA) == 0) return true;
+  const char *prefix = "benchtop.session/";
+  char shown[64];
+  snprintf(shown, sizeof shown, "%.40s%s", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
+  for (char *c = shown; *c; c++)
+    if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) *c = '?';
+  if (Util_startsWith(v->valuestring, prefix)) {
+    char *end;
+    errno = 0;
+    long ver = strtol(v->valuestring + strlen(prefix), &end, 10);
+    if (errno == 0 && *end == '\0' && ver > 1) {
+      snprintf(err, errsize,
+               "schema: \"%s\" is newer than this benchtop reads (%s); upgrade benchtop", shown,
+               SESSION_SCHEMA);
+      return false;
+    }
+  }
+  snprintf(err, errsize, "schema: unknown schema \"%s\" (expected \"%s\")", shown, SESSION_SCHEMA);
+  return false;
+}
+
+static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t errsize) {
+  if (!cJSON_IsObject(root)) {
+    snprintf(err, errsize, "(top level): expected a JSON object (a benchtop session)");
+    return false;
+  }
+  if (!Json_validateTree(root, err, errsize) || !Session_checkSchema(root, err, errsize))
+    return false;
+  if (!JsonFields_read(root, out, Session_fields, N(Session_fields), "", err, errsize))
+    return false;
+  bool ok = true;
+  const cJSON *v = Json_member(root, "device", cJSON_Object, false, "", &ok, err, errsize);
+  if (!ok) return false;
+  if (v) {
+    if (!Device_fromJson(v, &out->device, "device", err, errsize)) return false;
+    out->has_device = true;
+  }
+  v = Json_member(root, "plan", cJSON_Object, false, "", &ok, err, errsize);
+  if (!ok || (v && !Plan_fromJson(v, &out->plan, "plan", err, errsize))) return false;
+  const cJSON *recs = Json_member(root, "records", cJSON_Array, true, "", &ok, err, errsize);
+  if (!ok) return false;
+  int n = cJSON_GetArraySize(recs);
+  out->records = Util_xcalloc(n > 0 ? (size_t)n : 1, sizeof(Record));
+  out->cap = n > 0 ? n : 1;
+  for (const cJSON *r = recs->child; r; r = r->next) {
+    char path[32];
+    snprintf(path, sizeof path, "records[%d]", out->nrecords);
+    if (!Record_fromJson(r, &out->records[out->nrecords], path, err, errsize)) return false;
+    out->nrecords++;
+  }
+  return true;
+}
+
+bool Session_parse(const char *data, size_t len, const char *name, Session *out, char *err,
+                   size_t errsize) {
+  Session_clear(out);
+  if (len > SESSION_MAX_BYTES) {
+    snprintf(err, errsize, "%s: %zu bytes, larger than the %u MiB a session may have", name, len,
+             SESSION_MAX_BYTES >> 20);
+    return false;
+  }
+  char inner[1024];
+  cJSON *root = Json_parseText(data, len, name, err, errsize);
+  if (!root) return false;
+  bool ok = Session_fromJson(root, out, inner, sizeof inner);
+  cJSON_Delete(root);
+  if (!ok) {
+    snprintf(err, errsize, "%s: %s", name, inner);
+    Session_free(out);
+    Session_clear(out);
+    return false;
+  }
+  out->dirty = false;
+  return true;
+}
+
+bool Session_load(const char *path, Session *out, char *err, size_t errsize) {
+  Session_clear(out);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    snprintf(err, errsize, "%s: is a directory, not a session file", path);
+    return false;
+  }
+  /* Refused before reading: a hostile size costs nothing. */
+  if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > SESSION_MAX_BYTES) {
+    snprintf(err, errsize, "%s: %jd bytes, larger than the %u MiB a session may have", path,
+             (intmax_t)st.st_size, SESSION_MAX_BYTES >> 20);
+    return false;
+  }
+  size_t len = 0;
+  char *data = Util_readFile(path, &len, SESSION_MAX_BYTES);
+  if (!data) {
+    if (errno == EFBIG)
+      snprintf(err, errsize, "%s: larger than the %u MiB a session may have", path,
+               SESSION_MAX_BYTES >> 20);
+    else
+      snprintf(err, errsize, "%s: cannot read: %s", path, strerror(errno));
+    return false;
+  }
+  bool ok = Session_parse(data, len, path, out, err, errsize);
+  free(data);
+  if (ok) Util_strlcpy(out->path, path, sizeof out->path);
+  return ok;
+}
+
+bool Session_save(const Session *s, const char *path, char *err, size_t errsize) {
+  cJSON *j = Session_toJson(s);
+  char *text = cJSON_Print(j);
+  cJSON_Delete(j);
+  if (!text) {
+    snprintf(err, errsize, "cannot format session for %s: out of memory", path);
+    return false;
+  }
+  size_t n = strlen(text);
+  char *buf = Util_xmalloc(n + 2);
+  memcpy(buf, text, n);
+  buf[n] = '\n';
+  buf[n + 1] = '\0';
+  cJSON_free(text);
+  bool ok = Util_writeFileAtomic(path, buf, n + 1, err, errsize);
+  free(buf);
+  return ok;
+}
+
+bool Session_autosave(Session *s, char *err, size_t errsize) {
+  if (!s->path[0]) return true;
+  if (!Session_save(s, s->path, err, errsize)) return false;
+  s->dirty = false;
+  return true;
+}
+
+void Session_defaultPath(char *buf, size_t size) {
+  char dir[4096];
+  Util_sessionsDir(dir, sizeof dir);
+  Util_mkdirs(dir);
+  char stamp[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  snprintf(buf, size, "%s/session-%s.json", dir, stamp);
+  struct stat st;
+  for (int i = 2; stat(buf, &st) == 0 && i < 1000; i++)
+    snprintf(buf, size, "%s/session-%s-%d.json", dir, stamp, i);
+}
+
+bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize) {
+  if (!JsonFields_equal(a, b, Session_fields, N(Session_fields), "", where, wsize)) return false;
+  if (a->has_device != b->has_device) {
+    snprintf(where, wsize, "device");
+    return false;
+  }
+  if (a->has_device && !Device_equal(&a->device, &b->device, "device", where, wsize))
+    return false;
+  if (!Plan_equal(&a->plan, &b->plan, "plan", where, wsize)) return false;
+  if (a->nrecords != b->nrecords) {
+    snprintf(where, wsize, "records (%d vs %d)", a->nrecords, b->nrecords);
+    return false;
+  }
+  for (int i = 0; i < a->nrecords; i++) {
+    char path[32];
+    snprintf(path, sizeof path, "records[%d]", i);
+    if (!Record_equal(&a->records[i], &b->records[i], path, where, wsize)) return false;
+  }
+  return true;
+}
+
+static bool Session_isJsonName(const char *name) {
+  size_t n = strlen(name);
+  return n > 5 && name[0] != '.' && strcmp(name + n - 5, ".json") == 0;
+}
+
+/* newest: the most recently modified *.json; else the first one alphabetically. */
+static bool Session_pickIn(const char *dir, bool newest, char *buf, size_t size) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  char best[4096] = "";
+  struct timespec best_t = {0, 0};
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!Session_isJsonName(e->d_name)) continue;
+    char full[4096];
+    if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
+    struct stat st;
+    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    bool better;
+    if (!best[0]) better = true;
+    else if (newest)
+      better = st.st_mtim.tv_sec > best_t.tv_sec ||
+               (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec);
+    else better = strcmp(full, best) < 0;
+    if (better) {
+      Util_strlcpy(best, full, sizeof best);
+      best_t = st.st_mtim;
+    }
+  }
+  closedir(d);
+  if (!best[0]) return false;
+  Util_strlcpy(buf, best, size);
+  return true;
+}
+
+bool Session_findDefault(char *buf, size_t size) {
+  char dir[4096];
+  Util_sessionsDir(dir, sizeof dir);
+  if (Session_pickIn(dir, true, buf, size)) return true;
+  const char *env = getenv("BENCHTOP_EXAMPLES");
+  if (env && env[0] && Session_pickIn(env, false, buf, size)) return true;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      char ex[4096 + 32];
+      snprintf(ex, sizeof ex, "%s/../sessions/examples", exe);
+      if (Session_pickIn(ex, false, buf, size)) return true;
+    }
+  }
+  return Session_pickIn(BENCHTOP_SOURCE_ROOT "/sessions/examples", false, buf, size);
+}
