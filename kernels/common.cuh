@@ -90,3 +90,21 @@ template <int N> __device__ __forceinline__ void bt_cp_async_wait() {
 // XOR swizzle of 16-byte chunks: chunk c of row r lives at chunk c ^ (r % 8). Within every
 // 128-byte span the 8 rows a quarter-warp touches land in 8 different bank groups.
 __device__ __forceinline__ int bt_swizzle(int row, int chunk) { return chunk ^ (row & 7); }
+
+// N = 2 or 4 consecutive halves from shared memory in one vector load (4 or 8 bytes), as fp32.
+template <int N> __device__ __forceinline__ void bt_load_halves(const __half *src, float *dst) {
+  static_assert(N == 2 || N == 4, "2 or 4 halves");
+  if constexpr (N == 2) {
+    const float2 t = __half22float2(*reinterpret_cast<const __half2 *>(src));
+    dst[0] = t.x;
+    dst[1] = t.y;
+  } else {
+    const uint2 u = *reinterpret_cast<const uint2 *>(src);
+    const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&u.x));
+    const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&u.y));
+    dst[0] = a.x;
+    dst[1] = a.y;
+    dst[2] = b.x;
+    dst[3] = b.y;
+  }
+}
