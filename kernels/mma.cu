@@ -1,1 +1,333 @@
-// placeholder: this variant is being written
+// Rung 7 of the ladder: mma — register-resident FlashAttention-2.
+// Changes from wmma (rung 6): the WMMA black box is replaced by raw mma.sync m16n8k16 (inline
+// PTX) whose fragment layout is known, so the score tile S = QK^T never leaves registers: the
+// online softmax runs on the accumulators (exp2 with scale*log2(e) folded into one FMA, row
+// max/sum via quad shuffles), P is repacked in registers as fp16 A-fragments and fed straight
+// into the PV mma. Operands come from shared memory through ldmatrix (.x4; .trans for V), K/V
+// tiles stream in through a STAGES-deep cp.async pipeline, and the tiles are XOR-swizzled in
+// 16-byte chunks (chunk ^ row%8): no padding and no bank conflicts for cp.async writes,
+// ldmatrix reads and the staged output. Causal blocks skip key tiles above the diagonal and are
+// scheduled heaviest first. Knobs: BLOCK_M query rows per block, BLOCK_N keys per tile, WARPS
+// (each owns BLOCK_M/WARPS = 16 or 32 query rows), STAGES (cp.async depth).
+// Expect in the metrics: far fewer instructions than wmma; tensor pipe utilisation the highest
+// of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
+// (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
+#include "attn_params.h"
+#include <cuda_fp16.h>
+
+#ifndef HEAD_DIM
+#define HEAD_DIM 64
+#endif
+#ifndef BLOCK_M
+#define BLOCK_M 64
+#endif
+#ifndef BLOCK_N
+#define BLOCK_N 64
+#endif
+#ifndef WARPS
+#define WARPS 4
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+
+#define NT (WARPS * 32)                /* threads per block */
+#define WARP_ROWS (BLOCK_M / WARPS)    /* query rows owned by one warp */
+#define MT (WARP_ROWS / 16)            /* m16 tiles per warp */
+#define CPR (HEAD_DIM / 8)             /* 16-byte chunks per fp16 row */
+#define NTILES (BLOCK_N / 8)           /* n8 score tiles per warp row block */
+#define DTILES (HEAD_DIM / 8)          /* n8 output tiles */
+#define Q_IN_REGS (MT == 1)            /* 2 m-tiles of Q would crowd out the accumulators */
+
+static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "mma: HEAD_DIM must be 64 or 128");
+static_assert(WARP_ROWS == 16 || WARP_ROWS == 32, "mma: BLOCK_M/WARPS must be 16 or 32");
+static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
+static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
+              "mma: tile chunks must divide evenly among the threads");
+static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
+
+namespace {
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][HEAD_DIM] tile.
+// Eight consecutive rows at the same logical chunk land in eight distinct bank groups.
+__device__ __forceinline__ int swz(int row, int chunk) {
+  return row * HEAD_DIM + ((chunk ^ (row & 7)) << 3);
+}
+
+__device__ __forceinline__ void cp_async16(unsigned dst, const void *src, bool valid) {
+  // src-size 0 zero-fills the 16 bytes without reading: rows past S become zeros.
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// D += A(16x16 row) * B(16x8 col), fp16 in, fp32 accumulate.
+__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
+                                          unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&h);
+}
+
+// Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
+// past S are zero-filled (their address is clamped to row 0 so nothing out of bounds is formed).
+template <int ROWS>
+__device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, int S, int tid) {
+#pragma unroll
+  for (int i = 0; i < ROWS * CPR / NT; i++) {
+    int idx = tid + i * NT;
+    int r = idx / CPR, c = idx % CPR;
+    bool ok = row0 + r < S;
+    const half *src = g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 8;
+    cp_async16(smem_u32(tile + swz(r, c)), src, ok);
+  }
+}
+
+} // namespace
+
+extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  half *sQ = reinterpret_cast<half *>(smem_raw);
+  half *sK = sQ + BLOCK_M * HEAD_DIM;
+  half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int S = p.S;
+  const bool causal = p.causal != 0;
+  // Causal: the last query blocks have the most key tiles; start them first.
+  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+  const int m0 = mblk * BLOCK_M;
+  const size_t head = (size_t)blockIdx.y * S * HEAD_DIM;
+  const half *Q = static_cast<const half *>(p.q) + head;
+  const half *K = static_cast<const half *>(p.k) + head;
+  const half *V = static_cast<const half *>(p.v) + head;
+  half *O = static_cast<half *>(p.o) + head;
+
+  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
+  const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+
+  // Prologue: Q with tile 0 in the first group, then tiles 1..STAGES-2, one group each
+  // (empty groups keep the wait_group arithmetic uniform).
+  load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < n_tiles) {
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, s * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, s * BLOCK_N, S, tid);
+    }
+    cp_async_commit();
+  }
+
+  const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
+  const float NEG_INF = __int_as_float(0xff800000);
+  const int wrow0 = m0 + warp * WARP_ROWS; // first query row of this warp
+  const int g = lane >> 2, c4 = lane & 3;  // mma fragment coordinates
+
+  float o[MT][DTILES][4];
+  float row_m[MT][2], row_l[MT][2];
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++) {
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.f;
+    row_m[mt][0] = row_m[mt][1] = NEG_INF;
+    row_l[mt][0] = row_l[mt][1] = 0.f;
+  }
+#if Q_IN_REGS
+  unsigned qf[HEAD_DIM / 16][4];
+#endif
+  // ldmatrix lane addresses. Every fragment row block starts at a multiple of 8 rows, so a
+  // lane's row%8 is lane%8 and, the logical chunk being 2k + (0 or 1), its swizzled chunk is
+  // (2k) ^ x with x = (0 or 1) ^ lane%8: one XOR per k-step, the row block an immediate offset.
+  // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
+  const unsigned q_addr = smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
+  const int q_x = (lane >> 4) ^ (lane & 7);
+  // K (B operand, keys x d): matrices (keys 0-7, chunk 2k), (0-7, 2k+1), (8-15, 2k), (8-15, 2k+1).
+  const unsigned k_lane = smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
+  const int k_x = ((lane >> 3) & 1) ^ (lane & 7);
+  // V (B operand via .trans, keys x d): (keys 0-7, chunk 2k), (8-15, 2k), (0-7, 2k+1), (8-15, 2k+1).
+  const unsigned v_lane = smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  const int v_x = (lane >> 4) ^ (lane & 7);
+
+  int st_read = 0, st_write = STAGES - 1; // stage of tile t, stage of tile t+STAGES-1
+  for (int t = 0; t < n_tiles; t++) {
+    cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
+    __syncthreads();             // everyone's have; and everyone is done with tile t-1's stage
+    {
+      const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
+      if (tn < n_tiles) {
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, tn * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, tn * BLOCK_N, S, tid);
+      }
+      cp_async_commit();
+      st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
+    }
+    const int st = st_read;
+    st_read = st_read == STAGES - 1 ? 0 : st_read + 1;
+#if Q_IN_REGS
+    if (t == 0) {
+#pragma unroll
+      for (int kk = 0; kk < HEAD_DIM / 16; kk++) ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
+    }
+#endif
+    const int n0 = t * BLOCK_N;
+    // Causal: every key of this tile lies after every query row of this warp.
+    if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
+
+    const unsigned k_addr = k_lane + st * (BLOCK_N * HEAD_DIM * 2);
+    const unsigned v_addr = v_lane + st * (BLOCK_N * HEAD_DIM * 2);
+
+    // ---- S = Q K^T (16*MT x BLOCK_N per warp, fp32 in registers) ----
+    float s[MT][NTILES][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+      for (int j = 0; j < NTILES; j++) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < HEAD_DIM / 16; kk++) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++) {
+#if Q_IN_REGS
+        a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
+#else
+        ldsm_x4(a[mt], q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ q_x) << 4));
+#endif
+      }
+#pragma unroll
+      for (int jp = 0; jp < NTILES / 2; jp++) {
+        unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
+        ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ k_x) << 4));
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+          mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
+          mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+
+    // ---- mask keys past S and (causal) keys after the query ----
+    if (n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > wrow0)) {
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int j = 0; j < NTILES; j++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) {
+            const int key = n0 + 8 * j + 2 * c4 + (e & 1);
+            const int row = wrow0 + 16 * mt + g + 8 * (e >> 1);
+            if (key >= S || (causal && key > row)) s[mt][j][e] = NEG_INF;
+          }
+    }
+
+    // ---- online softmax on the accumulators (rows g and g+8 of each m-tile) ----
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        float mx = row_m[mt][h];
+#pragma unroll
+        for (int j = 0; j < NTILES; j++) mx = fmaxf(mx, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        // A row with no visible key yet keeps max -inf: use 0 so that -inf - -inf never occurs.
+        const float ms = mx == NEG_INF ? 0.f : mx * sl2;
+        const float alpha = ex2(row_m[mt][h] * sl2 - ms); // 0 when the old max was -inf
+        row_m[mt][h] = mx;
+        float rs = 0.f;
+#pragma unroll
+        for (int j = 0; j < NTILES; j++) {
+          const float p0 = ex2(fmaf(s[mt][j][2 * h], sl2, -ms));
+          const float p1 = ex2(fmaf(s[mt][j][2 * h + 1], sl2, -ms));
+          s[mt][j][2 * h] = p0;
+          s[mt][j][2 * h + 1] = p1;
+          rs += p0 + p1;
+        }
+        row_l[mt][h] = row_l[mt][h] * alpha + rs; // quad-partial; reduced once at the end
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++) {
+          o[mt][dt][2 * h] *= alpha;
+          o[mt][dt][2 * h + 1] *= alpha;
+        }
+      }
+
+    // ---- O += P V: P repacked from the S accumulators as fp16 A-fragments ----
+#pragma unroll
+    for (int kk = 0; kk < BLOCK_N / 16; kk++) {
+      unsigned a[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++) {
+        a[mt][0] = pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        a[mt][1] = pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        a[mt][2] = pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        a[mt][3] = pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
+        unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
+        ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+          mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
+          mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+  // ---- epilogue: normalise, stage through this warp's own Q rows, store 16-byte rows ----
+  __syncwarp();
+  half *sO = sQ + warp * WARP_ROWS * HEAD_DIM; // only this warp ever read these Q rows
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      float l = row_l[mt][h];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.f ? 1.f / l : 0.f;
+      const int r = 16 * mt + g + 8 * h;
+#pragma unroll
+      for (int dt = 0; dt < DTILES; dt++)
+        *reinterpret_cast<__half2 *>(sO + swz(r, dt) + 2 * c4) =
+            __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+    }
+  __syncwarp();
+#pragma unroll
+  for (int i = lane; i < WARP_ROWS * CPR; i += 32) {
+    const int r = i / CPR, c = i % CPR;
+    if (wrow0 + r < S)
+      *reinterpret_cast<uint4 *>(O + (size_t)(wrow0 + r) * HEAD_DIM + c * 8) =
+          *reinterpret_cast<const uint4 *>(sO + swz(r, c));
+  }
+}
