@@ -49,6 +49,28 @@ static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
                smem);
 }
 
+/* mma/fp8 share this shared-memory ceiling: the most one block may opt into on sm_86/sm_89
+ * (99 KiB); sm_80 and sm_90 allow more, but a setting must run on every supported GPU. */
+#define REGISTRY_SMEM_MAX 101376
+/* The knob combinations mma.cu compiles without spills (swept with ptxas for sm_80/89/90). */
+static const char *check_mma(const Shape *s, const KnobValues *kv) {
+  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
+  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
+  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
+  int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
+  int rows = bm / warps;
+  if (bm % warps || (rows != 16 && rows != 32))
+    return "mma needs block_m/warps = 16 or 32 query rows per warp";
+  if (rows == 32 && (s->D != 64 || bn > 64))
+    return "mma: 32 rows per warp only fits the registers with D=64 and block_n<=64";
+  if (s->D == 128 && (bn == 128 || warps == 2))
+    return "mma: D=128 with block_n=128 or warps=2 does not fit the registers (spills)";
+  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
+  if (smem > REGISTRY_SMEM_MAX)
+    return "mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)";
+  return NULL;
+}
+
 /* fp8: quantize Q/K/V per (b,h) (one block per (b,h)), then the attention kernel. */
 static void dims_fp8_quant(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   (void)kv;
@@ -134,9 +156,9 @@ static const Variant variant_mma = {
   .summary = "FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers",
   .knobs = mma_knobs, .nknobs = 4,
   .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_mma}},
+  .nsteps = 1, .steps = {{"attn_fwd", dims_mma}}, .check = check_mma,
   .presets = {"block_m=64,block_n=64,warps=4,stages=2", "block_m=128,block_n=64,warps=8,stages=2",
-              "block_m=64,block_n=32,warps=4,stages=3"},
+              "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3"},
 };
 
 static const Variant variant_fp8 = {
