@@ -72,11 +72,17 @@ static int CheckKernels_exec(int argc, char **argv) {
   bool verbose = false;
   static const struct option longopts[] = {
     {"arch", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
-    {"verbose", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"verbose", no_argument, NULL, 'V'}, {"list-presets", no_argument, NULL, 'L'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "a:v:Vh", longopts, NULL)) != -1) {
     switch (c) {
+    case 'L': /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
+      for (int i = 0; i < Registry_count; i++)
+        for (int p = 0; p < VARIANT_MAX_PRESETS && Registry_variants[i]->presets[p]; p++)
+          printf("%s\t%s\n", Registry_variants[i]->name, Registry_variants[i]->presets[p]);
+      return BT_EXIT_OK;
     case 'a': archs = optarg; break;
     case 'v': only = optarg; break;
     case 'V': verbose = true; break;
@@ -117,6 +123,6 @@ static int CheckKernels_exec(int argc, char **argv) {
 }
 
 const Command Cmd_checkKernels = {
-  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--verbose]",
+  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--verbose] [--list-presets]",
   "compile every variant x shipped knob preset with NVRTC (no GPU), print regs/smem/spills",
   CheckKernels_exec};

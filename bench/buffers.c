@@ -1,0 +1,80 @@
+/* Device buffers for one entry, grown on demand and kept between records (the worker stays
+ * warm). Oversized shapes are refused here, before any launch, with the sizes named. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/buffers.h"
+#include "common/util.h"
+
+static double Buffers_gib(size_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
+
+static void Buffers_release(GpuBuffers *b) {
+  void **ptrs[] = {&b->q, &b->k, &b->v, &b->o, (void **)&b->ref, &b->workspace, &b->q8, &b->k8,
+                   &b->v8, (void **)&b->scales, (void **)&b->partial_o, (void **)&b->partial_lse};
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) {
+    if (*ptrs[i]) cudaFree(*ptrs[i]);
+    *ptrs[i] = NULL;
+  }
+  b->elems = b->workspace_bytes = b->partial_elems = b->nscales = 0;
+  memset(&b->shape, 0, sizeof b->shape);
+}
+
+bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
+  GpuBuffers *b = &g->buf;
+  size_t nscales = 3 * (size_t)n->bh;
+  bool fits = n->elems <= b->elems && n->workspace_bytes <= b->workspace_bytes &&
+              n->partial_elems <= b->partial_elems && (!n->fp8 || (b->q8 && nscales <= b->nscales));
+  size_t flush_need = n->cold_l2 ? (size_t)g->info.l2_bytes * 2 : 0;
+  if (fits && flush_need <= b->flush_bytes) return true;
+
+  size_t e = n->elems > b->elems ? n->elems : b->elems;
+  size_t ws = n->workspace_bytes > b->workspace_bytes ? n->workspace_bytes : b->workspace_bytes;
+  size_t pe = n->partial_elems > b->partial_elems ? n->partial_elems : b->partial_elems;
+  bool fp8 = n->fp8 || b->q8;
+  if (nscales < b->nscales) nscales = b->nscales;
+  size_t tensors = 4 * e * 2, ref = e * 4, f8 = fp8 ? 3 * e + nscales * 4 : 0;
+  size_t partial = pe ? pe * 4 + pe / (size_t)(n->D ? n->D : 1) * 4 : 0;
+  size_t need = tensors + ref + ws + f8 + partial + (flush_need > b->flush_bytes ? flush_need : 0);
+
+  Buffers_release(b);
+  size_t free_b = 0, total_b = 0;
+  GPU_CHECK(cudaMemGetInfo(&free_b, &total_b), "reading free device memory");
+  if (need > free_b) {
+    snprintf(err, errsize,
+             "shape needs %.2f GiB on the GPU (Q,K,V,O %.2f + fp32 reference %.2f + workspace %.2f"
+             " + other %.2f) but only %.2f of %.2f GiB are free",
+             Buffers_gib(need), Buffers_gib(tensors), Buffers_gib(ref), Buffers_gib(ws),
+             Buffers_gib(f8 + partial + flush_need), Buffers_gib(free_b), Buffers_gib(total_b));
+    return false;
+  }
+  GPU_CHECK(cudaMalloc(&b->q, e * 2), "allocating Q");
+  GPU_CHECK(cudaMalloc(&b->k, e * 2), "allocating K");
+  GPU_CHECK(cudaMalloc(&b->v, e * 2), "allocating V");
+  GPU_CHECK(cudaMalloc(&b->o, e * 2), "allocating O");
+  GPU_CHECK(cudaMalloc((void **)&b->ref, e * 4), "allocating the reference output");
+  if (ws) GPU_CHECK(cudaMalloc(&b->workspace, ws), "allocating the variant's workspace");
+  if (fp8) {
+    GPU_CHECK(cudaMalloc(&b->q8, e), "allocating fp8 Q");
+    GPU_CHECK(cudaMalloc(&b->k8, e), "allocating fp8 K");
+    GPU_CHECK(cudaMalloc(&b->v8, e), "allocating fp8 V");
+    GPU_CHECK(cudaMalloc((void **)&b->scales, nscales * 4), "allocating fp8 scales");
+    b->nscales = nscales;
+  }
+  if (pe) {
+    GPU_CHECK(cudaMalloc((void **)&b->partial_o, pe * 4), "allocating split-KV partial outputs");
+    GPU_CHECK(cudaMalloc((void **)&b->partial_lse, pe / (size_t)(n->D ? n->D : 1) * 4),
+              "allocating split-KV partial statistics");
+  }
+  if (flush_need > b->flush_bytes) {
+    if (b->flush) cudaFree(b->flush);
+    b->flush = NULL;
+    b->flush_bytes = 0;
+    GPU_CHECK(cudaMalloc(&b->flush, flush_need), "allocating the L2 flush buffer");
+    b->flush_bytes = flush_need;
+  }
+  b->elems = e;
+  b->workspace_bytes = ws;
+  b->partial_elems = pe;
+  return true;
+}

@@ -1,0 +1,190 @@
+#include "bench/gpu.h"
+
+#include <cupti.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/nvml.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+
+void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize) {
+  snprintf(err, errsize, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+bool Gpu_isSticky(cudaError_t e) {
+  switch (e) {
+  case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorAssert:
+  case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction:
+  case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc:
+  case cudaErrorLaunchTimeout: case cudaErrorECCUncorrectable: case cudaErrorUnknown:
+  case cudaErrorContextIsDestroyed: case cudaErrorDevicesUnavailable:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Compile a source with NVRTC for this GPU and load it; entries[] resolved into m->kernels. */
+static bool Gpu_loadSource(Gpu *g, GpuModule *m, const char *name, const char *const *defines,
+                           int ndefines, const char *const *entries, int nentries, char *err,
+                           size_t errsize) {
+  char *src = Jit_loadSource(name);
+  if (!src) {
+    snprintf(err, errsize, "kernel source %s is missing from this build", name);
+    return false;
+  }
+  JitOutput out;
+  bool ok = Jit_compileSource(name, src, defines, ndefines, entries[nentries - 1], g->arch, true,
+                              &out, err, errsize);
+  free(src);
+  if (!ok) {
+    Jit_free(&out);
+    return false;
+  }
+  m->build = out.build;
+  cudaError_t e = cudaLibraryLoadData(&m->lib, out.cubin, NULL, NULL, 0, NULL, NULL, 0);
+  Jit_free(&out);
+  GPU_CHECK(e, "loading the NVRTC cubin (cudaLibraryLoadData)");
+  for (int i = 0; i < nentries; i++) {
+    char what[128];
+    snprintf(what, sizeof what, "finding kernel %s in %s", entries[i], name);
+    GPU_CHECK(cudaLibraryGetKernel(&m->kernels[i], m->lib, entries[i]), what);
+  }
+  return true;
+}
+
+bool Gpu_init(Gpu *g, char *err, size_t errsize) {
+  memset(g, 0, sizeof *g);
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    snprintf(err, errsize, "no CUDA GPU: %s; benchtop run needs an NVIDIA GPU and its driver",
+             e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+    return false;
+  }
+  const char *env = getenv("BENCHTOP_DEVICE");
+  g->device = env ? atoi(env) : 0;
+  if (g->device < 0 || g->device >= n) {
+    snprintf(err, errsize, "BENCHTOP_DEVICE=%d but this machine has %d CUDA device(s)", g->device, n);
+    return false;
+  }
+  GPU_CHECK(cudaSetDevice(g->device), "selecting the CUDA device");
+  GPU_CHECK(cudaFree(NULL), "creating the CUDA context");
+  struct cudaDeviceProp prop;
+  GPU_CHECK(cudaGetDeviceProperties(&prop, g->device), "reading device properties");
+  DeviceInfo *d = &g->info;
+  Util_strlcpy(d->name, prop.name, sizeof d->name);
+  d->cc_major = prop.major;
+  d->cc_minor = prop.minor;
+  d->sm_count = prop.multiProcessorCount;
+  d->l2_bytes = prop.l2CacheSize;
+  d->mem_bytes = (int64_t)prop.totalGlobalMem;
+  cudaDriverGetVersion(&d->driver_version);
+  cudaRuntimeGetVersion(&d->runtime_version);
+  Jit_nvrtcVersion(&d->nvrtc_major, &d->nvrtc_minor);
+  uint32_t cv = 0;
+  d->cupti_version = cuptiGetVersion(&cv) == CUPTI_SUCCESS ? (int)cv : -1;
+  d->peak_tflops = NAN;
+  g->cc = prop.major * 10 + prop.minor;
+  Jit_archFor(g->cc, false, g->arch, sizeof g->arch);
+  GPU_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
+
+  char pci[32], why[200];
+  if (cudaDeviceGetPCIBusId(pci, sizeof pci, g->device) == cudaSuccess)
+    g->nvml_ok = Nvml_open(pci, why, sizeof why);
+
+  static const char *const util_entries[] = {"fill_randn_half", "fill_u16", "flush_l2"};
+  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 3, err, errsize))
+    return false;
+  static const char *const ref_entries[] = {"ref_attn"};
+  if (!Gpu_loadSource(g, &g->reference, "reference.cu", NULL, 0, ref_entries, 1, err, errsize))
+    return false;
+  return true;
+}
+
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
+                      size_t errsize) {
+  char knobs[160], key[256], arch[16];
+  Registry_formatKnobs(v, kv, knobs, sizeof knobs);
+  Jit_archFor(g->cc, v->arch_specific, arch, sizeof arch);
+  snprintf(key, sizeof key, "%s|%s|%d|%s", v->name, knobs, D, arch);
+  for (int i = 0; i < g->nmodules; i++)
+    if (strcmp(g->modules[i].key, key) == 0) {
+      g->modules[i].build.cache_hit = true;
+      g->modules[i].build.compile_ms = 0;
+      return &g->modules[i];
+    }
+  JitOutput out;
+  if (!Jit_compileVariant(v, kv, D, arch, true, &out, err, errsize)) {
+    Jit_free(&out);
+    return NULL;
+  }
+  GpuModule m;
+  memset(&m, 0, sizeof m);
+  Util_strlcpy(m.key, key, sizeof m.key);
+  m.build = out.build;
+  cudaError_t e = cudaLibraryLoadData(&m.lib, out.cubin, NULL, NULL, 0, NULL, NULL, 0);
+  Jit_free(&out);
+  if (e != cudaSuccess) {
+    Gpu_errorText(e, "loading the variant's cubin (cudaLibraryLoadData)", err, errsize);
+    return NULL;
+  }
+  for (int i = 0; i < v->nsteps; i++) {
+    e = cudaLibraryGetKernel(&m.kernels[i], m.lib, v->steps[i].entry);
+    if (e != cudaSuccess) {
+      char what[128];
+      snprintf(what, sizeof what, "finding kernel %s in %s", v->steps[i].entry, v->source);
+      Gpu_errorText(e, what, err, errsize);
+      cudaLibraryUnload(m.lib);
+      return NULL;
+    }
+  }
+  g->modules = Util_xrealloc(g->modules, sizeof(GpuModule) * (size_t)(g->nmodules + 1));
+  g->modules[g->nmodules] = m;
+  return &g->modules[g->nmodules++];
+}
+
+bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
+                size_t errsize) {
+  if (d->smem > 48 * 1024)
+    GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)d->smem),
+              "allowing the kernel's dynamic shared memory (cudaFuncSetAttribute)");
+  dim3 grid = {d->grid[0], d->grid[1], d->grid[2]};
+  dim3 block = {d->block[0], d->block[1], d->block[2]};
+  AttnParams copy = *p;
+  void *args[] = {&copy};
+  GPU_CHECK(cudaLaunchKernel((const void *)k, grid, block, args, d->smem, g->stream),
+            "launching the kernel");
+  return true;
+}
+
+bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
+                    const AttnParams *p, char *err, size_t errsize) {
+  if (v->kind == LAUNCH_CUBLAS) return Gpu_runCublas(g, m, v, kv, p, err, errsize);
+  Shape s = {p->B, p->H, p->S, p->D, p->causal != 0};
+  for (int i = 0; i < v->nsteps; i++) {
+    LaunchDims d;
+    v->steps[i].dims(&s, kv, &d);
+    if (!Gpu_launch(g, m->kernels[i], &d, p, err, errsize)) return false;
+  }
+  return true;
+}
+
+void Gpu_free(Gpu *g) {
+  GpuBuffers *b = &g->buf;
+  void *ptrs[] = {b->q, b->k, b->v, b->o, b->ref, b->workspace, b->q8, b->k8, b->v8,
+                  b->scales, b->partial_o, b->partial_lse, b->flush};
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+    if (ptrs[i]) cudaFree(ptrs[i]);
+  for (int i = 0; i < g->nmodules; i++) cudaLibraryUnload(g->modules[i].lib);
+  free(g->modules);
+  if (g->util.lib) cudaLibraryUnload(g->util.lib);
+  if (g->reference.lib) cudaLibraryUnload(g->reference.lib);
+  if (g->stream) cudaStreamDestroy(g->stream);
+  if (g->nvml_ok) Nvml_close();
+  memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,94 @@
+/* The worker's GPU: context, loaded modules (cached per variant/knobs/D), device buffers, and
+ * launching a variant's steps. Only the worker process includes this. */
+#ifndef BENCHTOP_GPU_H
+#define BENCHTOP_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda_runtime.h>
+
+#include "bench/plan.h"
+#include "kernels/attn_params.h"
+#include "sessions/record.h"
+
+typedef struct GpuModule {
+  char key[256];
+  cudaLibrary_t lib;
+  cudaKernel_t kernels[VARIANT_MAX_STEPS];
+  BuildInfo build;
+} GpuModule;
+
+typedef struct GpuBuffers {
+  void *q, *k, *v, *o;   /* fp16 */
+  float *ref;            /* fp32 reference output */
+  void *workspace;
+  void *q8, *k8, *v8;
+  float *scales;         /* 3 * B*H */
+  float *partial_o, *partial_lse;
+  void *flush;           /* >= 2x L2, only with --cold-l2 */
+  size_t elems, workspace_bytes, partial_elems, flush_bytes, nscales;
+  Shape shape;           /* inputs currently filled for this shape */
+  uint64_t seed;
+} GpuBuffers;
+
+typedef struct Gpu {
+  int device, cc;
+  char arch[16];
+  DeviceInfo info;
+  cudaStream_t stream;
+  GpuModule util, reference;
+  GpuModule *modules;
+  int nmodules;
+  GpuBuffers buf;
+  void *cublas;          /* cublasHandle_t, created on first use */
+  void *profiler;        /* Profiler *, created on first use */
+  char profiler_error[320];
+  bool nvml_ok;
+} Gpu;
+
+/* Creates the context and loads the engine's helper kernels. False with one line in err when
+ * there is no usable CUDA device (the worker reports "no GPU"). */
+bool Gpu_init(Gpu *g, char *err, size_t errsize);
+void Gpu_free(Gpu *g);
+
+/* Compiles (through the JIT cache) and loads a variant; cached per key. */
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
+                      size_t errsize);
+/* Launches kernel k of a module with params; checks the launch. */
+bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
+                size_t errsize);
+/* The whole variant once (all steps, or the cuBLAS sequence) on g->stream. */
+bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
+                    const AttnParams *p, char *err, size_t errsize);
+/* cuBLAS path (bench/cublas_variant.c). */
+bool Gpu_runCublas(Gpu *g, GpuModule *m, const Variant *v, const KnobValues *kv,
+                   const AttnParams *p, char *err, size_t errsize);
+
+/* A CUDA error that leaves the context unusable: the worker must report and exit. */
+bool Gpu_isSticky(cudaError_t e);
+/* "what: cudaErrorName (description)" */
+void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize);
+
+#define GPU_CHECK(call, what)                                   \
+  do {                                                          \
+    cudaError_t e_ = (call);                                    \
+    if (e_ != cudaSuccess) {                                    \
+      Gpu_errorText(e_, what, err, errsize);                    \
+      return false;                                             \
+    }                                                           \
+  } while (0)
+
+/* Per-entry pipeline (bench/measure.c): refuse or compile, verify against the reference, time,
+ * collect metrics. Returns false when the context died (sticky error): rec says why. */
+bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel,
+                   void (*progress)(const char *phase, void *user), void *user);
+
+/* Metrics glue (bench/metrics.c): collect e->metrics for one run of the variant. */
+void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const AttnParams *p,
+                             Record *rec);
+
+/* Measured fp16 tensor peak (cuBLAS HGEMM 8192^3), cached on disk per device. */
+double Peak_fp16Tflops(Gpu *g);
+
+#endif

@@ -1,0 +1,73 @@
+/* Hardware metrics for one entry, through cupti/ (the Range Profiler): one range around one
+ * run of the variant, after and apart from the timed reps. A failure costs the metrics only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/gpu.h"
+#include "common/util.h"
+#include "cupti/catalog.h"
+#include "cupti/profiler.h"
+
+typedef struct MetricsLaunch {
+  Gpu *g;
+  const PlanEntry *e;
+  GpuModule *m;
+  const AttnParams *p;
+  char err[256];
+} MetricsLaunch;
+
+static bool Metrics_launch(void *user) {
+  MetricsLaunch *l = user;
+  if (!Gpu_runVariant(l->g, l->e->variant, &l->e->knobs, l->m, l->p, l->err, sizeof l->err))
+    return false;
+  cudaError_t e = cudaStreamSynchronize(l->g->stream);
+  if (e != cudaSuccess) {
+    Gpu_errorText(e, "profiled launch", l->err, sizeof l->err);
+    return false;
+  }
+  return true;
+}
+
+static void Metrics_allNa(Record *rec, char **names, int n, const char *why) {
+  for (int i = 0; i < n; i++) {
+    Util_strlcpy(rec->metrics[i].name, names[i], sizeof rec->metrics[i].name);
+    rec->metrics[i].value = NAN;
+    Util_strlcpy(rec->metrics[i].reason, why, sizeof rec->metrics[i].reason);
+  }
+}
+
+void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const AttnParams *p,
+                             Record *rec) {
+  char err[320];
+  char **names = NULL;
+  int n = Metrics_resolve(e->metrics, &names, err, sizeof err);
+  if (n <= 0) {
+    if (n < 0) snprintf(rec->reason + strlen(rec->reason), sizeof rec->reason - strlen(rec->reason),
+                        "%smetrics: %s", rec->reason[0] ? "; " : "", err);
+    return;
+  }
+  rec->metrics = Util_xcalloc((size_t)n, sizeof(Metric));
+  rec->nmetrics = n;
+  if (!g->profiler && !g->profiler_error[0]) {
+    g->profiler = Profiler_new(g->device, g->profiler_error, sizeof g->profiler_error);
+    if (!g->profiler && !g->profiler_error[0])
+      Util_strlcpy(g->profiler_error, "the CUPTI profiler could not be set up", sizeof g->profiler_error);
+  }
+  if (!g->profiler) {
+    Metrics_allNa(rec, names, n, g->profiler_error);
+  } else {
+    MetricsLaunch l = {g, e, m, p, ""};
+    int passes = -1;
+    if (!Profiler_collect(g->profiler, (const char *const *)names, n, Metrics_launch, &l,
+                          rec->metrics, &passes, err, sizeof err)) {
+      /* Profiler_collect filled every reason; keep the launch error if that was the cause. */
+      if (l.err[0])
+        for (int i = 0; i < n; i++)
+          Util_strlcpy(rec->metrics[i].reason, l.err, sizeof rec->metrics[i].reason);
+    }
+    rec->metric_passes = passes;
+  }
+  Metrics_freeNames(names, n);
+}

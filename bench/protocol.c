@@ -1,0 +1,77 @@
+#include "bench/protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+cJSON *Protocol_optionsToJson(const RunOptions *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddNumberToObject(j, "reps", o->reps);
+  cJSON_AddNumberToObject(j, "warmup", o->warmup);
+  cJSON_AddBoolToObject(j, "cold_l2", o->cold_l2);
+  cJSON_AddBoolToObject(j, "graph", o->graph);
+  char seed[32];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed); /* > 2^53: keep exact */
+  cJSON_AddStringToObject(j, "seed", seed);
+  cJSON_AddNumberToObject(j, "watchdog_s", o->watchdog_s);
+  return j;
+}
+
+void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
+  Plan_defaultOptions(o);
+  const cJSON *x;
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "reps")) && cJSON_IsNumber(x)) o->reps = x->valueint;
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "warmup")) && cJSON_IsNumber(x)) o->warmup = x->valueint;
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "cold_l2"))) o->cold_l2 = cJSON_IsTrue(x);
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "graph"))) o->graph = cJSON_IsTrue(x);
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "seed")) && cJSON_IsString(x))
+    o->seed = strtoull(x->valuestring, NULL, 10);
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "watchdog_s")) && cJSON_IsNumber(x))
+    o->watchdog_s = x->valuedouble;
+}
+
+char *Protocol_encodeEntry(const PlanEntry *e, int id) {
+  cJSON *j = cJSON_CreateObject();
+  char knobs[160], shape[64];
+  Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
+  Shape_format(&e->shape, shape, sizeof shape);
+  cJSON_AddStringToObject(j, "op", "run");
+  cJSON_AddNumberToObject(j, "id", id);
+  cJSON_AddStringToObject(j, "variant", e->variant->name);
+  cJSON_AddStringToObject(j, "knobs", knobs);
+  cJSON_AddStringToObject(j, "shape", shape);
+  cJSON_AddItemToObject(j, "opts", Protocol_optionsToJson(&e->opts));
+  cJSON_AddStringToObject(j, "metrics", e->metrics);
+  char *text = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  char *line = Util_asprintf("%s\n", text);
+  cJSON_free(text);
+  return line;
+}
+
+bool Protocol_decodeEntry(const cJSON *msg, PlanEntry *e, int *id, char *err, size_t errsize) {
+  memset(e, 0, sizeof *e);
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "variant");
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(msg, "knobs");
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(msg, "shape");
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "metrics");
+  const cJSON *i = cJSON_GetObjectItemCaseSensitive(msg, "id");
+  if (!cJSON_IsString(v) || !cJSON_IsString(k) || !cJSON_IsString(s) || !cJSON_IsNumber(i)) {
+    snprintf(err, errsize, "protocol: run request lacks variant, knobs, shape or id");
+    return false;
+  }
+  *id = i->valueint;
+  e->variant = Registry_find(v->valuestring);
+  if (!e->variant) {
+    snprintf(err, errsize, "unknown variant '%s'", v->valuestring);
+    return false;
+  }
+  Registry_defaults(e->variant, &e->knobs);
+  if (!Registry_applyKnobs(e->variant, k->valuestring, &e->knobs, false, err, errsize)) return false;
+  if (!Shape_parse(s->valuestring, &e->shape, err, errsize)) return false;
+  Protocol_optionsFromJson(cJSON_GetObjectItemCaseSensitive(msg, "opts"), &e->opts);
+  Util_strlcpy(e->metrics, cJSON_IsString(m) ? m->valuestring : "default", sizeof e->metrics);
+  return true;
+}

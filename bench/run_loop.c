@@ -1,0 +1,133 @@
+#include "bench/run_loop.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/runner.h"
+#include "common/util.h"
+#include "cupti/catalog.h"
+
+static volatile sig_atomic_t RunLoop_interrupted;
+
+static void RunLoop_onSignal(int sig) {
+  (void)sig;
+  RunLoop_interrupted = 1;
+}
+
+bool RunLoop_checkMetrics(const char *spec, char *err, size_t errsize) {
+  char **names = NULL;
+  int n = Metrics_resolve(spec, &names, err, errsize);
+  if (n < 0) return false;
+  Metrics_freeNames(names, n);
+  return true;
+}
+
+static void RunLoop_progress(bool tty, int done, int total, const char *msg) {
+  if (!tty) return;
+  int width = 24, filled = total > 0 ? done * width / total : 0;
+  char bar[32];
+  for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+  bar[width] = '\0';
+  fprintf(stderr, "\r\033[K[%s] %d/%d %.60s", bar, done, total, msg);
+  fflush(stderr);
+}
+
+int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
+  char err[512];
+  PlanEntry *entries = NULL;
+  int n = 0;
+  if (!Plan_expand(plan, &entries, &n, err, sizeof err)) {
+    fprintf(stderr, "benchtop: %s\n", err);
+    return BT_EXIT_USAGE;
+  }
+  /* Each record gets its own fresh inputs: seed + index, recorded in the record. */
+  for (int i = 0; i < n; i++) entries[i].opts.seed = plan->opts.seed + (uint64_t)i * 7919u;
+
+  Session s;
+  Session_init(&s);
+  Plan_free(&s.plan);
+  Plan_copy(&s.plan, plan);
+  if (out_path) Util_strlcpy(s.path, out_path, sizeof s.path);
+  else Session_defaultPath(s.path, sizeof s.path);
+
+  struct sigaction sa, old_int, old_term, old_hup;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = RunLoop_onSignal;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  RunLoop_interrupted = 0;
+
+  bool tty = isatty(STDERR_FILENO);
+  Runner *r = Runner_new(NULL);
+  Runner_submit(r, entries, n);
+  free(entries);
+  Export x;
+  unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
+  if (strcmp(plan->metrics, "none") != 0) cols |= EXPORT_COL_METRICS;
+  Export_begin(&x, stdout, fmt, cols);
+  int rc = BT_EXIT_OK;
+  bool finished = false, cancelled = false, saved_once = false;
+  while (!finished) {
+    if (RunLoop_interrupted && !cancelled) {
+      cancelled = true;
+      Runner_cancel(r);
+      if (tty) fprintf(stderr, "\r\033[K");
+      fprintf(stderr, "benchtop: interrupted; keeping the finished records\n");
+    }
+    RunnerEvent ev;
+    bool any = false;
+    while (Runner_poll(r, &ev)) {
+      any = true;
+      switch (ev.kind) {
+      case RUNNER_HELLO:
+        s.device = ev.device;
+        s.has_device = true;
+        break;
+      case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
+      case RUNNER_RECORD:
+        if (tty) fprintf(stderr, "\r\033[K");
+        Session_add(&s, &ev.record);
+        if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
+        else saved_once = true;
+        Export_record(&x, &ev.record);
+        fflush(stdout);
+        if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
+        Record_free(&ev.record);
+        break;
+      case RUNNER_NO_GPU:
+        if (tty) fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "benchtop: %s\n", ev.message);
+        rc = BT_EXIT_NO_GPU;
+        break;
+      case RUNNER_FINISHED: finished = true; break;
+      case RUNNER_NONE: break;
+      }
+    }
+    if (finished || any) continue;
+    struct pollfd pfd = {Runner_fd(r), POLLIN, 0};
+    int timeout = Runner_timeoutMs(r);
+    if (timeout < 0 || timeout > 250) timeout = 250; /* re-check the interrupt flag */
+    if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout) < 0 && errno != EINTR) break;
+  }
+  if (tty) fprintf(stderr, "\r\033[K");
+  Export_end(&x);
+  Runner_free(r);
+  if (rc != BT_EXIT_NO_GPU && (saved_once || s.nrecords == 0)) {
+    if (s.nrecords == 0 && !Session_autosave(&s, err, sizeof err))
+      fprintf(stderr, "benchtop: cannot save the session: %s\n", err);
+    fprintf(stderr, "session: %s (%d records)\n", s.path, s.nrecords);
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
+  if (cancelled && rc == BT_EXIT_OK) rc = 130;
+  if (result) *result = s;
+  else Session_free(&s);
+  return rc;
+}

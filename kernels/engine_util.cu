@@ -1,0 +1,37 @@
+// Engine helpers, not a variant: fresh random inputs (normal, never zero), output poisoning,
+// and the L2 flush write. Compiled once per worker.
+#include <cuda_fp16.h>
+
+__device__ __forceinline__ unsigned long long splitmix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Standard normal values (Box-Muller on a counter-based hash), like torch.randn; exact zeros
+// are nudged away so an unwritten or zeroed output can never look right.
+extern "C" __global__ void fill_randn_half(__half *x, unsigned long long n, unsigned long long seed) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    unsigned long long h = splitmix64(seed ^ splitmix64(i));
+    float u1 = ((h >> 40) + 1) * (1.0f / 16777217.0f);  // (0, 1]
+    float u2 = ((h & 0xFFFFFF)) * (1.0f / 16777216.0f); // [0, 1)
+    float r = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+    if (fabsf(r) < 1e-3f) r = r < 0 ? -1e-3f : 1e-3f;
+    x[i] = __float2half_rn(r);
+  }
+}
+
+extern "C" __global__ void fill_u16(unsigned short *x, unsigned long long n, unsigned short v) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    x[i] = v;
+}
+
+// Writes every line of a buffer at least twice the L2 size, evicting inputs and outputs.
+extern "C" __global__ void flush_l2(unsigned int *buf, unsigned long long n, unsigned int v) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    buf[i] = v + (unsigned int)i;
+}

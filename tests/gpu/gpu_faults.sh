@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Deliberately broken kernels (tests/gpu/kernels/, never shipped): an out-of-bounds write, a
+# trap, an endless loop, and a wrong result each end their record with the right reason, the
+# worker is replaced, and the records after them still run (issue 4, acceptance 3).
+set -u
+. "$(dirname "$0")/lib.sh"
+require_gpu
+export BENCHTOP_EXTRA_KERNELS="$HERE/kernels"
+"$BT" run -v test_oob,naive,test_trap,test_hang,test_wrong,swizzle -s 1x2x256x64 --reps 3 --warmup 1 \
+   --metrics none --watchdog 3 --format json -o "$OUTDIR/faults.json" > /dev/null 2> "$OUTDIR/faults.err"
+rc=$?
+echo "benchtop run exit code: $rc (expected 1)"
+python3 - "$OUTDIR/faults.json" $rc <<'PY'
+import json, sys
+recs = {r["variant"]: r for r in json.load(open(sys.argv[1]))["records"]}
+want = {"test_oob": ("error", "cudaErrorIllegalAddress"), "naive": ("pass", ""),
+        "test_trap": ("error", ""), "test_hang": ("error", "watchdog"),
+        "test_wrong": ("fail", "verification failed"), "swizzle": ("pass", "")}
+bad = 0
+for v, (st, why) in want.items():
+    r = recs.get(v)
+    ok = r is not None and r["status"] == st and why in r.get("reason", "")
+    bad += not ok
+    print("%s %-10s %-6s %s" % ("ok  " if ok else "FAIL", v, r["status"] if r else "missing", r.get("reason", "") if r else ""))
+if int(sys.argv[2]) != 1:
+    print("FAIL exit code %s, expected 1" % sys.argv[2]); bad += 1
+sys.exit(1 if bad else 0)
+PY

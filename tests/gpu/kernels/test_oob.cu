@@ -1,0 +1,7 @@
+// Deliberately broken (engine fault test): writes far past the end of O -> illegal address.
+#include "attn_params.h"
+extern "C" __global__ void attn_fwd(const AttnParams p) {
+  unsigned short *o = (unsigned short *)p.o;
+  long long far = (long long)p.B * p.H * p.S * p.D + (1ll << 36);
+  o[far + threadIdx.x] = 1;
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Build a release benchtop here (CPU machine) to carry to the GPU machine: build-gpu/ with
+# libcjson.so.1 copied beside the binary (the GPU machine has no cJSON; the binary's rpath
+# starts with $ORIGIN). Then, on the GPU machine: bash tests/gpu/run-gpu-suite.sh LOGDIR
+set -eu
+cd "$(dirname "$0")/.."
+[ -d build-gpu ] || meson setup build-gpu --buildtype=release > /dev/null
+ninja -C build-gpu
+lib=$(ldconfig -p | awk '/libcjson.so.1 /{print $NF; exit}')
+cp -L "$lib" build-gpu/libcjson.so.1
+echo "build-gpu ready ($(du -sh build-gpu | cut -f1)); carry it with the device call"
