@@ -6,6 +6,8 @@
 
 #include "common/util.h"
 
+#define RECORD_NAME_SIZE 32
+
 /* ---- launch geometry helpers ------------------------------------------------------------ */
 
 static unsigned Registry_ceilDiv(int a, int b) { return (unsigned)((a + b - 1) / b); }
@@ -23,11 +25,20 @@ static void dims_naive(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 128, 0);
 }
 
-/* smem/swizzle/cp_async: 64 query rows per block, one thread per row; K/V tiles in static
+/* smem/swizzle: 64 query rows per block, 4 warps of 16 rows; K/V tiles of 32 keys in static
  * shared memory sized inside the kernel. */
 static void dims_rows64(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 64, 0);
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+}
+
+/* cp_async: as smem/swizzle, with dynamic shared memory (the layout of cp_async.cu): the Q
+ * tile [64][D] fp16, `stages` K and V tiles [32][D] fp16, the probabilities [64][32] fp32. */
+static const Variant variant_cp_async;
+static void dims_cp_async(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  int stages = Registry_knobInt(&variant_cp_async, kv, "stages", 2);
+  size_t smem = (size_t)64 * s->D * 2 + (size_t)stages * 2 * 32 * s->D * 2 + (size_t)64 * 32 * 4;
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, smem);
 }
 
 /* wmma_qk / wmma: 4 warps, 64 query rows per block (16 rows a warp). */
@@ -125,7 +136,7 @@ static const Variant variant_cp_async = {
   .summary = "cp.async multi-stage K/V pipeline over swizzled tiles",
   .knobs = cp_async_knobs, .nknobs = 1,
   .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {"stages=2", "stages=3"},
+  .nsteps = 1, .steps = {{"attn_fwd", dims_cp_async}}, .presets = {"stages=2", "stages=3"},
 };
 
 static const Variant variant_wmma_qk = {
@@ -184,10 +195,50 @@ const int Registry_count = (int)(sizeof Registry_variants / sizeof Registry_vari
 
 /* ---- lookups ---------------------------------------------------------------------------- */
 
+/* Kernels outside the ladder: with BENCHTOP_EXTRA_KERNELS=DIR, DIR/NAME.cu is variant NAME
+ * (an attn_fwd(AttnParams) kernel, one thread per query row, 128 rows per block, like naive).
+ * The engine's fault tests use it for deliberately broken kernels that live under tests/. */
+#define REGISTRY_EXTRA_MAX 16
+static Variant Registry_extra[REGISTRY_EXTRA_MAX];
+static char Registry_extraNames[REGISTRY_EXTRA_MAX][RECORD_NAME_SIZE];
+static char Registry_extraPaths[REGISTRY_EXTRA_MAX][4096];
+static int Registry_extraCount;
+
+static const Variant *Registry_findExtra(const char *name) {
+  for (int i = 0; i < Registry_extraCount; i++)
+    if (strcmp(Registry_extra[i].name, name) == 0) return &Registry_extra[i];
+  const char *dir = getenv("BENCHTOP_EXTRA_KERNELS");
+  if (!dir || !*dir || Registry_extraCount == REGISTRY_EXTRA_MAX) return NULL;
+  if (strlen(name) >= RECORD_NAME_SIZE || strchr(name, '/') || name[0] == '.') return NULL;
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/%s.cu", dir, name) >= (int)sizeof path) return NULL;
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  fclose(f);
+  int i = Registry_extraCount++;
+  Util_strlcpy(Registry_extraNames[i], name, sizeof Registry_extraNames[i]);
+  Util_strlcpy(Registry_extraPaths[i], path, sizeof Registry_extraPaths[i]);
+  Variant *v = &Registry_extra[i];
+  memset(v, 0, sizeof *v);
+  v->name = Registry_extraNames[i];
+  v->source = Registry_extraPaths[i];
+  v->summary = "external kernel from BENCHTOP_EXTRA_KERNELS";
+  v->head_dims[0] = 64;
+  v->head_dims[1] = 128;
+  v->min_cc = 80;
+  v->tolerance = 2e-3;
+  v->kind = LAUNCH_KERNELS;
+  v->nsteps = 1;
+  v->steps[0].entry = "attn_fwd";
+  v->steps[0].dims = dims_naive;
+  v->presets[0] = "";
+  return v;
+}
+
 const Variant *Registry_find(const char *name) {
   for (int i = 0; i < Registry_count; i++)
     if (strcmp(Registry_variants[i]->name, name) == 0) return Registry_variants[i];
-  return NULL;
+  return Registry_findExtra(name);
 }
 
 void Registry_defaults(const Variant *v, KnobValues *kv) {
