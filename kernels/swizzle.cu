@@ -8,7 +8,7 @@
 #include "attn_params.h"
 #include "common.cuh"
 
-#define BM 64                 // query rows per block (must match dims_tiles in registry.c)
+#define BM 64                 // query rows per block (must match dims_rows64 in registry.c)
 #define BN 32                 // keys per tile: one per lane
 #define THREADS 128           // 4 warps
 #define RPW 16                // query rows per warp
