@@ -1,0 +1,347 @@
+/* Table, JSON, CSV and Markdown output of records and sessions (see export.h). */
+#include "sessions/export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/util.h"
+
+const char *const Export_headlineMetrics[] = {
+  METRIC_OCCUPANCY, METRIC_TENSOR_PCT, METRIC_TENSOR_INST, METRIC_BANK_LD,
+  METRIC_BANK_ST,   METRIC_L2_HIT,     METRIC_DURATION,
+};
+const int Export_headlineCount = 7;
+
+enum {
+  C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
+  C_OCC, C_TENSOR, C_BANK_LD, C_BANK_ST, C_L2, C_REGS, C_SPILLS,
+  C_P99, C_MIN, C_MEAN, C_MAXABS, C_TOL, C_TENSOR_INST, C_DURATION, C_SMEM, C_REASON,
+  C_COUNT
+};
+
+#define CSV_ONLY (1u << 30)
+
+typedef struct ColumnDesc {
+  const char *head; /* table and Markdown */
+  const char *csv;  /* CSV header */
+  int width;        /* table */
+  unsigned need;    /* 0: always; an EXPORT_COL_ bit; CSV_ONLY */
+  bool left;        /* left-aligned text */
+} ColumnDesc;
+
+static const ColumnDesc Export_columns[C_COUNT] = {
+  [C_VARIANT] = {"variant", "variant", 9, 0, true},
+  [C_KNOBS] = {"knobs", "knobs", 13, 0, true},
+  [C_SHAPE] = {"shape", "shape", 12, 0, true},
+  [C_STATUS] = {"status", "status", 6, 0, true},
+  [C_P50] = {"p50 us", "p50_us", 8, 0, false},
+  [C_P90] = {"p90 us", "p90_us", 8, 0, false},
+  [C_TFLOPS] = {"TFLOP/s", "tflops", 7, 0, false},
+  [C_RELERR] = {"rel err", "rel_l2", 7, 0, false},
+  [C_OCC] = {"occ%", "achieved_occupancy_pct", 5, EXPORT_COL_OCCUPANCY, false},
+  [C_TENSOR] = {"tc%", "tensor_pipe_pct", 5, EXPORT_COL_TENSOR, false},
+  [C_BANK_LD] = {"bk-ld", "bank_conflicts_ld", 6, EXPORT_COL_BANK, false},
+  [C_BANK_ST] = {"bk-st", "bank_conflicts_st", 6, EXPORT_COL_BANK, false},
+  [C_L2] = {"L2%", "l2_hit_pct", 6, EXPORT_COL_L2, false},
+  [C_REGS] = {"regs", "regs", 4, EXPORT_COL_REGS, false},
+  [C_SPILLS] = {"spill", "spill_bytes", 5, EXPORT_COL_SPILLS, false},
+  [C_P99] = {"p99 us", "p99_us", 8, CSV_ONLY, false},
+  [C_MIN] = {"min us", "min_us", 8, CSV_ONLY, false},
+  [C_MEAN] = {"mean us", "mean_us", 8, CSV_ONLY, false},
+  [C_MAXABS] = {"max abs", "max_abs", 8, CSV_ONLY, false},
+  [C_TOL] = {"tol", "tolerance", 8, CSV_ONLY, false},
+  [C_TENSOR_INST] = {"tc inst", "tensor_inst", 8, CSV_ONLY, false},
+  [C_DURATION] = {"gpu ns", "gpu_time_ns", 8, CSV_ONLY, false},
+  [C_SMEM] = {"smem", "smem_dynamic_bytes", 8, CSV_ONLY, false},
+  [C_REASON] = {"note", "reason", 0, CSV_ONLY, true},
+};
+
+bool Export_parseFormat(const char *name, OutputFormat *out) {
+  static const struct { const char *name; OutputFormat fmt; } names[] = {
+    {"table", FMT_TABLE}, {"json", FMT_JSON}, {"csv", FMT_CSV}, {"md", FMT_MD},
+    {"markdown", FMT_MD},
+  };
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++) {
+    if (strcmp(name, names[i].name) == 0) {
+      *out = names[i].fmt;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *Export_formatName(OutputFormat fmt) {
+  switch (fmt) {
+  case FMT_TABLE: return "table";
+  case FMT_JSON: return "json";
+  case FMT_CSV: return "csv";
+  case FMT_MD: return "md";
+  }
+  return "?";
+}
+
+static double Export_metricValue(const Record *r, const char *name) {
+  const Metric *m = Record_metric(r, name);
+  return m ? m->value : NAN;
+}
+
+unsigned Export_columnsFor(const Record *const *recs, int n) {
+  unsigned cols = 0;
+  for (int i = 0; i < n; i++) {
+    const Record *r = recs[i];
+    if (!isnan(Export_metricValue(r, METRIC_OCCUPANCY))) cols |= EXPORT_COL_OCCUPANCY;
+    if (!isnan(Export_metricValue(r, METRIC_TENSOR_PCT))) cols |= EXPORT_COL_TENSOR;
+    if (!isnan(Export_metricValue(r, METRIC_BANK_LD)) ||
+        !isnan(Export_metricValue(r, METRIC_BANK_ST)))
+      cols |= EXPORT_COL_BANK;
+    if (!isnan(Export_metricValue(r, METRIC_L2_HIT))) cols |= EXPORT_COL_L2;
+    if (r->build.regs >= 0) cols |= EXPORT_COL_REGS;
+    if (r->build.spill_stores >= 0 || r->build.spill_loads >= 0) cols |= EXPORT_COL_SPILLS;
+  }
+  return cols;
+}
+
+void Export_fmtTime(char *buf, size_t size, double us) {
+  if (isnan(us)) snprintf(buf, size, "n/a");
+  else if (fabs(us) < 100) snprintf(buf, size, "%.2f", us);
+  else if (fabs(us) < 100000) snprintf(buf, size, "%.1f", us);
+  else snprintf(buf, size, "%.0f", us);
+}
+
+/* Counts that can be large (bank conflicts, instructions): 950, 12.3k, 4.1M, 2.0G. */
+void Export_fmtCount(char *buf, size_t size, double v) {
+  double a = fabs(v);
+  if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (a < 1000) snprintf(buf, size, "%.0f", v);
+  else if (a < 1e6) snprintf(buf, size, "%.1fk", v / 1e3);
+  else if (a < 1e9) snprintf(buf, size, "%.1fM", v / 1e6);
+  else snprintf(buf, size, "%.1fG", v / 1e9);
+}
+
+static void Export_fmtFixed(char *buf, size_t size, double v, int digits) {
+  if (isnan(v)) snprintf(buf, size, "n/a");
+  else snprintf(buf, size, "%.*f", digits, v);
+}
+
+static void Export_fmtExact(char *buf, size_t size, double v) {
+  if (isnan(v)) snprintf(buf, size, "n/a");
+  else snprintf(buf, size, "%.17g", v);
+}
+
+static void Export_fmtInt(char *buf, size_t size, int64_t v) {
+  if (v < 0) snprintf(buf, size, "n/a");
+  else snprintf(buf, size, "%lld", (long long)v);
+}
+
+static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, size_t size) {
+  bool exact = fmt == FMT_CSV; /* machine-read: every digit; people get a rounded figure */
+  double v = NAN;
+  switch (col) {
+  case C_VARIANT: snprintf(buf, size, "%s", r->variant); return;
+  case C_KNOBS: snprintf(buf, size, "%s", r->knobs[0] ? r->knobs : "-"); return;
+  case C_SHAPE:
+    Shape_format(&r->shape, buf, size);
+    if (fmt == FMT_TABLE && r->shape.causal) { /* ":causal" -> ":c" to keep 80 columns */
+      char *c = strstr(buf, ":causal");
+      if (c) c[2] = '\0';
+    }
+    return;
+  case C_STATUS: snprintf(buf, size, "%s", Record_statusName(r->status)); return;
+  case C_REASON: snprintf(buf, size, "%s", r->reason); return;
+  case C_P50: v = r->timing.p50; break;
+  case C_P90: v = r->timing.p90; break;
+  case C_P99: v = r->timing.p99; break;
+  case C_MIN: v = r->timing.min; break;
+  case C_MEAN: v = r->timing.mean; break;
+  case C_TFLOPS:
+    if (exact) Export_fmtExact(buf, size, r->timing.tflops);
+    else Export_fmtFixed(buf, size, r->timing.tflops, 1);
+    return;
+  case C_RELERR: case C_MAXABS: case C_TOL:
+    v = col == C_RELERR ? r->error.rel_l2 : col == C_MAXABS ? r->error.max_abs : r->error.tolerance;
+    if (isnan(v)) snprintf(buf, size, "n/a");
+    else snprintf(buf, size, exact ? "%.17g" : "%.1e", v);
+    return;
+  case C_OCC: case C_TENSOR: case C_L2:
+    v = Export_metricValue(r, col == C_OCC ? METRIC_OCCUPANCY
+                              : col == C_TENSOR ? METRIC_TENSOR_PCT : METRIC_L2_HIT);
+    if (exact) Export_fmtExact(buf, size, v);
+    else Export_fmtFixed(buf, size, v, 1);
+    return;
+  case C_BANK_LD: case C_BANK_ST: case C_TENSOR_INST: case C_DURATION:
+    v = Export_metricValue(r, col == C_BANK_LD ? METRIC_BANK_LD
+                              : col == C_BANK_ST ? METRIC_BANK_ST
+                              : col == C_TENSOR_INST ? METRIC_TENSOR_INST : METRIC_DURATION);
+    if (exact) Export_fmtExact(buf, size, v);
+    else Export_fmtCount(buf, size, v);
+    return;
+  case C_REGS: Export_fmtInt(buf, size, r->build.regs); return;
+  case C_SMEM: Export_fmtInt(buf, size, r->build.smem_dynamic); return;
+  case C_SPILLS:
+    if (r->build.spill_stores < 0 && r->build.spill_loads < 0) snprintf(buf, size, "n/a");
+    else Export_fmtInt(buf, size, (int64_t)(r->build.spill_stores > 0 ? r->build.spill_stores : 0) +
+                                      (r->build.spill_loads > 0 ? r->build.spill_loads : 0));
+    return;
+  default: snprintf(buf, size, "?"); return;
+  }
+  if (exact) Export_fmtExact(buf, size, v);
+  else Export_fmtTime(buf, size, v);
+}
+
+static bool Export_shows(int col, OutputFormat fmt, unsigned cols) {
+  unsigned need = Export_columns[col].need;
+  if (fmt == FMT_CSV) return true;
+  if (need == CSV_ONLY) return col == C_REASON && fmt == FMT_MD;
+  return need == 0 || (need & cols);
+}
+
+void Export_writeField(FILE *out, OutputFormat fmt, const char *text) {
+  if (fmt == FMT_CSV && strpbrk(text, ",\"\r\n")) {
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+      if (*c == '"') fputc('"', out);
+      fputc(*c, out);
+    }
+    fputc('"', out);
+  } else if (fmt == FMT_MD) {
+    for (const char *c = text; *c; c++) {
+      if (*c == '|') fputc('\\', out);
+      fputc(*c == '\n' || *c == '\r' ? ' ' : *c, out);
+    }
+  } else {
+    fputs(text, out);
+  }
+}
+
+/* Table cell: padded to its width, text cut with '~' when too long. */
+static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *text, bool first) {
+  if (!first) fputc(' ', out);
+  int len = (int)strlen(text);
+  if (len > c->width) {
+    if (c->left) fprintf(out, "%.*s~", c->width - 1, text);
+    else fputs(text, out); /* never cut a number */
+  } else {
+    fprintf(out, c->left ? "%-*s" : "%*s", c->width, text);
+  }
+}
+
+void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols) {
+  memset(x, 0, sizeof *x);
+  x->out = out;
+  x->fmt = fmt;
+  x->cols = cols;
+  if (fmt == FMT_JSON) {
+    fputs("[", out);
+  } else {
+    bool first = true;
+    if (fmt == FMT_MD) fputs("|", out);
+    for (int c = 0; c < C_COUNT; c++) {
+      if (!Export_shows(c, fmt, cols)) continue;
+      const ColumnDesc *d = &Export_columns[c];
+      if (fmt == FMT_TABLE) Export_tableCell(out, d, d->head, first);
+      else if (fmt == FMT_CSV) fprintf(out, "%s%s", first ? "" : ",", d->csv);
+      else fprintf(out, " %s |", d->head);
+      first = false;
+    }
+    fputc('\n', out);
+    if (fmt == FMT_MD) {
+      fputs("|", out);
+      for (int c = 0; c < C_COUNT; c++)
+        if (Export_shows(c, fmt, cols)) fputs(Export_columns[c].left ? " --- |" : " ---: |", out);
+      fputc('\n', out);
+    }
+  }
+  fflush(out);
+}
+
+void Export_record(Export *x, const Record *r) {
+  FILE *out = x->out;
+  if ((int)r->status >= 0 && (int)r->status < 5) x->by_status[r->status]++;
+  if (x->fmt == FMT_JSON) {
+    char *line = Record_toJsonLine(r);
+    fprintf(out, "%s\n  %s", x->rows ? "," : "", line ? line : "null");
+    free(line);
+    x->rows++;
+    fflush(out);
+    return;
+  }
+  bool ran = r->status == REC_PASS || r->status == REC_FAIL;
+  bool first = true;
+  char buf[512];
+  if (x->fmt == FMT_MD) fputs("|", out);
+  for (int c = 0; c < C_COUNT; c++) {
+    if (!Export_shows(c, x->fmt, x->cols)) continue;
+    Export_cell(r, c, x->fmt, buf, sizeof buf);
+    if (x->fmt == FMT_TABLE) {
+      if (!ran && c > C_STATUS) { /* not run: the reason stands in for the numbers */
+        fprintf(out, " %.60s", r->reason[0] ? r->reason : "-");
+        break;
+      }
+      Export_tableCell(out, &Export_columns[c], buf, first);
+    } else {
+      if (x->fmt == FMT_CSV && !first) fputc(',', out);
+      if (x->fmt == FMT_MD) fputc(' ', out);
+      Export_writeField(out, x->fmt, buf);
+      if (x->fmt == FMT_MD) fputs(" |", out);
+    }
+    first = false;
+  }
+  fputc('\n', out);
+  x->rows++;
+  fflush(out);
+}
+
+void Export_end(Export *x) {
+  FILE *out = x->out;
+  if (x->fmt == FMT_JSON) {
+    fputs(x->rows ? "\n]\n" : "]\n", out);
+  } else if (x->fmt == FMT_TABLE || x->fmt == FMT_MD) {
+    fprintf(out, "%s%d record%s", x->fmt == FMT_MD ? "\n" : "", x->rows, x->rows == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int i = 0; i < 5; i++) {
+      if (!x->by_status[i]) continue;
+      fprintf(out, "%s%d %s", sep, x->by_status[i], Record_statusName((RecordStatus)i));
+      sep = ", ";
+    }
+    fputc('\n', out);
+  }
+  fflush(out);
+}
+
+static void Export_summary(FILE *out, OutputFormat fmt, const Session *s) {
+  fprintf(out, "%ssession %s", fmt == FMT_MD ? "**" : "", s->created[0] ? s->created : "(undated)");
+  if (s->host[0]) fprintf(out, " on %s", s->host);
+  if (s->has_device && s->device.name[0]) {
+    fprintf(out, ", %s", s->device.name);
+    if (s->device.cc_major >= 0) fprintf(out, " (sm_%d%d)", s->device.cc_major, s->device.cc_minor);
+  }
+  if (s->version[0]) fprintf(out, ", benchtop %s", s->version);
+  if (s->revision[0]) fprintf(out, " (%s)", s->revision);
+  fprintf(out, "%s\n", fmt == FMT_MD ? "**\n" : "");
+}
+
+void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record *const *recs,
+                    int n) {
+  if (fmt == FMT_JSON) {
+    Session view = *s; /* shallow: the same metadata, only the chosen records */
+    Record *subset = Util_xcalloc(n > 0 ? (size_t)n : 1, sizeof(Record));
+    for (int i = 0; i < n; i++) subset[i] = *recs[i];
+    view.records = subset;
+    view.nrecords = n;
+    cJSON *j = Session_toJson(&view);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    free(subset);
+    if (text) fprintf(out, "%s\n", text);
+    cJSON_free(text);
+    fflush(out);
+    return;
+  }
+  if (fmt != FMT_CSV) Export_summary(out, fmt, s);
+  Export x;
+  Export_begin(&x, out, fmt, Export_columnsFor(recs, n));
+  for (int i = 0; i < n; i++) Export_record(&x, recs[i]);
+  Export_end(&x);
+}
