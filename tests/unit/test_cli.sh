@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The command line on a machine without a GPU: --help/--version exit 0; usage errors are one
+# line and exit 2; a command that needs a GPU says so in one line and exits 3.
+BT=${1:?usage: test_cli.sh BENCHTOP}
+fail=0
+expect() { # name want_rc want_lines(0 = any) cmd...
+  local name=$1 want=$2 lines=$3; shift 3
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  local n=$(printf '%s' "$err" | grep -c '')
+  if [ $rc -ne $want ] || { [ $lines -gt 0 ] && [ "$n" -ne $lines ]; }; then
+    echo "FAIL $name: exit $rc (want $want), $n stderr lines (want $lines): $err"; fail=1
+  else
+    echo "ok   $name: exit $rc ${err:+($err)}"
+  fi
+}
+export XDG_DATA_HOME=$(mktemp -d) XDG_CACHE_HOME=$(mktemp -d)
+expect help 0 0 "$BT" --help
+expect version 0 0 "$BT" --version
+"$BT" --version | grep -q "^benchtop " || { echo "FAIL version text"; fail=1; }
+expect unknown-option 2 1 "$BT" --bogus
+expect run-no-args 2 1 "$BT" run
+expect run-bad-shape 2 1 "$BT" run -v naive -s 2x8x512
+expect run-bad-variant 2 1 "$BT" run -v nope -s 2x8x512x64
+expect run-bad-knob 2 1 "$BT" run -v smem --knob pad=3 -s 2x8x512x64
+expect run-foreign-knob 2 1 "$BT" run -v naive --knob pad=8 -s 2x8x512x64
+expect run-bad-reps 2 1 "$BT" run -v naive -s 2x8x512x64 --reps 0
+expect run-bad-format 2 1 "$BT" run -v naive -s 2x8x512x64 --format xml
+expect check-kernels-bad-arch 2 1 "$BT" check-kernels --arch sm_xx
+if ! nvidia-smi > /dev/null 2>&1; then
+  expect run-no-gpu 3 1 "$BT" run -v naive -s 2x8x512x64
+  [ -z "$(ls "$XDG_DATA_HOME/benchtop/sessions" 2>/dev/null)" ] || { echo "FAIL run-no-gpu left a session file"; fail=1; }
+fi
+exit $fail

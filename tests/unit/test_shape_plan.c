@@ -1,0 +1,113 @@
+/* Shape parsing, plan parsing/expansion, registry knobs, statistics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/plan.h"
+#include "bench/stats.h"
+#include "check.h"
+#include "kernels/registry.h"
+#include "kernels/shape.h"
+
+static void test_shapes(void) {
+  Shape s;
+  char err[256];
+  CHECK(Shape_parse("2x8x512x64", &s, err, sizeof err));
+  CHECK(s.B == 2 && s.H == 8 && s.S == 512 && s.D == 64 && !s.causal);
+  CHECK(Shape_parse("2x8x512x64:causal", &s, err, sizeof err) && s.causal);
+  CHECK(Shape_flops(&s) == 0.5 * 4.0 * 2 * 8 * 512.0 * 512 * 64);
+  CHECK(Shape_parse("1x1x16384x128", &s, err, sizeof err));
+  CHECK(!Shape_parse("1x1x16385x64", &s, err, sizeof err) && strstr(err, "S must be"));
+  CHECK(!Shape_parse("0x1x1x64", &s, err, sizeof err));
+  CHECK(!Shape_parse("2x8x512", &s, err, sizeof err));
+  CHECK(!Shape_parse("2x8x512x64:causa", &s, err, sizeof err) && strstr(err, "suffix"));
+  CHECK(!Shape_parse("2x8x512x60", &s, err, sizeof err) && strstr(err, "multiple of 8"));
+  CHECK(!Shape_parse("2x8x512x64 ", &s, err, sizeof err));
+  CHECK(!Shape_parse("99999999999999999999x1x1x64", &s, err, sizeof err));
+  char buf[64];
+  Shape_parse("3x4x300x128:causal", &s, err, sizeof err);
+  Shape_format(&s, buf, sizeof buf);
+  CHECK(strcmp(buf, "3x4x300x128:causal") == 0);
+  Shape *list = NULL;
+  int n = 0;
+  CHECK(Shape_parseList("1x1x1x64,2x8x512x64:causal", &list, &n, err, sizeof err) && n == 2);
+  free(list);
+  CHECK(!Shape_parseList(",", &list, &n, err, sizeof err));
+  for (int i = 0; i < Shape_presetCount; i++) CHECK(Shape_parse(Shape_presets[i], &s, err, sizeof err));
+}
+
+static void test_registry(void) {
+  CHECK(Registry_count >= 9);
+  const char *ladder[] = {"naive", "smem", "swizzle", "cp_async", "wmma_qk", "wmma", "mma", "fp8", "cublas"};
+  for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) CHECK(Registry_find(ladder[i]) != NULL);
+  CHECK(Registry_find("nope") == NULL);
+  const Variant *v = Registry_find("smem");
+  KnobValues kv;
+  char err[256];
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "pad=8", &kv, false, err, sizeof err));
+  CHECK(Registry_knobInt(v, &kv, "pad", -1) == 8);
+  CHECK(!Registry_applyKnobs(v, "pad=3", &kv, false, err, sizeof err) && strstr(err, "allowed"));
+  CHECK(!Registry_applyKnobs(v, "bogus=1", &kv, false, err, sizeof err) && strstr(err, "no knob"));
+  CHECK(Registry_applyKnobs(v, "bogus=1", &kv, true, err, sizeof err));
+  Shape s = {1, 1, 64, 96, false};
+  char why[256];
+  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) != NULL);
+  /* Every shipped preset parses, and every variant's geometry covers every query row. */
+  for (int i = 0; i < Registry_count; i++) {
+    const Variant *x = Registry_variants[i];
+    for (int p = 0; p < VARIANT_MAX_PRESETS && x->presets[p]; p++) {
+      KnobValues k;
+      Registry_defaults(x, &k);
+      CHECK(Registry_applyKnobs(x, x->presets[p], &k, false, err, sizeof err));
+    }
+  }
+}
+
+static void test_plan(void) {
+  Plan p;
+  memset(&p, 0, sizeof p);
+  char err[256];
+  Plan_defaultOptions(&p.opts);
+  CHECK(p.opts.reps == 100 && p.opts.warmup == 10 && p.opts.watchdog_s == 10.0);
+  CHECK(!Plan_setVariants(&p, "naive,bogus", err, sizeof err) && strstr(err, "bogus"));
+  CHECK(Plan_setVariants(&p, "all", err, sizeof err) && p.nvariants == Registry_count);
+  CHECK(Plan_setVariants(&p, "smem,naive,smem", err, sizeof err) && p.nvariants == 2);
+  CHECK(Shape_parseList("1x1x64x64,1x1x128x64", &p.shapes, &p.nshapes, err, sizeof err));
+  CHECK(Plan_addKnob(&p, "pad=0,8", err, sizeof err));
+  CHECK(!Plan_addKnob(&p, "pad=5", err, sizeof err));
+  CHECK(!Plan_addKnob(&p, "stages=2", err, sizeof err) && strstr(err, "no selected variant"));
+  CHECK(!Plan_addKnob(&p, "pad", err, sizeof err));
+  PlanEntry *e = NULL;
+  int n = 0;
+  CHECK(Plan_expand(&p, &e, &n, err, sizeof err));
+  CHECK(n == 2 * 2 + 1 * 2); /* smem x {pad 0, 8} x 2 shapes + naive x 2 shapes */
+  free(e);
+  for (int i = 0; i < p.nvariants; i++) free(p.variants[i]);
+  free(p.variants);
+  for (int i = 0; i < p.nknobs; i++) free(p.knobs[i]);
+  free(p.knobs);
+  free(p.shapes);
+}
+
+static void test_stats(void) {
+  double x[] = {5, 1, 4, 2, 3};
+  Timing t;
+  Stats_compute(x, 5, &t);
+  CHECK(t.p50 == 3 && t.min == 1 && t.mean == 3);
+  CHECK(fabs(t.p90 - 4.6) < 1e-12);
+  CHECK(fabs(t.stddev - sqrt(2.5)) < 1e-12);
+  Stats_compute(x, 0, &t);
+  CHECK(isnan(t.p50) && isnan(t.mean));
+  double one = 7;
+  Stats_compute(&one, 1, &t);
+  CHECK(t.p50 == 7 && t.p99 == 7 && t.stddev == 0);
+}
+
+int main(void) {
+  test_shapes();
+  test_registry();
+  test_plan();
+  test_stats();
+  return Check_done("test_shape_plan");
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The two README commands.
+#   tools/dev.sh tui [ARGS...]   install what is missing, build, start the TUI (without a GPU it
+#                                opens the newest session or the bundled example)
+#   tools/dev.sh test            install what is missing, build (plain and ASan+UBSan), run the
+#                                unit and TUI suites in both builds and a bounded fuzz run, and
+#                                end with "N passed, N failed"
+# Needs the CUDA toolkit (nvcc, NVRTC, CUPTI) under /usr/local/cuda or -Dtoolkit_root.
+set -u
+cd "$(dirname "$0")/.."
+PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev tmux python3 clang libclang-rt-14-dev procps"
+
+install_missing() {
+  local missing=()
+  for p in $PKGS; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}" >&2
+  local SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}" > /dev/null || {
+    echo "could not install ${missing[*]}: install them with apt-get and try again" >&2; exit 1; }
+}
+
+build() { # dir [meson options...]
+  local dir=$1; shift
+  [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" > "$dir.setup.log" 2>&1 || {
+    cat "$dir.setup.log" >&2; echo "meson setup $dir failed" >&2; exit 1; }
+  ninja -C "$dir" > "$dir.ninja.log" 2>&1 || { tail -n 40 "$dir.ninja.log" >&2; echo "build of $dir failed" >&2; exit 1; }
+  if grep -q "warning:" "$dir.ninja.log"; then grep "warning:" "$dir.ninja.log" >&2; echo "compiler warnings in $dir" >&2; exit 1; fi
+}
+
+# Counts meson's per-test results (testlog.json) into the globals.
+PASSED=0 FAILED=0 SKIPPED=0
+count() {
+  local log=$1/meson-logs/testlog.json
+  [ -f "$log" ] || { FAILED=$((FAILED + 1)); return; }
+  read -r p f s < <(python3 - "$log" <<'PY'
+import json, sys
+p = f = s = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "EXPECTEDFAIL"): p += 1
+    elif r == "SKIP": s += 1
+    else: f += 1
+print(p, f, s)
+PY
+)
+  PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+}
+
+case "${1:-}" in
+tui)
+  shift
+  install_missing
+  build build
+  exec build/benchtop "$@"
+  ;;
+test)
+  install_missing
+  build build
+  build build-asan -Dsanitize=true -Dfuzz=true
+  meson test -C build --suite unit --suite tui --print-errorlogs --num-processes 2
+  count build
+  # The sanitizer build skips 'slow' (NVRTC compiles of every preset: nothing to sanitize).
+  ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite unit --suite tui --no-suite slow \
+    --print-errorlogs --num-processes 2
+  count build-asan
+  if [ -x tests/fuzz/run-fuzz.sh ] && [ -x build-asan/tests/fuzz/fuzz_session ]; then
+    if bash tests/fuzz/run-fuzz.sh build-asan "${FUZZ_SECONDS:-60}"; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
+  fi
+  echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+  [ $FAILED -eq 0 ]
+  ;;
+*)
+  echo "usage: tools/dev.sh tui [SESSION.json] | tools/dev.sh test" >&2
+  exit 2
+  ;;
+esac
