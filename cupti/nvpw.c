@@ -1,0 +1,537 @@
+/* Host side of metric collection through libnvperf_host's C API (see nvpw.h). */
+#include "cupti/nvpw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <nvperf_cuda_host.h>
+#include <nvperf_host.h>
+
+#include "common/util.h"
+
+/* Zeroed params struct with its structSize set, as every NVPW call wants. */
+#define NVPW_PARAMS(T, v) \
+  T v;                    \
+  memset(&v, 0, sizeof v); \
+  v.structSize = T##_STRUCT_SIZE
+
+struct NvpwHost {
+  char *chip;
+  const uint8_t *avail; /* borrowed: the caller keeps it alive */
+  uint8_t *scratch;
+  NVPW_MetricsEvaluator *ev;
+};
+
+struct NvpwEval {
+  uint8_t *scratch;
+  NVPW_MetricsEvaluator *ev;
+};
+
+const char *Nvpw_statusName(int status) {
+  static const char *const names[] = {
+      "SUCCESS", "ERROR", "INTERNAL_ERROR", "NOT_INITIALIZED", "NOT_LOADED",
+      "FUNCTION_NOT_FOUND", "NOT_SUPPORTED", "NOT_IMPLEMENTED", "INVALID_ARGUMENT",
+      "INVALID_METRIC_ID", "DRIVER_NOT_LOADED", "OUT_OF_MEMORY", "INVALID_THREAD_STATE",
+      "FAILED_CONTEXT_ALLOC", "UNSUPPORTED_GPU", "INSUFFICIENT_DRIVER_VERSION",
+      "OBJECT_NOT_REGISTERED", "INSUFFICIENT_PRIVILEGE", "INVALID_CONTEXT_STATE",
+      "INVALID_OBJECT_STATE", "RESOURCE_UNAVAILABLE", "DRIVER_LOADED_TOO_LATE",
+      "INSUFFICIENT_SPACE", "OBJECT_MISMATCH", "VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+      "PROFILING_NOT_ALLOWED"};
+  if (status >= 0 && status < (int)(sizeof names / sizeof names[0])) return names[status];
+  return "unknown NVPA status";
+}
+
+bool Nvpw_statusDenied(int status) {
+  return status == NVPA_STATUS_INSUFFICIENT_PRIVILEGE ||
+         status == NVPA_STATUS_PROFILING_NOT_ALLOWED;
+}
+
+static bool Nvpw_init(char *err, size_t errsize) {
+  static bool done;
+  if (done) return true;
+  NVPW_PARAMS(NVPW_InitializeHost_Params, p);
+  NVPA_Status st = NVPW_InitializeHost(&p);
+  if (st != NVPA_STATUS_SUCCESS) {
+    snprintf(err, errsize, "NVPW_InitializeHost failed (%s): is libnvperf_host.so from the CUDA "
+             "toolkit on the library path?", Nvpw_statusName(st));
+    return false;
+  }
+  done = true;
+  return true;
+}
+
+bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize) {
+  if (!Nvpw_init(err, errsize)) return false;
+  NVPW_PARAMS(NVPW_GetSupportedChipNames_Params, p);
+  NVPA_Status st = NVPW_GetSupportedChipNames(&p);
+  if (st != NVPA_STATUS_SUCCESS) {
+    snprintf(err, errsize, "NVPW_GetSupportedChipNames failed (%s)", Nvpw_statusName(st));
+    return false;
+  }
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < p.numChipNames && used + 1 < size; i++) {
+    int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", p.ppChipNames[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  return true;
+}
+
+/* The chip's canonical spelling from libnvperf_host's list (case-insensitive match), or NULL. */
+static const char *Nvpw_canonicalChip(const char *chip) {
+  NVPW_PARAMS(NVPW_GetSupportedChipNames_Params, p);
+  if (NVPW_GetSupportedChipNames(&p) != NVPA_STATUS_SUCCESS) return NULL;
+  for (size_t i = 0; i < p.numChipNames; i++)
+    if (strcasecmp(p.ppChipNames[i], chip) == 0) return p.ppChipNames[i];
+  return NULL;
+}
+
+/* Evaluator from chip/availability (virtual device) or from counter data (actual device). */
+static NVPW_MetricsEvaluator *Nvpw_newEvaluator(const char *chip, const uint8_t *avail,
+                                                const uint8_t *cd, size_t cdsize,
+                                                uint8_t **scratch, char *err, size_t errsize) {
+  NVPW_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params, sz);
+  sz.pChipName = chip;
+  sz.pCounterAvailabilityImage = cd ? NULL : avail;
+  NVPA_Status st = NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&sz);
+  if (st != NVPA_STATUS_SUCCESS) {
+    snprintf(err, errsize, "NVPW metrics evaluator: scratch size for chip %s failed (%s)", chip,
+             Nvpw_statusName(st));
+    return NULL;
+  }
+  *scratch = Util_xmalloc(sz.scratchBufferSize ? sz.scratchBufferSize : 1);
+  NVPW_PARAMS(NVPW_CUDA_MetricsEvaluator_Initialize_Params, in);
+  in.pScratchBuffer = *scratch;
+  in.scratchBufferSize = sz.scratchBufferSize;
+  if (cd) {
+    in.pCounterDataImage = cd;
+    in.counterDataImageSize = cdsize;
+  } else {
+    in.pChipName = chip;
+    in.pCounterAvailabilityImage = avail;
+  }
+  st = NVPW_CUDA_MetricsEvaluator_Initialize(&in);
+  if (st != NVPA_STATUS_SUCCESS || !in.pMetricsEvaluator) {
+    snprintf(err, errsize, "NVPW metrics evaluator for chip %s failed (%s)", chip,
+             Nvpw_statusName(st));
+    free(*scratch);
+    *scratch = NULL;
+    return NULL;
+  }
+  return in.pMetricsEvaluator;
+}
+
+static void Nvpw_destroyEvaluator(NVPW_MetricsEvaluator *ev) {
+  if (!ev) return;
+  NVPW_PARAMS(NVPW_MetricsEvaluator_Destroy_Params, d);
+  d.pMetricsEvaluator = ev;
+  (void)NVPW_MetricsEvaluator_Destroy(&d); /* nothing useful to do on failure at teardown */
+}
+
+NvpwHost *NvpwHost_new(const char *chip, const uint8_t *avail, char *err, size_t errsize) {
+  if (!Nvpw_init(err, errsize)) return NULL;
+  const char *canon = chip ? Nvpw_canonicalChip(chip) : NULL;
+  if (!canon) {
+    char known[1024];
+    char e2[64];
+    if (!Nvpw_supportedChips(known, sizeof known, e2, sizeof e2)) Util_strlcpy(known, "?", sizeof known);
+    snprintf(err, errsize, "unknown chip '%s' (libnvperf_host knows: %s)", chip ? chip : "",
+             known);
+    return NULL;
+  }
+  NvpwHost *h = Util_xcalloc(1, sizeof *h);
+  h->chip = Util_xstrdup(canon);
+  h->avail = avail;
+  h->ev = Nvpw_newEvaluator(h->chip, avail, NULL, 0, &h->scratch, err, errsize);
+  if (!h->ev) {
+    NvpwHost_free(h);
+    return NULL;
+  }
+  return h;
+}
+
+void NvpwHost_free(NvpwHost *h) {
+  if (!h) return;
+  Nvpw_destroyEvaluator(h->ev);
+  free(h->scratch);
+  free(h->chip);
+  free(h);
+}
+
+const char *NvpwHost_chip(const NvpwHost *h) { return h->chip; }
+
+static bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_MetricEvalRequest *req) {
+  NVPW_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params, c);
+  c.pMetricsEvaluator = ev;
+  c.pMetricName = name;
+  c.pMetricEvalRequest = req;
+  c.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+  memset(req, 0, sizeof *req);
+  return NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&c) == NVPA_STATUS_SUCCESS;
+}
+
+/* Unit text from the dimension units ("%" for percentages, "ns", "byte/second", ...). */
+static void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
+                      const NVPW_MetricEvalRequest *req, char *unit, size_t size) {
+  const char *last = strrchr(name, '.');
+  unit[0] = '\0';
+  if (last && (strcmp(last, ".pct") == 0 || strncmp(last, ".pct_", 5) == 0)) {
+    Util_strlcpy(unit, "%", size);
+    return;
+  }
+  if (last && strcmp(last, ".ratio") == 0) {
+    Util_strlcpy(unit, "ratio", size);
+    return;
+  }
+  NVPW_DimUnitFactor dims[8];
+  NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricDimUnits_Params, d);
+  d.pMetricsEvaluator = ev;
+  d.pMetricEvalRequest = req;
+  d.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+  d.pDimUnits = dims;
+  d.numDimUnits = 8;
+  d.dimUnitFactorStructSize = NVPW_DimUnitFactor_STRUCT_SIZE;
+  if (NVPW_MetricsEvaluator_GetMetricDimUnits(&d) != NVPA_STATUS_SUCCESS) return;
+  size_t used = 0;
+  for (int pass = 0; pass < 2; pass++) /* numerators, then denominators */
+    for (size_t i = 0; i < d.numDimUnits && i < 8; i++) {
+      if ((pass == 0) != (dims[i].exponent > 0)) continue;
+      NVPW_PARAMS(NVPW_MetricsEvaluator_DimUnitToString_Params, s);
+      s.pMetricsEvaluator = ev;
+      s.dimUnit = dims[i].dimUnit;
+      if (NVPW_MetricsEvaluator_DimUnitToString(&s) != NVPA_STATUS_SUCCESS || !s.pSingularName)
+        continue;
+      const char *u = strcmp(s.pSingularName, "nsecond") == 0 ? "ns" : s.pSingularName;
+      int w = snprintf(unit + used, size > used ? size - used : 0, "%s%s",
+                       used == 0 ? (pass ? "1/" : "") : (pass ? "/" : "*"), u);
+      if (w < 0 || (size_t)w >= size - used) return;
+      used += (size_t)w;
+    }
+}
+
+/* Raw counter names a metric needs; *out is heap (strings borrowed from the evaluator). */
+static bool Nvpw_rawDeps(NVPW_MetricsEvaluator *ev, const NVPW_MetricEvalRequest *req,
+                         const char ***out, size_t *n) {
+  NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricRawDependencies_Params, d);
+  d.pMetricsEvaluator = ev;
+  d.pMetricEvalRequests = req;
+  d.numMetricEvalRequests = 1;
+  d.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+  d.metricEvalRequestStrideSize = sizeof *req;
+  if (NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) return false;
+  const char **deps = Util_xcalloc(d.numRawDependencies + 1, sizeof *deps);
+  d.ppRawDependencies = deps;
+  d.ppOptionalRawDependencies = NULL;
+  d.numOptionalRawDependencies = 0;
+  if (NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) {
+    free(deps);
+    return false;
+  }
+  *out = deps;
+  *n = d.numRawDependencies;
+  return true;
+}
+
+/* Config image from raw counter names (deduplicated here). */
+static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8_t **image,
+                               size_t *size, int *passes, char *err, size_t errsize) {
+  NVPA_RawMetricRequest *reqs = Util_xcalloc(nraw ? nraw : 1, sizeof *reqs);
+  size_t nreq = 0;
+  for (size_t i = 0; i < nraw; i++) {
+    bool dup = false;
+    for (size_t j = 0; j < nreq && !dup; j++) dup = strcmp(reqs[j].pMetricName, raw[i]) == 0;
+    if (dup) continue;
+    reqs[nreq].structSize = NVPA_RAW_METRIC_REQUEST_STRUCT_SIZE;
+    reqs[nreq].pMetricName = raw[i];
+    reqs[nreq].isolated = 1;
+    reqs[nreq].keepInstances = 1;
+    nreq++;
+  }
+  bool ok = false;
+  const char *step = "NVPW_CUDA_RawMetricsConfig_Create_V2";
+  NVPA_Status st;
+  NVPW_PARAMS(NVPW_CUDA_RawMetricsConfig_Create_V2_Params, cr);
+  cr.activityKind = NVPA_ACTIVITY_KIND_PROFILER;
+  cr.pChipName = h->chip;
+  cr.pCounterAvailabilityImage = h->avail;
+  st = NVPW_CUDA_RawMetricsConfig_Create_V2(&cr);
+  NVPA_RawMetricsConfig *cfg = cr.pRawMetricsConfig;
+  if (st != NVPA_STATUS_SUCCESS || !cfg) goto done;
+  if (h->avail) {
+    step = "NVPW_RawMetricsConfig_SetCounterAvailability";
+    NVPW_PARAMS(NVPW_RawMetricsConfig_SetCounterAvailability_Params, av);
+    av.pRawMetricsConfig = cfg;
+    av.pCounterAvailabilityImage = h->avail;
+    if ((st = NVPW_RawMetricsConfig_SetCounterAvailability(&av)) != NVPA_STATUS_SUCCESS) goto done;
+  }
+  step = "NVPW_RawMetricsConfig_BeginPassGroup";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_BeginPassGroup_Params, bg);
+  bg.pRawMetricsConfig = cfg;
+  if ((st = NVPW_RawMetricsConfig_BeginPassGroup(&bg)) != NVPA_STATUS_SUCCESS) goto done;
+  step = "NVPW_RawMetricsConfig_AddMetrics";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_AddMetrics_Params, am);
+  am.pRawMetricsConfig = cfg;
+  am.pRawMetricRequests = reqs;
+  am.numMetricRequests = nreq;
+  if ((st = NVPW_RawMetricsConfig_AddMetrics(&am)) != NVPA_STATUS_SUCCESS) goto done;
+  step = "NVPW_RawMetricsConfig_EndPassGroup";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_EndPassGroup_Params, eg);
+  eg.pRawMetricsConfig = cfg;
+  if ((st = NVPW_RawMetricsConfig_EndPassGroup(&eg)) != NVPA_STATUS_SUCCESS) goto done;
+  step = "NVPW_RawMetricsConfig_GenerateConfigImage";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_GenerateConfigImage_Params, gen);
+  gen.pRawMetricsConfig = cfg;
+  if ((st = NVPW_RawMetricsConfig_GenerateConfigImage(&gen)) != NVPA_STATUS_SUCCESS) goto done;
+  step = "NVPW_RawMetricsConfig_GetConfigImage";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_GetConfigImage_Params, gi);
+  gi.pRawMetricsConfig = cfg; /* first call: size only */
+  if ((st = NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) goto done;
+  size_t bytes = gi.bytesCopied;
+  uint8_t *img = Util_xmalloc(bytes ? bytes : 1);
+  gi.bytesAllocated = bytes;
+  gi.pBuffer = img;
+  if ((st = NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) {
+    free(img);
+    goto done;
+  }
+  step = "NVPW_RawMetricsConfig_GetNumPasses_V2";
+  NVPW_PARAMS(NVPW_RawMetricsConfig_GetNumPasses_V2_Params, np);
+  np.pRawMetricsConfig = cfg;
+  if ((st = NVPW_RawMetricsConfig_GetNumPasses_V2(&np)) != NVPA_STATUS_SUCCESS) {
+    free(img);
+    goto done;
+  }
+  *image = img;
+  *size = gi.bytesCopied;
+  *passes = (int)np.numPasses;
+  ok = true;
+done:
+  if (!ok)
+    snprintf(err, errsize, "%s failed (%s)", step, Nvpw_statusName(st));
+  if (cfg) {
+    NVPW_PARAMS(NVPW_RawMetricsConfig_Destroy_Params, de);
+    de.pRawMetricsConfig = cfg;
+    (void)NVPW_RawMetricsConfig_Destroy(&de);
+  }
+  free(reqs);
+  return ok;
+}
+
+bool NvpwHost_validate(NvpwHost *h, const char *name, char *unit, size_t unitsize, int *passes,
+                       char *reason, size_t reasonsize) {
+  NVPW_MetricEvalRequest req;
+  if (unit && unitsize) unit[0] = '\0';
+  if (!Nvpw_request(h->ev, name, &req)) {
+    /* Tell an unknown base metric from a known one with a bad suffix. */
+    char base[128];
+    Util_strlcpy(base, name, sizeof base);
+    char *dot = strchr(base, '.');
+    if (dot) *dot = '\0';
+    NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricTypeAndIndex_Params, ti);
+    ti.pMetricsEvaluator = h->ev;
+    ti.pMetricName = base;
+    if (dot && NVPW_MetricsEvaluator_GetMetricTypeAndIndex(&ti) == NVPA_STATUS_SUCCESS)
+      snprintf(reason, reasonsize, "unknown suffix '%s' for metric %s on %s", name + strlen(base),
+               base, h->chip);
+    else
+      snprintf(reason, reasonsize, "unknown metric on %s", h->chip);
+    return false;
+  }
+  if (unit && unitsize) Nvpw_unit(h->ev, name, &req, unit, unitsize);
+  const char **raw = NULL;
+  size_t nraw = 0;
+  if (!Nvpw_rawDeps(h->ev, &req, &raw, &nraw)) {
+    snprintf(reason, reasonsize, "no raw counters for this metric on %s", h->chip);
+    return false;
+  }
+  uint8_t *img = NULL;
+  size_t size = 0;
+  int p = 0;
+  char err[160];
+  bool ok = Nvpw_configFromRaw(h, raw, nraw, &img, &size, &p, err, sizeof err);
+  free(raw);
+  free(img);
+  if (!ok) {
+    snprintf(reason, reasonsize, "not collectable on %s: %s", h->chip, err);
+    return false;
+  }
+  if (passes) *passes = p;
+  return true;
+}
+
+bool NvpwHost_configImage(NvpwHost *h, const char *const *names, int n, uint8_t **image,
+                          size_t *size, int *passes, char *err, size_t errsize) {
+  const char **all = NULL;
+  size_t nall = 0;
+  for (int i = 0; i < n; i++) {
+    NVPW_MetricEvalRequest req;
+    const char **raw = NULL;
+    size_t nraw = 0;
+    if (!Nvpw_request(h->ev, names[i], &req) || !Nvpw_rawDeps(h->ev, &req, &raw, &nraw)) {
+      snprintf(err, errsize, "metric %s: lookup failed on %s", names[i], h->chip);
+      free(all);
+      return false;
+    }
+    all = Util_xrealloc(all, (nall + nraw + 1) * sizeof *all);
+    memcpy(all + nall, raw, nraw * sizeof *raw);
+    nall += nraw;
+    free(raw);
+  }
+  bool ok = Nvpw_configFromRaw(h, all, nall, image, size, passes, err, errsize);
+  free(all);
+  return ok;
+}
+
+NvpwEval *NvpwEval_new(const char *chip, const uint8_t *counter_data, size_t size, char *err,
+                       size_t errsize) {
+  if (!Nvpw_init(err, errsize)) return NULL;
+  NvpwEval *e = Util_xcalloc(1, sizeof *e);
+  e->ev = Nvpw_newEvaluator(chip, NULL, counter_data, size, &e->scratch, err, errsize);
+  if (!e->ev) {
+    free(e);
+    return NULL;
+  }
+  return e;
+}
+
+void NvpwEval_free(NvpwEval *e) {
+  if (!e) return;
+  Nvpw_destroyEvaluator(e->ev);
+  free(e->scratch);
+  free(e);
+}
+
+bool NvpwEval_bind(NvpwEval *e, const uint8_t *counter_data, size_t size, char *err,
+                   size_t errsize) {
+  NVPW_PARAMS(NVPW_MetricsEvaluator_SetDeviceAttributes_Params, p);
+  p.pMetricsEvaluator = e->ev;
+  p.pCounterDataImage = counter_data;
+  p.counterDataImageSize = size;
+  NVPA_Status st = NVPW_MetricsEvaluator_SetDeviceAttributes(&p);
+  if (st != NVPA_STATUS_SUCCESS) {
+    snprintf(err, errsize, "NVPW_MetricsEvaluator_SetDeviceAttributes failed (%s)",
+             Nvpw_statusName(st));
+    return false;
+  }
+  return true;
+}
+
+bool NvpwEval_value(NvpwEval *e, const uint8_t *counter_data, size_t size, size_t range,
+                    const char *name, double *value, char *err, size_t errsize) {
+  NVPW_MetricEvalRequest req;
+  if (!Nvpw_request(e->ev, name, &req)) {
+    snprintf(err, errsize, "unknown metric on this device");
+    return false;
+  }
+  NVPW_PARAMS(NVPW_MetricsEvaluator_EvaluateToGpuValues_Params, p);
+  p.pMetricsEvaluator = e->ev;
+  p.pMetricEvalRequests = &req;
+  p.numMetricEvalRequests = 1;
+  p.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+  p.metricEvalRequestStrideSize = sizeof req;
+  p.pCounterDataImage = counter_data;
+  p.counterDataImageSize = size;
+  p.rangeIndex = range;
+  p.isolated = 1;
+  p.pMetricValues = value;
+  NVPA_Status st = NVPW_MetricsEvaluator_EvaluateToGpuValues(&p);
+  if (st != NVPA_STATUS_SUCCESS) {
+    snprintf(err, errsize, "evaluation failed (%s)", Nvpw_statusName(st));
+    return false;
+  }
+  return true;
+}
+
+typedef struct ListItem {
+  NvpwMetricDesc d;
+  char unit[48];
+} ListItem;
+
+static int ListItem_cmp(const void *a, const void *b) {
+  return strcmp(((const ListItem *)a)->d.name, ((const ListItem *)b)->d.name);
+}
+
+int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, void *user,
+                         char *err, size_t errsize) {
+  static const char *const kinds[] = {"counter", "ratio", "throughput"};
+  ListItem *items = NULL;
+  size_t n = 0, cap = 0;
+  /* A full metric name ("x.sum") matches on its base name. */
+  char sub[128] = "";
+  if (substring) Util_strlcpy(sub, substring, sizeof sub);
+  char *dot = strchr(sub, '.');
+  if (dot) *dot = '\0';
+  for (int t = 0; t < NVPW_METRIC_TYPE__COUNT; t++) {
+    NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricNames_Params, g);
+    g.pMetricsEvaluator = h->ev;
+    g.metricType = (uint8_t)t;
+    NVPA_Status st = NVPW_MetricsEvaluator_GetMetricNames(&g);
+    if (st != NVPA_STATUS_SUCCESS) {
+      snprintf(err, errsize, "NVPW_MetricsEvaluator_GetMetricNames failed (%s)",
+               Nvpw_statusName(st));
+      free(items);
+      return -1;
+    }
+    for (size_t i = 0; i < g.numMetrics; i++) {
+      const char *name = g.pMetricNames + g.pMetricNameBeginIndices[i];
+      if (sub[0] && !strcasestr(name, sub)) continue;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 256;
+        items = Util_xrealloc(items, cap * sizeof *items);
+      }
+      ListItem *it = &items[n++];
+      memset(it, 0, sizeof *it);
+      it->d.name = name;
+      it->d.kind = kinds[t];
+      uint64_t hw = 0;
+      if (t == NVPW_METRIC_TYPE_COUNTER) {
+        NVPW_PARAMS(NVPW_MetricsEvaluator_GetCounterProperties_Params, p);
+        p.pMetricsEvaluator = h->ev;
+        p.counterIndex = i;
+        if (NVPW_MetricsEvaluator_GetCounterProperties(&p) == NVPA_STATUS_SUCCESS) {
+          it->d.description = p.pDescription;
+          hw = p.hwUnit;
+        }
+        char full[160];
+        NVPW_MetricEvalRequest req;
+        snprintf(full, sizeof full, "%s.sum", name);
+        if (Nvpw_request(h->ev, full, &req)) Nvpw_unit(h->ev, full, &req, it->unit, sizeof it->unit);
+      } else if (t == NVPW_METRIC_TYPE_RATIO) {
+        NVPW_PARAMS(NVPW_MetricsEvaluator_GetRatioMetricProperties_Params, p);
+        p.pMetricsEvaluator = h->ev;
+        p.ratioMetricIndex = i;
+        if (NVPW_MetricsEvaluator_GetRatioMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
+          it->d.description = p.pDescription;
+          hw = p.hwUnit;
+        }
+        Util_strlcpy(it->unit, "% (.pct)", sizeof it->unit);
+      } else {
+        NVPW_PARAMS(NVPW_MetricsEvaluator_GetThroughputMetricProperties_Params, p);
+        p.pMetricsEvaluator = h->ev;
+        p.throughputMetricIndex = i;
+        if (NVPW_MetricsEvaluator_GetThroughputMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
+          it->d.description = p.pDescription;
+          hw = p.hwUnit;
+        }
+        Util_strlcpy(it->unit, "%", sizeof it->unit);
+      }
+      NVPW_PARAMS(NVPW_MetricsEvaluator_HwUnitToString_Params, hu);
+      hu.pMetricsEvaluator = h->ev;
+      hu.hwUnit = (uint32_t)hw;
+      if (hw && NVPW_MetricsEvaluator_HwUnitToString(&hu) == NVPA_STATUS_SUCCESS)
+        it->d.hw_unit = hu.pHwUnitName;
+      if (!it->d.description) it->d.description = "";
+      if (!it->d.hw_unit) it->d.hw_unit = "";
+    }
+  }
+  if (n) qsort(items, n, sizeof *items, ListItem_cmp);
+  for (size_t i = 0; i < n; i++) {
+    items[i].d.unit = items[i].unit;
+    visit(user, &items[i].d);
+  }
+  free(items);
+  return (int)n;
+}

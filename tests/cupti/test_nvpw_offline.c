@@ -1,0 +1,79 @@
+/* Unit: the host side against chips offline (libnvperf_host, no GPU, no driver): every
+ * headline metric is known and schedulable alone on GH100 and AD104, one config image holds
+ * them all, bad names are told apart, an unknown chip fails with one line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti/catalog.h"
+#include "cupti/nvpw.h"
+
+static int failures;
+#define CHECK(cond, ...)                                      \
+  do {                                                        \
+    if (!(cond)) {                                            \
+      failures++;                                             \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
+      printf(__VA_ARGS__);                                    \
+      printf("\n");                                           \
+    }                                                         \
+  } while (0)
+
+static void test_chip(const char *chip) {
+  char err[1400];
+  NvpwHost *h = NvpwHost_new(chip, NULL, err, sizeof err);
+  CHECK(h != NULL, "%s: %s", chip, err);
+  if (!h) return;
+  const char *names[64];
+  for (int i = 0; i < Catalog_headlineCount; i++) {
+    char unit[16], reason[160] = "";
+    int passes = 0;
+    bool ok = NvpwHost_validate(h, Catalog_headline[i].name, unit, sizeof unit, &passes, reason,
+                                sizeof reason);
+    CHECK(ok, "%s: %s: %s", chip, Catalog_headline[i].name, reason);
+    printf("%s %-72s %s passes=%d unit=%s\n", chip, Catalog_headline[i].name, ok ? "valid" : reason,
+           passes, unit);
+    names[i] = Catalog_headline[i].name;
+  }
+  uint8_t *img = NULL;
+  size_t size = 0;
+  int passes = 0;
+  bool ok = NvpwHost_configImage(h, names, Catalog_headlineCount, &img, &size, &passes, err,
+                                 sizeof err);
+  CHECK(ok && img && size > 0 && passes >= 1 && passes <= 8, "%s config: %s", chip, err);
+  printf("%s headline config image: %zu bytes, %d passes\n", chip, size, passes);
+  free(img);
+
+  char unit[16], reason[160];
+  CHECK(!NvpwHost_validate(h, "sm__bogus_metric_name.sum", unit, sizeof unit, NULL, reason,
+                           sizeof reason), "bogus valid");
+  CHECK(strstr(reason, "unknown metric") != NULL, "bogus reason '%s'", reason);
+  CHECK(!NvpwHost_validate(h, "sm__warps_active.bogus_suffix", unit, sizeof unit, NULL, reason,
+                           sizeof reason), "bad suffix valid");
+  CHECK(strstr(reason, "unknown suffix") != NULL, "suffix reason '%s'", reason);
+  /* The canonical chip name comes back whatever the case typed. */
+  CHECK(strcmp(NvpwHost_chip(h), chip) == 0, "chip %s", NvpwHost_chip(h));
+  NvpwHost_free(h);
+}
+
+int main(void) {
+  test_chip("GH100");
+  test_chip("AD104");
+  char err[1400];
+  NvpwHost *h = NvpwHost_new("gh100", NULL, err, sizeof err);
+  CHECK(h && strcmp(NvpwHost_chip(h), "GH100") == 0, "lower-case chip: %s", err);
+  NvpwHost_free(h);
+  h = NvpwHost_new("NOTACHIP", NULL, err, sizeof err);
+  CHECK(!h && strstr(err, "unknown chip 'NOTACHIP'") && strstr(err, "GH100") &&
+            !strchr(err, '\n'), "unknown chip: '%s'", err);
+  NvpwHost_free(h);
+  char chips[1024];
+  CHECK(Nvpw_supportedChips(chips, sizeof chips, err, sizeof err) && strstr(chips, "AD104"),
+        "supported chips: %s", chips);
+  if (failures) {
+    printf("%d failure(s)\n", failures);
+    return 1;
+  }
+  printf("ok: offline host side for GH100 and AD104\n");
+  return 0;
+}
