@@ -24,10 +24,15 @@ static void Json_lineCol(const char *data, size_t pos, int *line, int *col) {
   *col = c;
 }
 
-/* Bracket depth just before pos and whether pos is inside a string, by a plain scan. */
-static void Json_scan(const char *data, size_t pos, int *depth, bool *in_string) {
+/* Bracket depth just before pos and whether pos is inside a string, by a plain scan. A closing
+ * bracket that does not match its opener sets *mismatch to its offset (else len). */
+static void Json_scanFull(const char *data, size_t pos, int *depth, bool *in_string,
+                          size_t *mismatch) {
+  enum { STACK = CJSON_NESTING_LIMIT + 8 };
+  char stack[STACK];
   int d = 0;
   bool str = false, esc = false;
+  *mismatch = pos;
   for (size_t i = 0; i < pos; i++) {
     char ch = data[i];
     if (str) {
@@ -37,13 +42,23 @@ static void Json_scan(const char *data, size_t pos, int *depth, bool *in_string)
     } else if (ch == '"') {
       str = true;
     } else if (ch == '[' || ch == '{') {
+      if (d < STACK) stack[d] = ch;
       d++;
     } else if (ch == ']' || ch == '}') {
-      d--;
+      char open = ch == ']' ? '[' : '{';
+      if (d == 0 || (d <= STACK && stack[d - 1] != open)) {
+        if (*mismatch == pos) *mismatch = i;
+      }
+      if (d > 0) d--;
     }
   }
   *depth = d;
   *in_string = str;
+}
+
+static void Json_scan(const char *data, size_t pos, int *depth, bool *in_string) {
+  size_t ignored;
+  Json_scanFull(data, pos, depth, in_string, &ignored);
 }
 
 /* A short printable excerpt of the text at pos, for the message. */
@@ -61,8 +76,17 @@ static void Json_syntaxError(const char *data, size_t len, size_t pos, bool at_e
                              const char *name, char *err, size_t errsize) {
   int line, col, depth;
   bool in_string;
-  Json_scan(data, len, &depth, &in_string);
-  if (at_end || (pos + 1 >= len && (depth > 0 || in_string))) {
+  size_t mismatch;
+  Json_scanFull(data, len, &depth, &in_string, &mismatch);
+  if (mismatch < len) { /* a real error wherever cJSON stopped */
+    Json_lineCol(data, mismatch, &line, &col);
+    snprintf(err, errsize, "%s:%d:%d: '%c' does not close the bracket that is open here", name,
+             line, col, data[mismatch]);
+    return;
+  }
+  /* cJSON reports a nested failure near the start of the enclosing value, not at the end, so
+   * a text whose brackets never close is called truncated whatever position cJSON gave. */
+  if (at_end || depth > 0 || in_string) {
     Json_lineCol(data, len, &line, &col);
     snprintf(err, errsize, "%s:%d:%d: unexpected end of input (%s; file truncated?)", name, line,
              col, in_string ? "inside a string" : "unclosed object or array");
