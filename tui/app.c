@@ -1,11 +1,589 @@
-/* Placeholder until the TUI lands. */
+/* The TUI's entry point and main loop. The loop sleeps in poll() on the terminal and the
+ * worker's pipe (with the runner's watchdog as timeout), so idle costs nothing and the GPU
+ * never blocks the screen. Signal handlers only set a flag; the loop then cancels the run,
+ * saves the session and restores the terminal. */
+#include <errno.h>
+#include <locale.h>
+#include <langinfo.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "bench/plan.h"
 #include "cmd/commands.h"
 #include "common/util.h"
+#include "tui/tui.h"
+
+static volatile sig_atomic_t App_signal;
+
+static void App_onSignal(int sig) { App_signal = sig; }
+
+void App_message(App *a, bool error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(a->message, sizeof a->message, fmt, ap);
+  va_end(ap);
+  a->message_error = error;
+  a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
+}
+
+/* ---- results order ---------------------------------------------------------------------- */
+
+static const App *App_sortApp;
+
+static int App_sortCmp(const void *x, const void *y) {
+  const App *a = App_sortApp;
+  int i = *(const int *)x, j = *(const int *)y;
+  const Record *ri = &a->session.records[i], *rj = &a->session.records[j];
+  ColumnId c = (ColumnId)a->sort_col;
+  if (Columns[c].numeric) {
+    /* n/a last in both directions. */
+    bool ni = isnan(Columns_value(ri, c)), nj = isnan(Columns_value(rj, c));
+    if (ni != nj) return ni ? 1 : -1;
+  }
+  int r = Columns_compare(ri, rj, c);
+  if (a->sort_desc) r = -r;
+  return r ? r : (i > j) - (i < j); /* ties keep arrival order */
+}
+
+void App_rebuildOrder(App *a) {
+  const Record *keep = App_selectedRecord(a);
+  int keep_idx = keep ? (int)(keep - a->session.records) : -1;
+  int n = a->session.nrecords;
+  a->order = Util_xrealloc(a->order, (size_t)(n ? n : 1) * sizeof *a->order);
+  if (a->marked_cap < n) {
+    a->marked = Util_xrealloc(a->marked, (size_t)n * sizeof *a->marked);
+    memset(a->marked + a->marked_cap, 0, (size_t)(n - a->marked_cap) * sizeof *a->marked);
+    a->marked_cap = n;
+  }
+  for (int i = 0; i < n; i++) a->order[i] = i;
+  a->norder = n;
+  if (a->sort_col >= 0 && a->sort_col < COL_COUNT && n > 1) {
+    App_sortApp = a;
+    qsort(a->order, (size_t)n, sizeof *a->order, App_sortCmp);
+  }
+  for (int i = 0; i < n; i++)
+    if (a->order[i] == keep_idx) a->rcur.sel = i;
+  a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
+}
+
+const Record *App_selectedRecord(const App *a) {
+  if (a->norder == 0 || a->rcur.sel < 0 || a->rcur.sel >= a->norder) return NULL;
+  return &a->session.records[a->order[a->rcur.sel]];
+}
+
+/* ---- session ---------------------------------------------------------------------------- */
+
+static void App_initPanels(App *a) {
+  a->nvariants = 0;
+  for (int i = 0; i < Registry_count && a->nvariants < (int)(sizeof a->variants / sizeof a->variants[0]); i++) {
+    VariantRow *vr = &a->variants[a->nvariants++];
+    vr->variant = Registry_variants[i];
+    vr->checked = false;
+    Registry_defaults(vr->variant, &vr->knobs);
+    const Plan *p = &a->session.plan;
+    for (int k = 0; k < p->nvariants; k++)
+      if (strcmp(p->variants[k], vr->variant->name) == 0) vr->checked = true;
+    /* A plan's knob "k=v1,v2" is a sweep; the panel shows its first value. */
+    for (int k = 0; k < p->nknobs; k++) {
+      char spec[RECORD_KNOBS_MAX], err[160];
+      Util_strlcpy(spec, p->knobs[k], sizeof spec);
+      char *comma = strchr(spec, ',');
+      if (comma) *comma = 0;
+      KnobValues kv = vr->knobs;
+      if (Registry_applyKnobs(vr->variant, spec, &kv, true, err, sizeof err)) vr->knobs = kv;
+    }
+  }
+  ViewShapes_load(a);
+}
+
+void App_setSession(App *a, Session *s, const char *path) {
+  Session_free(&a->session);
+  a->session = *s;
+  free(s);
+  if (path) Util_strlcpy(a->session.path, path, sizeof a->session.path);
+  /* The bundled examples are shared data: new records go to a fresh file instead. */
+  a->from_example = path && strstr(path, "/examples/") != NULL;
+  if (a->original) {
+    Session_free(a->original);
+    free(a->original);
+    a->original = NULL;
+  }
+  free(a->marked);
+  a->marked = NULL;
+  a->marked_cap = 0;
+  a->norder = 0; /* the old order indexes the old records */
+  a->rcur.sel = a->rcur.top = 0;
+  a->autosave_ok = true;
+  App_rebuildOrder(a);
+  App_initPanels(a);
+  a->view = VIEW_MAIN;
+  a->dirty = DIRTY_ALL;
+  App_message(a, false, "opened %s: %d records", path ? path : "session", a->session.nrecords);
+}
+
+static void App_autosave(App *a) {
+  if (a->from_example || !a->session.path[0]) {
+    Session_defaultPath(a->session.path, sizeof a->session.path);
+    a->from_example = false;
+  }
+  a->autosave_ok = Session_autosave(&a->session, a->autosave_err, sizeof a->autosave_err);
+  if (!a->autosave_ok) App_message(a, true, "autosave failed: %s", a->autosave_err);
+}
+
+/* ---- runs ------------------------------------------------------------------------------- */
+
+static void App_submit(App *a, PlanEntry *entries, int count) {
+  if (!a->runner) a->runner = Runner_new(NULL);
+  if (!a->runner) {
+    App_message(a, true, "cannot start the worker (benchtop worker): see stderr");
+    return;
+  }
+  Runner_submit(a->runner, entries, count);
+  if (!a->running) a->done = 0, a->total = 0;
+  a->total += count;
+  a->running = true;
+  a->no_gpu = false;
+  Util_strlcpy(a->worker, "starting worker", sizeof a->worker);
+  a->dirty |= DIRTY_STATUS;
+}
+
+/* Records what the run asked for in the session's plan, so replay can repeat it. */
+static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape,
+                           const Shape *shapes) {
+  Plan *p = &a->session.plan;
+  RunOptions opts = p->opts;
+  bool had_opts = p->opts.reps > 0;
+  Plan_free(p);
+  memset(p, 0, sizeof *p);
+  if (had_opts) p->opts = opts;
+  else Plan_defaultOptions(&p->opts);
+  Util_strlcpy(p->metrics, "default", sizeof p->metrics);
+  p->variants = Util_xcalloc((size_t)nvar, sizeof *p->variants);
+  p->knobs = Util_xcalloc((size_t)nvar * KNOB_MAX, sizeof *p->knobs);
+  for (int i = 0; i < nvar; i++) {
+    p->variants[p->nvariants++] = Util_xstrdup(vars[i]->variant->name);
+    for (int k = 0; k < vars[i]->variant->nknobs; k++) {
+      const KnobDesc *kd = &vars[i]->variant->knobs[k];
+      char *kv = Util_asprintf("%s=%s", kd->name, kd->values[vars[i]->knobs.idx[k]]);
+      bool dup = false;
+      for (int j = 0; j < p->nknobs; j++) dup |= strcmp(p->knobs[j], kv) == 0;
+      if (dup) free(kv);
+      else p->knobs[p->nknobs++] = kv;
+    }
+  }
+  p->shapes = Util_xcalloc((size_t)nshape, sizeof *p->shapes);
+  memcpy(p->shapes, shapes, (size_t)nshape * sizeof *shapes);
+  p->nshapes = nshape;
+  a->session.dirty = true;
+}
+
+void App_startRun(App *a) {
+  const VariantRow *vars[32];
+  int nvar = 0, nshape = 0;
+  for (int i = 0; i < a->nvariants; i++)
+    if (a->variants[i].checked) vars[nvar++] = &a->variants[i];
+  Shape *shapes = Util_xcalloc((size_t)(a->nshapes ? a->nshapes : 1), sizeof *shapes);
+  for (int i = 0; i < a->nshapes; i++)
+    if (a->shapes[i].checked) shapes[nshape++] = a->shapes[i].shape;
+  if (nvar == 0 || nshape == 0) {
+    App_message(a, true, "check at least one variant and one shape (Space), then r");
+    free(shapes);
+    return;
+  }
+  /* Entries are built here rather than through Plan_expand: each variant keeps its own knob
+   * setting, which a plan-wide --knob cannot say when two variants share a knob name. */
+  PlanEntry *entries = Util_xcalloc((size_t)(nvar * nshape), sizeof *entries);
+  RunOptions opts;
+  Plan_defaultOptions(&opts);
+  if (a->session.plan.opts.reps > 0) opts = a->session.plan.opts;
+  int n = 0;
+  for (int v = 0; v < nvar; v++)
+    for (int s = 0; s < nshape; s++) {
+      PlanEntry *e = &entries[n++];
+      e->variant = vars[v]->variant;
+      e->knobs = vars[v]->knobs;
+      e->shape = shapes[s];
+      e->opts = opts;
+      Util_strlcpy(e->metrics, "default", sizeof e->metrics);
+    }
+  App_recordPlan(a, nvar, vars, nshape, shapes);
+  App_submit(a, entries, n);
+  free(entries);
+  free(shapes);
+  App_message(a, false, "running %d variant%s x %d shape%s = %d entries (x cancels)", nvar,
+              nvar == 1 ? "" : "s", nshape, nshape == 1 ? "" : "s", n);
+}
+
+/* Replay entries from the records themselves when the session carries no plan. */
+static int App_entriesFromRecords(const Session *s, PlanEntry **out) {
+  *out = Util_xcalloc((size_t)(s->nrecords ? s->nrecords : 1), sizeof **out);
+  int n = 0;
+  for (int i = 0; i < s->nrecords; i++) {
+    const Record *r = &s->records[i];
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++) seen = Record_sameKey(&s->records[j], r);
+    const Variant *v = Registry_find(r->variant);
+    char err[160];
+    if (seen || !v) continue;
+    PlanEntry *e = &(*out)[n];
+    e->variant = v;
+    Registry_defaults(v, &e->knobs);
+    if (!Registry_applyKnobs(v, r->knobs, &e->knobs, true, err, sizeof err)) continue;
+    e->shape = r->shape;
+    e->opts = r->opts;
+    Util_strlcpy(e->metrics, s->plan.metrics[0] ? s->plan.metrics : "default", sizeof e->metrics);
+    n++;
+  }
+  return n;
+}
+
+void App_replay(App *a) {
+  if (a->running) {
+    App_message(a, true, "a run is in flight: x cancels it first");
+    return;
+  }
+  PlanEntry *entries = NULL;
+  int n = 0;
+  char err[512] = "";
+  if (a->session.plan.nvariants > 0 && a->session.plan.nshapes > 0) {
+    if (!Plan_expand(&a->session.plan, &entries, &n, err, sizeof err)) {
+      App_message(a, true, "replay: %s", err);
+      return;
+    }
+  } else {
+    n = App_entriesFromRecords(&a->session, &entries);
+  }
+  if (n == 0) {
+    free(entries);
+    App_message(a, true, "nothing to replay: the session has no plan and no records");
+    return;
+  }
+  /* The open session becomes the original; the replay fills a fresh session. */
+  Session *orig = Util_xcalloc(1, sizeof *orig);
+  *orig = a->session;
+  if (a->original) {
+    Session_free(a->original);
+    free(a->original);
+  }
+  a->original = orig;
+  Session_init(&a->session);
+  Plan_copy(&a->session.plan, &orig->plan);
+  Session_defaultPath(a->session.path, sizeof a->session.path);
+  a->from_example = false;
+  free(a->marked);
+  a->marked = NULL;
+  a->marked_cap = 0;
+  a->norder = 0;
+  a->rcur.sel = a->rcur.top = 0;
+  App_rebuildOrder(a);
+  App_submit(a, entries, n);
+  free(entries);
+  App_message(a, false, "replaying %d entries; 'vs orig' shows p50 against the original", n);
+}
+
+void App_cancelRun(App *a) {
+  if (!a->running || !a->runner) {
+    App_message(a, false, "nothing is running");
+    return;
+  }
+  Runner_cancel(a->runner);
+  Util_strlcpy(a->worker, "cancelling", sizeof a->worker);
+  App_message(a, false, "cancelling the run");
+  a->dirty |= DIRTY_STATUS;
+}
+
+static void App_runnerEvent(App *a, RunnerEvent *ev) {
+  switch (ev->kind) {
+  case RUNNER_HELLO:
+    Util_strlcpy(a->device, ev->device.name, sizeof a->device);
+    if (!a->session.has_device) {
+      a->session.device = ev->device;
+      a->session.has_device = true;
+    }
+    Util_strlcpy(a->worker, "worker ready", sizeof a->worker);
+    break;
+  case RUNNER_PROGRESS:
+    a->done = ev->done;
+    if (ev->total > 0) a->total = ev->total;
+    Util_strlcpy(a->worker, ev->message, sizeof a->worker);
+    break;
+  case RUNNER_RECORD:
+    Session_add(&a->session, &ev->record);
+    Record_free(&ev->record);
+    if (a->done < a->total) a->done++;
+    App_rebuildOrder(a);
+    App_autosave(a);
+    break;
+  case RUNNER_NO_GPU:
+    a->no_gpu = true;
+    snprintf(a->worker, sizeof a->worker, "no GPU: %.140s", ev->message);
+    App_message(a, true, "no GPU: %s", ev->message);
+    break;
+  case RUNNER_FINISHED:
+    a->running = false;
+    snprintf(a->worker, sizeof a->worker, "idle (%d/%d done)", a->done, a->total);
+    if (!a->no_gpu) App_message(a, false, "run finished: %d records", a->done);
+    break;
+  default: return;
+  }
+  a->dirty |= DIRTY_STATUS;
+}
+
+static void App_pollRunner(App *a) {
+  if (!a->runner) return;
+  RunnerEvent ev;
+  memset(&ev, 0, sizeof ev);
+  while (Runner_poll(a->runner, &ev)) {
+    App_runnerEvent(a, &ev);
+    memset(&ev, 0, sizeof ev);
+  }
+}
+
+/* ---- layout and drawing ----------------------------------------------------------------- */
+
+#define APP_WINDOWS(a) \
+  { &(a)->w_status, &(a)->w_var, &(a)->w_shape, &(a)->w_results, &(a)->w_side, &(a)->w_keys, \
+    &(a)->w_body, &(a)->w_overlay }
+
+static void App_freeWindows(App *a) {
+  WINDOW **ws[] = APP_WINDOWS(a);
+  for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+    if (*ws[i]) {
+      delwin(*ws[i]);
+      *ws[i] = NULL;
+    }
+}
+
+static void App_layout(App *a) {
+  App_freeWindows(a);
+  getmaxyx(stdscr, a->rows, a->cols);
+  a->too_small = a->rows < TUI_MIN_ROWS || a->cols < TUI_MIN_COLS;
+  a->dirty = DIRTY_ALL;
+  if (a->too_small) return;
+  int body = a->rows - 2;
+  int top = body / 3;
+  if (top < 6) top = 6;
+  if (top > 14) top = 14;
+  int half = a->cols / 2;
+  /* Wide and tall terminals get the detail of the selected record beside the table. */
+  int side = a->cols >= 150 && a->rows >= 36 ? 66 : 0;
+  a->w_status = newwin(1, a->cols, 0, 0);
+  a->w_var = newwin(top, half, 1, 0);
+  a->w_shape = newwin(top, a->cols - half, 1, half);
+  a->w_results = newwin(body - top, a->cols - side, 1 + top, 0);
+  if (side) a->w_side = newwin(body - top, side, 1 + top, a->cols - side);
+  a->w_keys = newwin(1, a->cols, a->rows - 1, 0);
+  a->w_body = newwin(body, a->cols, 1, 0);
+}
+
+static void App_drawTooSmall(App *a) {
+  bkgdset(' ' | Theme_attr(TH_NORMAL));
+  erase();
+  char line[96];
+  snprintf(line, sizeof line, "benchtop needs %dx%d; this terminal is %dx%d", TUI_MIN_COLS,
+           TUI_MIN_ROWS, a->cols, a->rows);
+  int y = a->rows / 2, x = (a->cols - (int)strlen(line)) / 2;
+  mvaddnstr(y > 0 ? y : 0, x > 0 ? x : 0, line, a->cols);
+  if (a->rows > 2) mvaddnstr(y + 1, 0, "(enlarge it, or q to quit)", a->cols);
+  wnoutrefresh(stdscr);
+}
+
+static void App_draw(App *a) {
+  unsigned d = a->dirty;
+  a->dirty = 0;
+  if (a->too_small) {
+    App_drawTooSmall(a);
+    doupdate();
+    return;
+  }
+  if (d == DIRTY_ALL) {
+    WINDOW **ws[] = APP_WINDOWS(a);
+    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+      if (*ws[i]) wbkgdset(*ws[i], ' ' | Theme_attr(TH_NORMAL));
+  }
+  if (d & DIRTY_STATUS) Statusline_draw(a);
+  if (a->view == VIEW_MAIN) {
+    if (d & DIRTY_VARIANTS) ViewVariants_draw(a);
+    if (d & DIRTY_SHAPES) ViewShapes_draw(a);
+    if (d & DIRTY_RESULTS) ViewResults_draw(a);
+    if ((d & DIRTY_SIDE) && a->w_side) ViewDetail_draw(a, a->w_side, true);
+  } else if (d & (DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE)) {
+    if (a->view == VIEW_DETAIL) ViewDetail_draw(a, a->w_body, false);
+    else ViewCompare_draw(a);
+  }
+  if (d & DIRTY_KEYBAR) Keybar_draw(a);
+  /* Overlays sit on top: repaint them whenever anything under them was repainted. */
+  if (a->overlay != OVERLAY_NONE && d) {
+    switch (a->overlay) {
+    case OVERLAY_HELP: ViewHelp_draw(a); break;
+    case OVERLAY_PICKER: ViewPicker_draw(a); break;
+    case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
+    default: ViewPrompt_draw(a); break;
+    }
+  }
+  doupdate();
+}
+
+/* ---- start-up and the loop -------------------------------------------------------------- */
+
+static bool App_loadInitial(App *a, const char *path) {
+  char err[1024], found[4096];
+  Session *s = Util_xcalloc(1, sizeof *s);
+  if (path) {
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+      Session_init(s);
+      App_setSession(a, s, path);
+      App_message(a, false, "new session: records will be saved to %s", path);
+      return true;
+    }
+    if (!Session_load(path, s, err, sizeof err)) {
+      fprintf(stderr, "benchtop: %s\n", err);
+      Session_free(s);
+      free(s);
+      return false;
+    }
+    App_setSession(a, s, path);
+    return true;
+  }
+  if (Session_findDefault(found, sizeof found)) {
+    if (Session_load(found, s, err, sizeof err)) {
+      App_setSession(a, s, found);
+      return true;
+    }
+    Session_free(s);
+    memset(s, 0, sizeof *s);
+    Session_init(s);
+    App_setSession(a, s, NULL);
+    App_message(a, true, "could not open %s (%s); empty session", found, err);
+    return true;
+  }
+  Session_init(s);
+  App_setSession(a, s, NULL);
+  App_message(a, false, "no session yet: check variants and shapes with Space, r runs them");
+  return true;
+}
+
+static void App_initTerminal(App *a) {
+  a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+  const char *term = getenv("TERM"), *noacs = getenv("NCURSES_NO_UTF8_ACS"),
+             *ascii = getenv("BENCHTOP_ASCII");
+  /* PuTTY and the Linux console draw the line set badly or not at all: plain ASCII there. */
+  a->ascii = !a->utf8 || (noacs && noacs[0] && strcmp(noacs, "0") != 0) ||
+             (term && Util_startsWith(term, "linux")) || (ascii && ascii[0] == '1');
+  cbreak();
+  noecho();
+  keypad(stdscr, TRUE);
+  nodelay(stdscr, TRUE);
+  curs_set(0);
+  set_escdelay(25);
+  if (has_colors()) {
+    start_color();
+    use_default_colors();
+  }
+  Theme_scan(&a->themes);
+  const char *want = getenv("BENCHTOP_THEME");
+  a->theme_idx = Theme_find(&a->themes, want && want[0] ? want : "dark");
+  if (a->theme_idx < 0) a->theme_idx = 0;
+  char err[512];
+  Theme_apply(&a->themes, a->theme_idx, err, sizeof err);
+  if (err[0]) App_message(a, true, "%s", err);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = App_onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN); /* a dead worker's pipe is the runner's business, not a crash */
+}
+
+static void App_loop(App *a) {
+  App_layout(a);
+  while (!a->quit && !App_signal) {
+    if (a->dirty) App_draw(a);
+    struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}};
+    int nfds = 1, timeout = -1;
+    if (a->runner) {
+      int fd = Runner_fd(a->runner);
+      if (fd >= 0) fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+      timeout = Runner_timeoutMs(a->runner);
+      /* A run between workers has no fd yet: look again shortly rather than sleep forever. */
+      if (Runner_busy(a->runner) && fd < 0 && (timeout < 0 || timeout > 100)) timeout = 100;
+    }
+    int n = poll(fds, (nfds_t)nfds, timeout);
+    if (n < 0 && errno != EINTR) break;
+    if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))) break; /* terminal gone */
+    /* Keys, and KEY_RESIZE that ncurses queues from SIGWINCH (which woke poll with EINTR). */
+    for (int ch; !a->quit && (ch = getch()) != ERR;) {
+      if (ch == KEY_RESIZE) App_layout(a);
+      else if (a->too_small && ch != 'q') continue;
+      else if (a->too_small) a->quit = true;
+      else Keys_handle(a, ch);
+    }
+    App_pollRunner(a);
+  }
+}
+
+static void App_free(App *a) {
+  App_freeWindows(a);
+  if (a->runner) Runner_free(a->runner);
+  ViewPicker_free(a);
+  Session_free(&a->session);
+  if (a->original) {
+    Session_free(a->original);
+    free(a->original);
+  }
+  free(a->order);
+  free(a->marked);
+  free(a->shapes);
+  free(a);
+}
 
 int Tui_main(const char *path) {
-  (void)path;
-  fprintf(stderr, "benchtop: the TUI is not built yet\n");
-  return BT_EXIT_USAGE;
+  if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "benchtop: the TUI needs a terminal (for text output: benchtop show FILE)\n");
+    return BT_EXIT_USAGE;
+  }
+  setlocale(LC_ALL, "");
+  App *a = Util_xcalloc(1, sizeof *a);
+  a->sort_col = -1;
+  a->col_cursor = COL_P50;
+  a->focus = PANEL_RESULTS;
+  a->autosave_ok = true;
+  Util_strlcpy(a->worker, "idle", sizeof a->worker);
+  if (!App_loadInitial(a, path)) {
+    App_free(a);
+    return BT_EXIT_FAILED;
+  }
+  SCREEN *scr = newterm(NULL, stdout, stdin);
+  if (!scr) {
+    fprintf(stderr, "benchtop: cannot initialise the terminal (TERM=%s); try TERM=xterm-256color\n",
+            getenv("TERM") ? getenv("TERM") : "");
+    App_free(a);
+    return BT_EXIT_FAILED;
+  }
+  App_initTerminal(a);
+  a->dirty = DIRTY_ALL;
+  App_loop(a);
+  int sig = App_signal;
+  if (a->running && a->runner) Runner_cancel(a->runner);
+  bool saved = true;
+  char err[512] = "";
+  if (a->session.dirty && a->session.path[0] && !a->from_example)
+    saved = Session_autosave(&a->session, err, sizeof err);
+  endwin();
+  delscreen(scr);
+  if (sig) fprintf(stderr, "benchtop: stopped by signal %d%s\n", sig,
+                   a->session.path[0] && !a->from_example ? ", session saved" : "");
+  if (!saved) fprintf(stderr, "benchtop: could not save %s: %s\n", a->session.path, err);
+  else if (a->session.path[0] && !a->from_example && a->session.nrecords)
+    printf("benchtop: session %s (%d records)\n", a->session.path, a->session.nrecords);
+  App_free(a);
+  return saved ? BT_EXIT_OK : BT_EXIT_FAILED;
 }

@@ -1,0 +1,254 @@
+/* The detail of one record: latency histogram and sparkline from the samples, the error
+ * check, every metric (with its theoretical counterpart where one exists), build facts, clocks,
+ * device and options, and the reason of a failure. Drawn full screen or in the side pane. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "tui/tui.h"
+
+static const char *const Detail_blocks[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+                                             "\u2585", "\u2586", "\u2587", "\u2588"};
+static const char Detail_ascii[9] = {' ', '.', '.', ':', ':', '+', '+', '#', '#'};
+
+static void Detail_cell(Page *p, App *a, int level, ThemeElem el) {
+  if (level < 0) level = 0;
+  if (level > 8) level = 8;
+  if (a->ascii || !a->utf8) Page_text(p, el, "%c", Detail_ascii[level]);
+  else Page_text(p, el, "%s", Detail_blocks[level]);
+}
+
+/* Histogram of the samples, `rows` text rows tall, with min and max under it. */
+static void Detail_histogram(Page *p, App *a, const Timing *t, int width, int rows) {
+  int bins = width - 4;
+  if (bins > 60) bins = 60;
+  if (bins < 8 || t->nsamples < 2 || !t->samples) return;
+  double lo = t->samples[0], hi = t->samples[0];
+  for (int i = 1; i < t->nsamples; i++) {
+    if (t->samples[i] < lo) lo = t->samples[i];
+    if (t->samples[i] > hi) hi = t->samples[i];
+  }
+  int *count = Util_xcalloc((size_t)bins, sizeof *count);
+  int maxc = 0;
+  for (int i = 0; i < t->nsamples; i++) {
+    int b = hi > lo ? (int)((t->samples[i] - lo) / (hi - lo) * (bins - 1) + 0.5) : 0;
+    if (b < 0) b = 0;
+    if (b >= bins) b = bins - 1;
+    if (++count[b] > maxc) maxc = count[b];
+  }
+  Page_text(p, TH_TITLE, " latency histogram (%d launches)", t->nsamples);
+  Page_newline(p);
+  for (int r = rows - 1; r >= 0; r--) {
+    Page_text(p, TH_NORMAL, "  ");
+    for (int b = 0; b < bins; b++) {
+      int eighths = maxc ? (int)((double)count[b] * rows * 8 / maxc + 0.5) : 0;
+      Detail_cell(p, a, eighths - r * 8, TH_ACCENT);
+    }
+    Page_newline(p);
+  }
+  char l[32], h[32];
+  Columns_number(lo, l, sizeof l);
+  Columns_number(hi, h, sizeof h);
+  Page_text(p, TH_DIM, "  %s us%*s%s us", l, bins - (int)strlen(l) - (int)strlen(h) - 6, "", h);
+  Page_newline(p);
+  free(count);
+}
+
+/* The samples in launch order, averaged down to the width: drift and warm-up show here. */
+static void Detail_sparkline(Page *p, App *a, const Timing *t, int width) {
+  int n = width - 12;
+  if (n > t->nsamples) n = t->nsamples;
+  if (n < 4 || !t->samples) return;
+  double lo = INFINITY, hi = -INFINITY;
+  double *avg = Util_xcalloc((size_t)n, sizeof *avg);
+  for (int i = 0; i < n; i++) {
+    int s = (int)((long)i * t->nsamples / n), e = (int)((long)(i + 1) * t->nsamples / n);
+    double sum = 0;
+    for (int k = s; k < e; k++) sum += t->samples[k];
+    avg[i] = sum / (e - s);
+    if (avg[i] < lo) lo = avg[i];
+    if (avg[i] > hi) hi = avg[i];
+  }
+  Page_text(p, TH_DIM, "  in order ");
+  for (int i = 0; i < n; i++)
+    Detail_cell(p, a, hi > lo ? 1 + (int)((avg[i] - lo) / (hi - lo) * 7 + 0.5) : 4, TH_ACCENT);
+  Page_newline(p);
+  free(avg);
+}
+
+static void Detail_num(Page *p, const char *label, double v, const char *unit) {
+  char buf[48];
+  Columns_number(v, buf, sizeof buf);
+  Page_text(p, TH_DIM, "%s ", label);
+  Page_text(p, isnan(v) ? TH_NA : TH_NORMAL, "%s%s  ", buf, isnan(v) ? "" : unit);
+}
+
+static void Detail_metrics(Page *p, const Record *r) {
+  if (r->metric_passes >= 0)
+    Page_text(p, TH_TITLE, " Metrics (%d replay pass%s)", r->metric_passes,
+              r->metric_passes == 1 ? "" : "es");
+  else
+    Page_text(p, TH_TITLE, " Metrics");
+  Page_newline(p);
+  if (r->nmetrics == 0) {
+    Page_text(p, TH_NA, "  none collected (run with --metrics default, or counters unavailable)");
+    Page_newline(p);
+  }
+  for (int i = 0; i < r->nmetrics; i++) {
+    const Metric *m = &r->metrics[i];
+    const MetricInfo *info = Columns_metricInfo(m->name);
+    char v[48];
+    Columns_number(m->value, v, sizeof v);
+    Page_text(p, TH_NORMAL, "  %-20s ", info ? info->label : "");
+    Page_text(p, isnan(m->value) ? TH_NA : TH_ACCENT, "%10s %-4s", v,
+              isnan(m->value) ? "" : m->unit[0] ? m->unit : info ? info->unit : "");
+    if (strcmp(m->name, MET_OCC) == 0) {
+      char th[48];
+      Columns_number(r->occupancy_theoretical, th, sizeof th);
+      Page_text(p, TH_DIM, " theoretical %s%%", th);
+    }
+    Page_text(p, TH_DIM, "  %s", m->name);
+    if (isnan(m->value) && m->reason[0]) Page_text(p, TH_NA, "  (%s)", m->reason);
+    Page_newline(p);
+  }
+  if (!Record_metric(r, MET_OCC) && !isnan(r->occupancy_theoretical)) {
+    Page_text(p, TH_NORMAL, "  %-20s ", "theoretical occ.");
+    Page_text(p, TH_ACCENT, "%10.1f %%", r->occupancy_theoretical);
+    Page_newline(p);
+  }
+}
+
+static void Detail_body(Page *p, App *a, const Record *r, int width) {
+  char shape[64];
+  Shape_format(&r->shape, shape, sizeof shape);
+  ThemeElem st = r->status == REC_PASS ? TH_PASS : r->status == REC_NA ? TH_NA : TH_FAIL;
+  Page_text(p, TH_TITLE_FOCUS, " %s ", r->variant);
+  Page_text(p, TH_NORMAL, "%s  %s  ", r->knobs[0] ? r->knobs : "(no knobs)", shape);
+  Page_text(p, st, "%s", Record_statusName(r->status));
+  Page_newline(p);
+  if (r->reason[0]) {
+    Page_text(p, r->status == REC_PASS ? TH_DIM : TH_FAIL, " reason: %s", r->reason);
+    Page_newline(p);
+  }
+  Page_newline(p);
+  const Timing *t = &r->timing;
+  Page_text(p, TH_TITLE, " Timing");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  ");
+  Detail_num(p, "p50", t->p50, " us");
+  Detail_num(p, "p90", t->p90, " us");
+  Detail_num(p, "p99", t->p99, " us");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  ");
+  Detail_num(p, "min", t->min, " us");
+  Detail_num(p, "mean", t->mean, " us");
+  Detail_num(p, "stddev", t->stddev, " us");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  ");
+  Detail_num(p, "TFLOP/s", t->tflops, "");
+  Detail_num(p, "of peak", t->peak_frac * 100.0, " %");
+  Page_newline(p);
+  Detail_histogram(p, a, t, width, 3);
+  Detail_sparkline(p, a, t, width);
+  Page_newline(p);
+  const ErrorStats *e = &r->error;
+  Page_text(p, TH_TITLE, " Error against the reference");
+  Page_newline(p);
+  if (!e->checked) {
+    Page_text(p, TH_NA, "  not checked");
+  } else {
+    Page_text(p, TH_NORMAL, "  ");
+    Page_text(p, e->rel_l2 <= e->tolerance ? TH_PASS : TH_FAIL, "rel L2 %.2e", e->rel_l2);
+    Page_text(p, TH_DIM, " (tolerance %.1e)  max abs %.2e  NaN %lld  Inf %lld  unwritten %lld",
+              e->tolerance, e->max_abs, (long long)e->nan_count, (long long)e->inf_count,
+              (long long)e->unwritten);
+  }
+  Page_newline(p);
+  Page_newline(p);
+  Detail_metrics(p, r);
+  Page_newline(p);
+  const BuildInfo *b = &r->build;
+  Page_text(p, TH_TITLE, " Build");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  %s  regs %d  smem %d+%d B  stack %d B  spills st %d ld %d",
+            b->arch[0] ? b->arch : "arch n/a", b->regs, b->smem_static, b->smem_dynamic,
+            b->stack_bytes, b->spill_stores, b->spill_loads);
+  Page_newline(p);
+  Page_text(p, TH_DIM, "  compile %.0f ms (%s)  source %s", b->compile_ms,
+            b->cache_hit ? "cache hit" : "compiled", b->source_hash[0] ? b->source_hash : "n/a");
+  Page_newline(p);
+  Page_newline(p);
+  const Clocks *c = &r->clocks;
+  Page_text(p, TH_TITLE, " Clocks");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  SM %.0f -> %.0f MHz  mem %.0f -> %.0f MHz  %.0f C  %.0f W", c->sm_mhz_before,
+            c->sm_mhz_after, c->mem_mhz_before, c->mem_mhz_after, c->temp_c, c->power_w);
+  if (c->throttle_reasons >= 0)
+    Page_text(p, c->throttle_reasons ? TH_WORSE : TH_DIM, "  throttle 0x%llx",
+              (unsigned long long)c->throttle_reasons);
+  Page_newline(p);
+  Page_newline(p);
+  const DeviceInfo *d = &r->device;
+  Page_text(p, TH_TITLE, " Device and options");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  %s  cc %d.%d  %d SMs  L2 %lld MB  driver %d  NVRTC %d.%d",
+            d->name[0] ? d->name : "device n/a", d->cc_major, d->cc_minor, d->sm_count,
+            (long long)(d->l2_bytes >> 20), d->driver_version, d->nvrtc_major, d->nvrtc_minor);
+  Page_newline(p);
+  Page_text(p, TH_DIM, "  reps %d  warm-up %d  cold L2 %s  graph %s  seed %llu  %s", r->opts.reps,
+            r->opts.warmup, r->opts.cold_l2 ? "yes" : "no", r->opts.graph ? "yes" : "no",
+            (unsigned long long)r->opts.seed, r->created);
+  Page_newline(p);
+}
+
+void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
+  werase(w);
+  const Record *r = App_selectedRecord(a);
+  int h = getmaxy(w), width = getmaxx(w);
+  Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
+  if (!r) {
+    wattrset(w, Theme_attr(TH_DIM));
+    Draw_clip(w, 1, 2, width - 4, "No record selected.");
+    wnoutrefresh(w);
+    return;
+  }
+  Page p;
+  Page_begin(&p, a, w, a->detail_scroll, 1, h - 2, 1, width - 2);
+  Detail_body(&p, a, r, width - 2);
+  /* Clamp the scroll now that the length is known (the side pane does not scroll). */
+  int maxscroll = p.line - (h - 2);
+  if (!framed || a->view == VIEW_DETAIL) {
+    if (a->detail_scroll > maxscroll) a->detail_scroll = maxscroll > 0 ? maxscroll : 0;
+    if (maxscroll > 0) {
+      char pos[32];
+      snprintf(pos, sizeof pos, " %d%% ", (a->detail_scroll * 100) / maxscroll);
+      wattrset(w, Theme_attr(TH_BORDER));
+      mvwaddstr(w, h - 1, width - (int)strlen(pos) - 2, pos);
+    }
+  }
+  wattrset(w, Theme_attr(TH_NORMAL));
+  wnoutrefresh(w);
+}
+
+void ViewDetail_key(App *a, int ch) {
+  int page = a->rows - 4;
+  switch (ch) {
+  case KEY_DOWN: case 'j': a->detail_scroll++; break;
+  case KEY_UP: case 'k': if (a->detail_scroll > 0) a->detail_scroll--; break;
+  case KEY_NPAGE: case ' ': a->detail_scroll += page; break;
+  case KEY_PPAGE: a->detail_scroll = a->detail_scroll > page ? a->detail_scroll - page : 0; break;
+  case KEY_HOME: case 'g': a->detail_scroll = 0; break;
+  case KEY_END: case 'G': a->detail_scroll = 1 << 20; break;
+  /* Next/previous record without leaving the detail view. */
+  case KEY_RIGHT: case 'l': ListCursor_move(&a->rcur, a->norder, 1); a->detail_scroll = 0; break;
+  case KEY_LEFT: case 'h': ListCursor_move(&a->rcur, a->norder, -1); a->detail_scroll = 0; break;
+  case 27: case '\n': case KEY_ENTER: case 'q':
+    a->view = VIEW_MAIN;
+    a->dirty = DIRTY_ALL;
+    return;
+  default: return;
+  }
+  a->dirty |= DIRTY_BODY;
+}
