@@ -82,14 +82,24 @@ static const char *check_mma(const Shape *s, const KnobValues *kv) {
   return NULL;
 }
 
-/* fp8: quantize Q/K/V per (b,h) (one block per (b,h)), then the attention kernel. */
+/* fp8: quantize Q and K per (b,h) (grid.y 0: Q, 1: K; one block per head), then attention
+ * with fp8.cu's fixed tiling: 64 query rows, 4 warps, 2 stages of 64 keys; dynamic shared
+ * memory Q8 [64][D] + 2 x K8 [64][D] bytes + 2 x V [64][D] fp16 = 7*64*D bytes. */
 static void dims_fp8_quant(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   (void)kv;
-  Registry_set(d, (unsigned)(s->B * s->H), 3, 1, 256, 0);
+  Registry_set(d, (unsigned)(s->B * s->H), 2, 1, 256, 0);
 }
 static void dims_fp8(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128,
+               (size_t)7 * 64 * s->D);
+}
+/* p.workspace: [q8: N bytes][k8: N bytes][q_scale: B*H floats][k_scale: B*H floats],
+ * N = B*H*S*D (E4M3 copies of Q and K, dequantisation scales). */
+static size_t ws_fp8(const Shape *s, const KnobValues *kv) {
+  (void)kv;
+  size_t bh = (size_t)s->B * s->H;
+  return 2 * bh * (size_t)s->S * s->D + 2 * bh * sizeof(float);
 }
 
 /* cublas: the softmax kernel, one block per score row. */
@@ -175,8 +185,10 @@ static const Variant variant_mma = {
 static const Variant variant_fp8 = {
   .name = "fp8", .source = "fp8.cu",
   .summary = "E4M3 Q/K with per-head scales through mma.sync e4m3, fp32 softmax",
-  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 3e-2, .kind = LAUNCH_KERNELS,
-  .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}}, .presets = {""},
+  /* 5e-2: E4M3 rounding gives ~3.7e-2 relative L2 on standard-normal inputs (fp8.cu header). */
+  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 5e-2, .kind = LAUNCH_KERNELS,
+  .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}},
+  .workspace_bytes = ws_fp8, .presets = {""},
 };
 
 static const Variant variant_cublas = {
