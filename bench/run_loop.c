@@ -70,7 +70,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
   if (strcmp(plan->metrics, "none") != 0) cols |= EXPORT_COL_METRICS;
-  Export_begin(&x, stdout, fmt, cols);
+  bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK;
   bool finished = false, cancelled = false, saved_once = false;
   while (!finished) {
@@ -86,12 +86,16 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
+        if (!begun) Export_begin(&x, stdout, fmt, cols);
+        begun = true;
         s.device = ev.device;
         s.has_device = true;
         break;
       case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
+        if (!begun) Export_begin(&x, stdout, fmt, cols);
+        begun = true;
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
         else saved_once = true;
@@ -116,7 +120,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
     if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout) < 0 && errno != EINTR) break;
   }
   if (tty) fprintf(stderr, "\r\033[K");
-  Export_end(&x);
+  if (begun) Export_end(&x);
   Runner_free(r);
   if (rc != BT_EXIT_NO_GPU && (saved_once || s.nrecords == 0)) {
     if (s.nrecords == 0 && !Session_autosave(&s, err, sizeof err))
