@@ -45,8 +45,8 @@ done
 for t in gpu_ladder gpu_faults gpu_cache gpu_wall gpu_kill; do
   want $t && run_test $t bash "tests/gpu/$t.sh" "$BT"
 done
-for t in "$BUILD"/tests/cupti/gpu_*; do
-  [ -x "$t" ] && want "$(basename "$t")" && run_test "$(basename "$t")" "$t"
+for t in "$BUILD"/tests/cupti/*gpu*; do
+  [ -f "$t" ] && [ -x "$t" ] && want "$(basename "$t")" && run_test "$(basename "$t")" "$t"
 done
 for t in tests/gpu/extra/*.sh; do
   [ -f "$t" ] && want "$(basename "$t" .sh)" && run_test "$(basename "$t" .sh)" bash "$t" "$BT"
