@@ -214,19 +214,27 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
     wnoutrefresh(w);
     return;
   }
+  /* The length is known only after laying out; a scroll past the end (G) is clamped and the
+   * page laid out again. */
   Page p;
-  Page_begin(&p, a, w, a->detail_scroll, 1, h - 2, 1, width - 2);
-  Detail_body(&p, a, r, width - 2);
-  /* Clamp the scroll now that the length is known (the side pane does not scroll). */
-  int maxscroll = p.line - (h - 2);
-  if (!framed || a->view == VIEW_DETAIL) {
-    if (a->detail_scroll > maxscroll) a->detail_scroll = maxscroll > 0 ? maxscroll : 0;
-    if (maxscroll > 0) {
-      char pos[32];
-      snprintf(pos, sizeof pos, " %d%% ", (a->detail_scroll * 100) / maxscroll);
-      wattrset(w, Theme_attr(TH_BORDER));
-      mvwaddstr(w, h - 1, width - (int)strlen(pos) - 2, pos);
+  bool scrolls = !framed || a->view == VIEW_DETAIL;
+  for (int pass = 0; pass < 2; pass++) {
+    Page_begin(&p, a, w, scrolls ? a->detail_scroll : 0, 1, h - 2, 1, width - 2);
+    Detail_body(&p, a, r, width - 2);
+    int maxscroll = p.line - (h - 2);
+    if (maxscroll < 0) maxscroll = 0;
+    if (!scrolls || a->detail_scroll <= maxscroll) {
+      if (scrolls && maxscroll > 0) {
+        char pos[32];
+        snprintf(pos, sizeof pos, " %d%% ", (a->detail_scroll * 100) / maxscroll);
+        wattrset(w, Theme_attr(TH_BORDER));
+        mvwaddstr(w, h - 1, width - (int)strlen(pos) - 2, pos);
+      }
+      break;
     }
+    a->detail_scroll = maxscroll;
+    werase(w);
+    Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
   }
   wattrset(w, Theme_attr(TH_NORMAL));
   wnoutrefresh(w);
