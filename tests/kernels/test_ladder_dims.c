@@ -1,0 +1,111 @@
+/* Launch geometry of the ladder rungs (naive .. wmma, cublas's softmax) and the reference:
+ * for ragged S the grid covers every query row exactly once per block row, one block row
+ * per (b, h), with the thread counts and shared memory the kernels are written for. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/reference.h"
+#include "kernels/registry.h"
+#include "tests/unit/check.h"
+
+/* Query rows one block owns and its threads, as written in each kernel (BM, THREADS). */
+static const struct {
+  const char *variant;
+  int rows, threads;
+} Ladder[] = {
+  {"naive", 128, 128}, {"smem", 64, 128}, {"swizzle", 64, 128}, {"cp_async", 64, 128},
+  {"wmma_qk", 64, 128}, {"wmma", 64, 128},
+};
+
+static const int Ragged[] = {1, 2, 31, 63, 64, 65, 127, 128, 129, 300, 4095, 4097, 16383, 16384};
+
+static void LadderDims_checkGrid(const LaunchDims *d, const Shape *s, int rows, int threads) {
+  CHECK(d->grid[1] == (unsigned)(s->B * s->H));
+  CHECK(d->grid[2] == 1);
+  CHECK(d->block[0] == (unsigned)threads && d->block[1] == 1 && d->block[2] == 1);
+  /* Covers S, and no block starts past S (a block with no valid row would be wasted). */
+  CHECK((long)d->grid[0] * rows >= s->S);
+  CHECK((long)(d->grid[0] - 1) * rows < s->S);
+}
+
+static void LadderDims_variants(void) {
+  for (size_t i = 0; i < sizeof Ladder / sizeof Ladder[0]; i++) {
+    const Variant *v = Registry_find(Ladder[i].variant);
+    CHECK(v != NULL);
+    if (!v) continue;
+    CHECK(v->nsteps == 1 && strcmp(v->steps[0].entry, "attn_fwd") == 0);
+    CHECK(v->min_cc == 80 && !v->arch_specific);
+    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+      KnobValues kv;
+      char err[256];
+      Registry_defaults(v, &kv);
+      CHECK(Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err));
+      for (int D = 64; D <= 128; D += 64)
+        for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
+          Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
+          char why[256];
+          CHECK(Registry_supports(v, &s, &kv, 80, why, sizeof why) == NULL);
+          LaunchDims d;
+          memset(&d, 0xff, sizeof d);
+          v->steps[0].dims(&s, &kv, &d);
+          LadderDims_checkGrid(&d, &s, Ladder[i].rows, Ladder[i].threads);
+          if (strcmp(v->name, "cp_async") == 0) {
+            /* Q [64][D] + stages * (K + V) [32][D] fp16 + P [64][32] fp32, as cp_async.cu
+             * carves it; the most stays under the 99 KiB an sm_89 block may opt into. */
+            int stages = Registry_knobInt(v, &kv, "stages", -1);
+            CHECK(stages == 2 || stages == 3);
+            CHECK(d.smem == (size_t)(64 * D * 2 + stages * 2 * 32 * D * 2 + 64 * 32 * 4));
+            CHECK(d.smem <= 99 * 1024);
+          } else {
+            CHECK(d.smem == 0); /* static shared memory only */
+          }
+        }
+      /* D outside {64, 128} is refused, with a reason. */
+      Shape odd = {1, 1, 128, 96, false};
+      char why[256];
+      CHECK(Registry_supports(v, &odd, &kv, 80, why, sizeof why) != NULL);
+    }
+  }
+}
+
+static void LadderDims_cublasSoftmax(void) {
+  const Variant *v = Registry_find("cublas");
+  CHECK(v != NULL);
+  if (!v) return;
+  CHECK(v->kind == LAUNCH_CUBLAS && v->nsteps == 1);
+  CHECK(strcmp(v->steps[0].entry, "softmax_rows") == 0);
+  CHECK(v->workspace_bytes != NULL);
+  KnobValues kv;
+  Registry_defaults(v, &kv);
+  for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
+    Shape s = {2, 3, Ragged[k], 64, (k & 1) != 0};
+    LaunchDims d;
+    v->steps[0].dims(&s, &kv, &d);
+    CHECK(d.grid[0] == (unsigned)s.S); /* one block per score row */
+    CHECK(d.grid[1] == 6 && d.grid[2] == 1);
+    CHECK(d.block[0] == 256 && d.smem == 0);
+    /* fp32 scores then fp16 probabilities, [B*H][S][S] each */
+    if (v->workspace_bytes)
+      CHECK(v->workspace_bytes(&s, &kv) == (size_t)6 * (size_t)s.S * (size_t)s.S * 6);
+  }
+}
+
+static void LadderDims_reference(void) {
+  CHECK(strcmp(Reference_entry, "ref_attn") == 0);
+  CHECK(strcmp(Reference_source, "reference.cu") == 0);
+  for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++)
+    for (int D = 32; D <= REFERENCE_MAX_D; D += 32) {
+      Shape s = {2, 5, Ragged[k], D, false};
+      LaunchDims d;
+      Reference_dims(&s, &d);
+      LadderDims_checkGrid(&d, &s, 16, 256);
+      CHECK(d.smem == 0);
+    }
+}
+
+int main(void) {
+  LadderDims_variants();
+  LadderDims_cublasSoftmax();
+  LadderDims_reference();
+  return Check_done("ladder_dims");
+}
