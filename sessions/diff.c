@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/json_fields.h"
 
 typedef struct DiffPair {
   const Record *a, *b; /* either may be NULL: only in the other session */
@@ -163,6 +164,13 @@ static void Diff_printJson(FILE *out, const DiffPair *pairs, int n, double pct, 
   cJSON_Delete(root);
 }
 
+static void Diff_csvNumber(FILE *out, double v) {
+  char buf[40];
+  if (isnan(v)) snprintf(buf, sizeof buf, "n/a");
+  else Json_formatDouble(buf, sizeof buf, v);
+  fprintf(out, ",%s", buf);
+}
+
 static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
   fputs("match,variant,knobs,shape,status_a,status_b,p50_a_us,p50_b_us,dp50_pct,rel_l2_a,"
         "rel_l2_b,drel_l2", out);
@@ -182,14 +190,11 @@ static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
     double v[5] = {p->a ? p->a->timing.p50 : NAN, p->b ? p->b->timing.p50 : NAN,
                    p->a && p->b ? p->dp50_pct : NAN, p->a ? p->a->error.rel_l2 : NAN,
                    p->b ? p->b->error.rel_l2 : NAN};
-    for (int k = 0; k < 5; k++) isnan(v[k]) ? fputs(",n/a", out) : fprintf(out, ",%.17g", v[k]);
-    double dr = p->a && p->b ? p->drel : NAN;
-    isnan(dr) ? fputs(",n/a", out) : fprintf(out, ",%.17g", dr);
-    for (int k = 0; k < Export_headlineCount; k++) {
-      double d = Diff_metric(p->b, Export_headlineMetrics[k]) -
-                 Diff_metric(p->a, Export_headlineMetrics[k]);
-      isnan(d) ? fputs(",n/a", out) : fprintf(out, ",%.17g", d);
-    }
+    for (int k = 0; k < 5; k++) Diff_csvNumber(out, v[k]);
+    Diff_csvNumber(out, p->a && p->b ? p->drel : NAN);
+    for (int k = 0; k < Export_headlineCount; k++)
+      Diff_csvNumber(out, Diff_metric(p->b, Export_headlineMetrics[k]) -
+                              Diff_metric(p->a, Export_headlineMetrics[k]));
     fprintf(out, ",%s\n", p->regression ? "yes" : "no");
   }
 }
@@ -199,16 +204,17 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPair *pairs, i
                            bool metric_cols[DIFF_NMETRICCOLS]) {
   bool md = fmt == FMT_MD;
   const char *heads[] = {"variant", "knobs", "shape", "status", "p50 A", "p50 B", "Δp50", "Δrel err"};
-  const int widths[] = {9, 13, 12, 9, 8, 8, 8, 9};
+  const int widths[] = {9, 14, 15, 9, 8, 8, 8, 9};
   if (md) fputs("|", out);
   for (int c = 0; c < 8; c++) {
     if (md) fprintf(out, " %s |", heads[c]);
     /* Δ is 2 bytes and 1 column: pad by display width. */
-    else fprintf(out, c ? " %*s" : "%-*s", widths[c] + (strstr(heads[c], "Δ") ? 1 : 0), heads[c]);
+    else fprintf(out, c == 0 ? "%-*s" : c < 4 ? " %-*s" : " %*s",
+                 widths[c] + (strstr(heads[c], "Δ") ? 1 : 0), heads[c]);
   }
   for (int k = 0; k < DIFF_NMETRICCOLS; k++)
     if (metric_cols[k]) md ? fprintf(out, " %s |", Diff_metricCols[k].head)
-                          : fprintf(out, " %*s", 8, Diff_metricCols[k].head);
+                          : fprintf(out, " %*s", 9, Diff_metricCols[k].head);
   fputc('\n', out);
   if (md) {
     fputs("| --- | --- | --- | --- | ---: | ---: | ---: | ---: |", out);

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/util.h"
+#include "sessions/json_fields.h"
 
 const char *const Export_headlineMetrics[] = {
   METRIC_OCCUPANCY, METRIC_TENSOR_PCT, METRIC_TENSOR_INST, METRIC_BANK_LD,
@@ -33,11 +34,11 @@ typedef struct ColumnDesc {
 
 static const ColumnDesc Export_columns[C_COUNT] = {
   [C_VARIANT] = {"variant", "variant", 9, 0, true},
-  [C_KNOBS] = {"knobs", "knobs", 13, 0, true},
-  [C_SHAPE] = {"shape", "shape", 12, 0, true},
+  [C_KNOBS] = {"knobs", "knobs", 14, 0, true},
+  [C_SHAPE] = {"shape", "shape", 15, 0, true},
   [C_STATUS] = {"status", "status", 6, 0, true},
-  [C_P50] = {"p50 us", "p50_us", 8, 0, false},
-  [C_P90] = {"p90 us", "p90_us", 8, 0, false},
+  [C_P50] = {"p50 us", "p50_us", 7, 0, false},
+  [C_P90] = {"p90 us", "p90_us", 7, 0, false},
   [C_TFLOPS] = {"TFLOP/s", "tflops", 7, 0, false},
   [C_RELERR] = {"rel err", "rel_l2", 7, 0, false},
   [C_OCC] = {"occ%", "achieved_occupancy_pct", 5, EXPORT_COL_OCCUPANCY, false},
@@ -127,7 +128,7 @@ static void Export_fmtFixed(char *buf, size_t size, double v, int digits) {
 
 static void Export_fmtExact(char *buf, size_t size, double v) {
   if (isnan(v)) snprintf(buf, size, "n/a");
-  else snprintf(buf, size, "%.17g", v);
+  else Json_formatDouble(buf, size, v);
 }
 
 static void Export_fmtInt(char *buf, size_t size, int64_t v) {
@@ -162,7 +163,8 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
   case C_RELERR: case C_MAXABS: case C_TOL:
     v = col == C_RELERR ? r->error.rel_l2 : col == C_MAXABS ? r->error.max_abs : r->error.tolerance;
     if (isnan(v)) snprintf(buf, size, "n/a");
-    else snprintf(buf, size, exact ? "%.17g" : "%.1e", v);
+    else if (exact) Json_formatDouble(buf, size, v);
+    else snprintf(buf, size, "%.1e", v);
     return;
   case C_OCC: case C_TENSOR: case C_L2:
     v = Export_metricValue(r, col == C_OCC ? METRIC_OCCUPANCY

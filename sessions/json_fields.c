@@ -25,13 +25,15 @@ static void Json_fail(char *err, size_t errsize, const char *path, const char *k
   snprintf(err, errsize, "%s: %s", Json_join(p, sizeof p, path, key), what);
 }
 
-cJSON *Json_number(double d) {
-  if (!isfinite(d)) return cJSON_CreateNull();
+void Json_formatDouble(char *buf, size_t size, double d) {
+  if (!isfinite(d)) {
+    snprintf(buf, size, "null");
+    return;
+  }
   /* cJSON 1.7.15 prints 15 digits whenever they come back within an epsilon, which loses the
    * last bits; the shortest of 15..17 digits that reads back exactly keeps every bit. */
-  char buf[40];
   for (int prec = 15; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, d);
+    snprintf(buf, size, "%.*g", prec, d);
     if (strtod(buf, NULL) == d) break;
   }
   /* JSON wants '.', whatever LC_NUMERIC the TUI set. */
@@ -42,6 +44,12 @@ cJSON *Json_number(double d) {
     *at = '.';
     memmove(at + 1, at + dl, strlen(at + dl) + 1);
   }
+}
+
+cJSON *Json_number(double d) {
+  if (!isfinite(d)) return cJSON_CreateNull();
+  char buf[40];
+  Json_formatDouble(buf, sizeof buf, d);
   return cJSON_CreateRaw(buf);
 }
 

@@ -51,6 +51,8 @@ bool Json_readStr(const cJSON *v, char *buf, size_t size, const char *path, cons
 const cJSON *Json_member(const cJSON *obj, const char *key, int cjson_type, bool required,
                          const char *path, bool *ok, char *err, size_t errsize);
 bool Json_doubleEqual(double a, double b);
+/* Shortest text that reads back to exactly d, with '.' ("null" for NAN/inf); size >= 32. */
+void Json_formatDouble(char *buf, size_t size, double d);
 /* A number item that prints with every bit kept (null for NAN/inf). */
 cJSON *Json_number(double d);
 

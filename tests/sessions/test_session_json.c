@@ -272,7 +272,19 @@ static void test_session(const char *dir) {
   unlink(path);
 }
 
-int main(void) {
+/* --write PATH: save the session built in code (a fixture for the diff and show tests). */
+static int write_fixture(const char *path) {
+  Session s;
+  build_session(&s);
+  char err[1024];
+  bool ok = Session_save(&s, path, err, sizeof err);
+  if (!ok) fprintf(stderr, "%s\n", err);
+  Session_free(&s);
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_fixture(argv[2]);
   char dir[] = "/tmp/benchtop-test-XXXXXX";
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
