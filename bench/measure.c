@@ -135,6 +135,9 @@ static void Measure_kernelFacts(Gpu *g, const Variant *v, const KnobValues *kv, 
   if (cudaFuncGetAttributes(&fa, (const void *)m->kernels[last]) == cudaSuccess) {
     rec->build.regs = fa.numRegs;
     rec->build.smem_static = (int)fa.sharedSizeBytes;
+    /* No ptxas report when NVRTC served the build from its own cache: the loaded kernel's local
+     * memory (stack frame, spills included) is the next best fact. */
+    if (rec->build.stack_bytes < 0) rec->build.stack_bytes = (int)fa.localSizeBytes;
   }
   int threads = (int)(d.block[0] * d.block[1] * d.block[2]), blocks = 0;
   if (d.smem > 48 * 1024)

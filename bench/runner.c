@@ -253,7 +253,13 @@ static void Runner_handleLine(Runner *r, const char *line) {
       r->done++;
       ev->done = r->done;
     }
-    if (r->state == W_CANCELLING) {
+    bool fatal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "fatal"));
+    if (fatal) {
+      /* The worker's context is gone: a fresh worker takes the next entry. */
+      bool cancelling = r->state == W_CANCELLING;
+      Runner_stopWorker(r, true);
+      if (cancelling || r->head >= r->nqueue) Runner_push(r, RUNNER_FINISHED);
+    } else if (r->state == W_CANCELLING) {
       r->state = W_IDLE;
       r->deadline = 0;
       Runner_push(r, RUNNER_FINISHED);

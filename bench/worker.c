@@ -104,6 +104,7 @@ int Worker_main(void) {
     cJSON_AddStringToObject(out, "type", "record");
     cJSON_AddNumberToObject(out, "id", ctx.id);
     cJSON_AddItemToObject(out, "record", Record_toJson(&rec));
+    if (!alive) cJSON_AddBoolToObject(out, "fatal", true); /* no more requests to this worker */
     Worker_send(out);
     Record_free(&rec);
     if (!alive) {

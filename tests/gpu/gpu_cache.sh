@@ -4,7 +4,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu
 export XDG_CACHE_HOME="$OUTDIR/cache-fresh"
-rm -rf "$XDG_CACHE_HOME"
+export HOME="$OUTDIR/home-fresh" # NVRTC keeps a cache of its own under $HOME (seen on CUDA 13)
+rm -rf "$XDG_CACHE_HOME" "$HOME"
+mkdir -p "$HOME"
 for i in 1 2; do
   "$BT" run -v mma --knob block_n=32 --knob stages=3 -s 1x2x256x64 --reps 3 --metrics none --format json \
      -o "$OUTDIR/cache-$i.json" > /dev/null 2>> "$OUTDIR/cache.err"
