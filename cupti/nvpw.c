@@ -10,19 +10,7 @@
 #include <nvperf_host.h>
 
 #include "common/util.h"
-
-/* Zeroed params struct with its structSize set, as every NVPW call wants. */
-#define NVPW_PARAMS(T, v) \
-  T v;                    \
-  memset(&v, 0, sizeof v); \
-  v.structSize = T##_STRUCT_SIZE
-
-struct NvpwHost {
-  char *chip;
-  const uint8_t *avail; /* borrowed: the caller keeps it alive */
-  uint8_t *scratch;
-  NVPW_MetricsEvaluator *ev;
-};
+#include "cupti/nvpw_private.h"
 
 struct NvpwEval {
   uint8_t *scratch;
@@ -163,7 +151,7 @@ void NvpwHost_free(NvpwHost *h) {
 
 const char *NvpwHost_chip(const NvpwHost *h) { return h->chip; }
 
-static bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_MetricEvalRequest *req) {
+bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_MetricEvalRequest *req) {
   NVPW_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params, c);
   c.pMetricsEvaluator = ev;
   c.pMetricName = name;
@@ -174,7 +162,7 @@ static bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_Metri
 }
 
 /* Unit text from the dimension units ("%" for percentages, "ns", "byte/second", ...). */
-static void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
+void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
                       const NVPW_MetricEvalRequest *req, char *unit, size_t size) {
   const char *last = strrchr(name, '.');
   unit[0] = '\0';
@@ -204,7 +192,10 @@ static void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
       s.dimUnit = dims[i].dimUnit;
       if (NVPW_MetricsEvaluator_DimUnitToString(&s) != NVPA_STATUS_SUCCESS || !s.pSingularName)
         continue;
-      const char *u = strcmp(s.pSingularName, "nsecond") == 0 ? "ns" : s.pSingularName;
+      const char *u = strcmp(s.pSingularName, "nsecond") == 0 ||
+                              strcmp(s.pSingularName, "nanosecond") == 0
+                          ? "ns"
+                          : s.pSingularName;
       int w = snprintf(unit + used, size > used ? size - used : 0, "%s%s",
                        used == 0 ? (pass ? "1/" : "") : (pass ? "/" : "*"), u);
       if (w < 0 || (size_t)w >= size - used) return;
@@ -443,95 +434,4 @@ bool NvpwEval_value(NvpwEval *e, const uint8_t *counter_data, size_t size, size_
     return false;
   }
   return true;
-}
-
-typedef struct ListItem {
-  NvpwMetricDesc d;
-  char unit[48];
-} ListItem;
-
-static int ListItem_cmp(const void *a, const void *b) {
-  return strcmp(((const ListItem *)a)->d.name, ((const ListItem *)b)->d.name);
-}
-
-int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, void *user,
-                         char *err, size_t errsize) {
-  static const char *const kinds[] = {"counter", "ratio", "throughput"};
-  ListItem *items = NULL;
-  size_t n = 0, cap = 0;
-  /* A full metric name ("x.sum") matches on its base name. */
-  char sub[128] = "";
-  if (substring) Util_strlcpy(sub, substring, sizeof sub);
-  char *dot = strchr(sub, '.');
-  if (dot) *dot = '\0';
-  for (int t = 0; t < NVPW_METRIC_TYPE__COUNT; t++) {
-    NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricNames_Params, g);
-    g.pMetricsEvaluator = h->ev;
-    g.metricType = (uint8_t)t;
-    NVPA_Status st = NVPW_MetricsEvaluator_GetMetricNames(&g);
-    if (st != NVPA_STATUS_SUCCESS) {
-      snprintf(err, errsize, "NVPW_MetricsEvaluator_GetMetricNames failed (%s)",
-               Nvpw_statusName(st));
-      free(items);
-      return -1;
-    }
-    for (size_t i = 0; i < g.numMetrics; i++) {
-      const char *name = g.pMetricNames + g.pMetricNameBeginIndices[i];
-      if (sub[0] && !strcasestr(name, sub)) continue;
-      if (n == cap) {
-        cap = cap ? cap * 2 : 256;
-        items = Util_xrealloc(items, cap * sizeof *items);
-      }
-      ListItem *it = &items[n++];
-      memset(it, 0, sizeof *it);
-      it->d.name = name;
-      it->d.kind = kinds[t];
-      uint64_t hw = 0;
-      if (t == NVPW_METRIC_TYPE_COUNTER) {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetCounterProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.counterIndex = i;
-        if (NVPW_MetricsEvaluator_GetCounterProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
-        char full[160];
-        NVPW_MetricEvalRequest req;
-        snprintf(full, sizeof full, "%s.sum", name);
-        if (Nvpw_request(h->ev, full, &req)) Nvpw_unit(h->ev, full, &req, it->unit, sizeof it->unit);
-      } else if (t == NVPW_METRIC_TYPE_RATIO) {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetRatioMetricProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.ratioMetricIndex = i;
-        if (NVPW_MetricsEvaluator_GetRatioMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
-        Util_strlcpy(it->unit, "% (.pct)", sizeof it->unit);
-      } else {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetThroughputMetricProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.throughputMetricIndex = i;
-        if (NVPW_MetricsEvaluator_GetThroughputMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
-        Util_strlcpy(it->unit, "%", sizeof it->unit);
-      }
-      NVPW_PARAMS(NVPW_MetricsEvaluator_HwUnitToString_Params, hu);
-      hu.pMetricsEvaluator = h->ev;
-      hu.hwUnit = (uint32_t)hw;
-      if (hw && NVPW_MetricsEvaluator_HwUnitToString(&hu) == NVPA_STATUS_SUCCESS)
-        it->d.hw_unit = hu.pHwUnitName;
-      if (!it->d.description) it->d.description = "";
-      if (!it->d.hw_unit) it->d.hw_unit = "";
-    }
-  }
-  if (n) qsort(items, n, sizeof *items, ListItem_cmp);
-  for (size_t i = 0; i < n; i++) {
-    items[i].d.unit = items[i].unit;
-    visit(user, &items[i].d);
-  }
-  free(items);
-  return (int)n;
 }
