@@ -108,9 +108,11 @@ extern "C" __global__ void __launch_bounds__(REF_THREADS, 1) ref_attn(const Attn
       const int e = tid + u * REF_THREADS;
       if (e < REF_ROWS * D) {
         const int r = e / D, d = e % D;
-        float a = acc[u];
-        for (int c = 0; c < REF_KEYS; c++) a = fmaf(p_s[r][c], __half2float(v_s[c][d]), a);
-        acc[u] = a;
+        // Blocked summation: the tile's 32 terms from zero, then one add into the running
+        // sum, keeps the rounding error near sqrt(32) + sqrt(S / 32) ulps instead of sqrt(S).
+        float t = 0.f;
+        for (int c = 0; c < REF_KEYS; c++) t = fmaf(p_s[r][c], __half2float(v_s[c][d]), t);
+        acc[u] += t;
       }
     }
   }
