@@ -169,6 +169,7 @@ bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m
   for (int i = 0; i < v->nsteps; i++) {
     LaunchDims d;
     v->steps[i].dims(&s, kv, &d);
+    if (d.grid[0] == 0 || d.grid[1] == 0 || d.grid[2] == 0) continue; /* step not needed here */
     if (!Gpu_launch(g, m->kernels[i], &d, p, err, errsize)) return false;
   }
   return true;

@@ -258,7 +258,7 @@ bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel
     return true;
   }
   BufferNeeds need = {.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
-                      .cold_l2 = e->opts.cold_l2, .fp8 = strcmp(v->source, "fp8.cu") == 0};
+                      .cold_l2 = e->opts.cold_l2};
   need.workspace_bytes = v->workspace_bytes ? v->workspace_bytes(s, &e->knobs) : 0;
   int splits = v->num_splits ? v->num_splits(s, &e->knobs, g->info.sm_count) : 1;
   if (splits > 1) need.partial_elems = (size_t)splits * need.elems;

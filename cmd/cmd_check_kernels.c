@@ -40,6 +40,16 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   }
   char arch[16];
   Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
+  if (v->check) {
+    /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
+    Shape probe = {1, 1, 128, D, false};
+    const char *why = v->check(&probe, &kv);
+    if (why) {
+      printf("%-9s %-40s D=%-3d %-7s n/a: %s\n", v->name, knobs_txt, D, arch, why);
+      (*nskipped)++;
+      return true;
+    }
+  }
   JitOutput out;
   bool ok = Jit_compileVariant(v, &kv, D, arch, false, &out, err, sizeof err);
   if (!ok) {
