@@ -259,8 +259,13 @@ bool Profiler_collect(Profiler *p, const char *const *names, int n, bool (*launc
       ok = false;
     }
   }
-  if (ok && !p->eval) p->eval = NvpwEval_new(p->chip, s->counter_data, s->counter_size, why, sizeof why);
-  if (ok) ok = p->eval && NvpwEval_bind(p->eval, s->counter_data, s->counter_size, why, sizeof why);
+  if (ok) {
+    /* A fresh evaluator per collection: re-binding one made from an earlier image crashed
+     * inside NVPW on the second collection of a worker (H200, 2026-11-22). */
+    NvpwEval_free(p->eval);
+    p->eval = NvpwEval_new(p->chip, s->counter_data, s->counter_size, why, sizeof why);
+    ok = p->eval && NvpwEval_bind(p->eval, s->counter_data, s->counter_size, why, sizeof why);
+  }
   if (!ok) {
     Profiler_disable(p);
     if (strcmp(why, PROFILER_DENIED_FIX) == 0) {
