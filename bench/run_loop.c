@@ -1,6 +1,7 @@
 #include "bench/run_loop.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,8 +38,20 @@ static void RunLoop_progress(bool tty, int done, int total, const char *msg) {
   fflush(stderr);
 }
 
+/* Metrics that are n/a for one reason across a record (counters restricted by the driver, no
+ * profiler) get that reason on stderr once per run, so the fix is seen, not just "n/a". */
+static void RunLoop_metricNote(const Record *r, char *noted, size_t size) {
+  if (r->nmetrics == 0) return;
+  for (int i = 0; i < r->nmetrics; i++)
+    if (!isnan(r->metrics[i].value) || strcmp(r->metrics[i].reason, r->metrics[0].reason) != 0)
+      return;
+  if (!r->metrics[0].reason[0] || strcmp(noted, r->metrics[0].reason) == 0) return;
+  fprintf(stderr, "benchtop: metrics n/a: %s\n", r->metrics[0].reason);
+  Util_strlcpy(noted, r->metrics[0].reason, size);
+}
+
 int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
-  char err[512];
+  char err[512], noted[256] = "";
   PlanEntry *entries = NULL;
   int n = 0;
   if (!Plan_expand(plan, &entries, &n, err, sizeof err)) {
@@ -100,6 +113,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
         else saved_once = true;
         Export_record(&x, &ev.record);
+        RunLoop_metricNote(&ev.record, noted, sizeof noted);
         fflush(stdout);
         if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
         Record_free(&ev.record);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Hardware metrics (issue 5): sanity of the ladder's counters, agreement with Nsight Compute on
+# the same kernels, and the restricted-counters path (simulated) keeping timing intact.
+set -u
+. "$(dirname "$0")/lib.sh"
+require_gpu
+fail=0
+SEED=${SEED:-$(date +%s)}
+echo "seed $SEED"
+# 1. Sanity: tensor pipe idle for the scalar rungs, busy for the tensor-core ones; pad=0 shows
+#    at least 10x the shared-load bank conflicts of pad=8 and of swizzle.
+"$BT" run -v naive,smem,swizzle,cp_async,wmma_qk,wmma,mma,fp8 --knob pad=0,8 -s 2x8x512x64 \
+  --reps 10 --seed $SEED --format json -o "$OUTDIR/metrics.json" > /dev/null 2> "$OUTDIR/metrics.err"
+python3 - "$OUTDIR/metrics.json" <<'PY' || fail=1
+import json, sys
+T = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+TI = "sm__inst_executed_pipe_tensor_op_hmma.sum"
+LD = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+recs = {(r["variant"], r["knobs"]): {m["name"]: m["value"] for m in r.get("metrics", [])} for r in json.load(open(sys.argv[1]))["records"]}
+bad = 0
+for (v, k), m in sorted(recs.items()):
+    print("%-9s %-10s tensor %8s %% inst %10s  ld-conflicts %10s" % (v, k or "-", m.get(T), m.get(TI), m.get(LD)))
+for (v, k), m in recs.items():
+    scalar = v in ("naive", "smem", "swizzle", "cp_async")
+    t = m.get(T)
+    ok = t is not None and ((t == 0 and m.get(TI) == 0) if scalar else t > 0)
+    if not ok: print("FAIL tensor pipe for %s %s: %s %% (%s instructions)" % (v, k, t, m.get(TI))); bad += 1
+p0, p8, sw = recs[("smem", "pad=0")][LD], recs[("smem", "pad=8")][LD], recs[("swizzle", "")][LD]
+ok = p0 is not None and p0 >= 10 * max(p8, 1) and p0 >= 10 * max(sw, 1)
+print("%s bank conflicts: pad=0 %s, pad=8 %s, swizzle %s" % ("ok  " if ok else "FAIL", p0, p8, sw))
+bad += not ok
+sys.exit(1 if bad else 0)
+PY
+# 2. Agreement with ncu on the same kernels: percentages within 2 points, counts within 1 %.
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)
+if [ -n "$NCU" ] && [ -x "$NCU" ]; then
+  NAMES=$("$BT" list metrics --headline-names 2>/dev/null || true)
+  [ -n "$NAMES" ] || NAMES=sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,lts__t_sector_hit_rate.pct
+  for vk in naive smem:pad=0 swizzle wmma mma; do
+    v=${vk%%:*}; k=""; [ "$vk" != "$v" ] && k="--knob ${vk#*:}"
+    "$BT" run -v $v $k -s 2x8x512x64 --reps 10 --warmup 5 --seed $SEED --format json \
+      -o "$OUTDIR/m-$v.json" > /dev/null 2>&1
+    "$NCU" --target-processes all --metrics "$NAMES" --clock-control none --cache-control none \
+      -k regex:attn_fwd --launch-skip 8 --launch-count 1 --csv \
+      "$BT" run -v $v $k -s 2x8x512x64 --reps 10 --warmup 5 --seed $SEED --metrics none \
+      -o "$OUTDIR/m-$v-ncu.json" > "$OUTDIR/m-$v-ncu.csv" 2> "$OUTDIR/m-$v-ncu.err"
+    python3 - "$OUTDIR" "$v" <<'PY' || fail=1
+import csv, json, sys
+d, v = sys.argv[1], sys.argv[2]
+ours = {m["name"]: m["value"] for m in json.load(open("%s/m-%s.json" % (d, v)))["records"][0]["metrics"]}
+rows = [r for r in csv.reader(l for l in open("%s/m-%s-ncu.csv" % (d, v)) if l.startswith('"'))]
+h = rows[0]; ni, vi = h.index("Metric Name"), h.index("Metric Value")
+theirs = {r[ni]: float(r[vi].replace(",", "")) for r in rows[1:]}
+bad = 0
+for name, t in sorted(theirs.items()):
+    o = ours.get(name)
+    if o is None: print("FAIL %s %s: benchtop has no value" % (v, name)); bad += 1; continue
+    pct = name.endswith(".pct") or "pct_of_peak" in name
+    ok = abs(o - t) <= 2.0 if pct else abs(o - t) <= 0.01 * max(abs(t), 1.0)
+    bad += not ok
+    print("%s %-8s %-72s benchtop %14.4f  ncu %14.4f" % ("ok  " if ok else "FAIL", v, name, o, t))
+sys.exit(1 if bad or not theirs else 0)
+PY
+  done
+else
+  echo "ncu not found: the agreement check did not run"
+fi
+# 3. Restricted counters (simulated): metrics n/a with the fix named once, timing still there.
+BENCHTOP_SIMULATE_CUPTI_DENIED=1 "$BT" run -v mma -s 2x8x512x64 --reps 20 --format json \
+  -o "$OUTDIR/denied.json" > /dev/null 2> "$OUTDIR/denied.err"
+cat "$OUTDIR/denied.err"
+python3 - "$OUTDIR/denied.json" "$OUTDIR/denied.err" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))["records"][0]
+fix = "NVreg_RestrictProfilingToAdminUsers"
+ok = r["status"] == "pass" and r["timing"]["p50"] is not None and r["metrics"] and \
+     all(m["value"] is None and fix in m["reason"] for m in r["metrics"]) and fix in open(sys.argv[2]).read()
+print("%s restricted counters: status %s, p50 %s us, fix line shown: %s" % ("ok  " if ok else "FAIL", r["status"], r["timing"]["p50"], fix in open(sys.argv[2]).read()))
+sys.exit(0 if ok else 1)
+PY
+[ $fail -eq 0 ] && echo "PASS gpu_metrics" || echo "FAIL gpu_metrics"
+exit $fail
