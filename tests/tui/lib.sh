@@ -83,3 +83,9 @@ benchtop_pid() {
 
 # make_fixture FIXTURE_EXE OUT [COPIES]
 make_fixture() { "$1" "$2" "${3:-1}" >/dev/null || fail "fixture $1 failed"; }
+
+# Sanitizer reports land on the pane (benchtop's stderr).
+no_sanitizer_report() {
+  screen | grep -Eq 'Sanitizer|runtime error:' && fail "sanitizer report on screen"
+  return 0
+}

@@ -18,10 +18,13 @@ stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo; sl
 
 restored() {
   wait_for '^EXIT='
+  wait_for '(^| )-?icanon( |$)'
   local out
   out=$(screen)
   echo "$out" | grep -q 'BEFORE-MARK' || fail "$1: alternate screen not left"
   echo "$out" | grep -Eq '(^| )-(icanon|echo)' && fail "$1: terminal left in raw mode"
+  echo "$out" | grep -q '^EXIT=0' || fail "$1: exit status $(echo "$out" | grep EXIT=)"
+  no_sanitizer_report
   "$BT" show "$SESSION" >/dev/null || fail "$1: session no longer loads"
   step "$1: terminal restored, session loads"
 }

@@ -106,8 +106,10 @@ step "resize to 40x10 (too-small message) and back"
 
 keys q
 wait_for '^EXIT='
+wait_for '(^| )-?icanon( |$)'
 out=$(screen)
 echo "$out" | grep -q '^EXIT=0' || fail "exit status: $(echo "$out" | grep EXIT=)"
+no_sanitizer_report
 echo "$out" | grep -q 'BEFORE-MARK' || fail "terminal not restored (alternate screen still up)"
 echo "$out" | grep -Eq '(^| )-(icanon|echo)' && fail "terminal left in raw mode"
 echo "$out" | grep -Eq '(^| )icanon( |$)' || fail "stty check did not run"
