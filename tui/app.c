@@ -403,6 +403,10 @@ static void App_draw(App *a) {
     return;
   }
   if (d == DIRTY_ALL) {
+    /* getch() reads through stdscr and repaints it whenever it is touched: keep it clean and
+     * refreshed underneath the windows so it never blanks them. */
+    werase(stdscr);
+    wnoutrefresh(stdscr);
     WINDOW **ws[] = APP_WINDOWS(a);
     for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
       if (*ws[i]) wbkgdset(*ws[i], ' ' | Theme_attr(TH_NORMAL));

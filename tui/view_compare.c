@@ -7,7 +7,7 @@
 #include "common/util.h"
 #include "tui/tui.h"
 
-#define CMP_LABEL 14
+#define CMP_LABEL 16
 #define CMP_COL 20
 
 void ViewCompare_open(App *a) {
@@ -40,7 +40,9 @@ static void ViewCompare_cell(Page *p, const Record *r, const Record *base, const
   double pct;
   int verdict = Columns_delta(row->get(base), v, row->dir, &pct);
   char d[32] = "";
+  double b = row->get(base);
   if (!isnan(pct)) snprintf(d, sizeof d, fabs(pct) >= 1000 ? "%+.0e%%" : "%+.1f%%", pct);
+  else if (!isnan(v) && !isnan(b)) snprintf(d, sizeof d, "%+g", v - b); /* from zero: absolute */
   Page_text(p, verdict > 0 ? TH_BETTER : verdict < 0 ? TH_WORSE : TH_DIM, " %-8s", d);
 }
 

@@ -20,6 +20,7 @@ echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n
 wait_for 'Results [0-9]+'
 wait_for 'Variants [0-9]+/9'
 wait_for 'Shapes [0-9]+/[0-9]+'
+wait_for '^ benchtop \| '
 screen | grep -q '\[Results' || fail "Results should have the focus at start"
 step "main view at ${COLS}x${ROWS}"
 if [ "$COLS" -ge 150 ]; then
