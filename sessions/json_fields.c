@@ -19,6 +19,11 @@ const char *Json_join(char *buf, size_t size, const char *path, const char *key)
   return buf;
 }
 
+void Json_oneLine(char *msg) {
+  for (unsigned char *c = (unsigned char *)msg; *c; c++)
+    if (*c < 0x20 || *c == 0x7f) *c = '?';
+}
+
 static void Json_fail(char *err, size_t errsize, const char *path, const char *key,
                       const char *what) {
   char p[512];

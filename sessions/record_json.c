@@ -252,6 +252,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
   char why[200];
   if (!Shape_parse(shape, &out->shape, why, sizeof why)) {
     snprintf(err, errsize, "%s.shape: %s", path, why);
+    Json_oneLine(err);
     return false;
   }
   v = Json_member(j, "status", cJSON_String, true, path, &ok, err, errsize);
@@ -286,6 +287,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
   return true;
 fail:
   Record_free(out);
+  Json_oneLine(err);
   return false;
 }
 

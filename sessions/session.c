@@ -142,8 +142,8 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
   return true;
 }
 
-bool Session_parse(const char *data, size_t len, const char *name, Session *out, char *err,
-                   size_t errsize) {
+static bool Session_parseText(const char *data, size_t len, const char *name, Session *out,
+                              char *err, size_t errsize) {
   Session_clear(out);
   if (len > SESSION_MAX_BYTES) {
     snprintf(err, errsize, "%s: %zu bytes, larger than the %u MiB a session may have", name, len,
@@ -157,6 +157,7 @@ bool Session_parse(const char *data, size_t len, const char *name, Session *out,
   cJSON_Delete(root);
   if (!ok) {
     snprintf(err, errsize, "%s: %s", name, inner);
+    Json_oneLine(err);
     Session_free(out);
     Session_clear(out);
     return false;
@@ -165,7 +166,15 @@ bool Session_parse(const char *data, size_t len, const char *name, Session *out,
   return true;
 }
 
-bool Session_load(const char *path, Session *out, char *err, size_t errsize) {
+/* Messages quote input (and the file name): keep them one line whatever they hold. */
+bool Session_parse(const char *data, size_t len, const char *name, Session *out, char *err,
+                   size_t errsize) {
+  bool ok = Session_parseText(data, len, name, out, err, errsize);
+  if (!ok) Json_oneLine(err);
+  return ok;
+}
+
+static bool Session_loadFile(const char *path, Session *out, char *err, size_t errsize) {
   Session_clear(out);
   struct stat st;
   if (stat(path, &st) != 0) {
@@ -195,6 +204,12 @@ bool Session_load(const char *path, Session *out, char *err, size_t errsize) {
   bool ok = Session_parse(data, len, path, out, err, errsize);
   free(data);
   if (ok) Util_strlcpy(out->path, path, sizeof out->path);
+  return ok;
+}
+
+bool Session_load(const char *path, Session *out, char *err, size_t errsize) {
+  bool ok = Session_loadFile(path, out, err, errsize);
+  if (!ok) Json_oneLine(err);
   return ok;
 }
 
