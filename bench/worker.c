@@ -3,6 +3,7 @@
  * A sticky CUDA error ends the process after its record is sent: the parent starts another. */
 #include "bench/worker.h"
 
+#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,19 @@
 
 static volatile int Worker_cancel; /* set by SIGUSR1: stop the entry in flight */
 static FILE *Worker_out;           /* the protocol stream (stdout is pointed at stderr) */
+
+/* A crash in a library (CUPTI, the driver) leaves its stack in worker.log for the bug report;
+ * then the default action ends the process and the parent records the failure. */
+static void Worker_onCrash(int sig) {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  static const char head[] = "benchtop worker: crashed; stack:\n";
+  ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
+  (void)w;
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 static void Worker_onCancel(int sig) {
   (void)sig;
@@ -52,6 +66,9 @@ int Worker_main(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = Worker_onCancel;
   sigaction(SIGUSR1, &sa, NULL);
+  signal(SIGSEGV, Worker_onCrash);
+  signal(SIGBUS, Worker_onCrash);
+  signal(SIGABRT, Worker_onCrash);
   signal(SIGPIPE, SIG_IGN);
 
   Gpu g;

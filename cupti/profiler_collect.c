@@ -109,7 +109,11 @@ static bool Profiler_setup(Profiler *p, MetricSet *s, char *err, size_t errsize)
       return false;
     p->obj = en.pRangeProfilerObject;
   }
-  if (!s->counter_data) {
+  /* A fresh counter data image per collection, sized for this profiler object: an image kept
+   * from an earlier enable crashed CUPTI on the next collection (H200, 2026-11-22). */
+  free(s->counter_data);
+  s->counter_data = NULL;
+  {
     CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, cs);
     cs.pRangeProfilerObject = p->obj;
     cs.pMetricNames = s->valid_names;

@@ -6,6 +6,9 @@
  * the fix line, a failing launch does not break later collections. Prints ms per collection
  * after the first (goal <= 100 ms; printed, not asserted). Exit 77 without a CUDA device. */
 #include <cuda_runtime.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +135,20 @@ static double value(const Metric *m, const char *name) {
   return i < 0 ? NAN : m[i].value;
 }
 
+/* A crash inside CUPTI or NVPW prints the stack (addresses resolve with addr2line on the
+ * machine that built the test). */
+static void GpuTest_onCrash(int sig) {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, n, STDOUT_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  signal(SIGSEGV, GpuTest_onCrash);
+  signal(SIGABRT, GpuTest_onCrash);
   char err[1024];
   if (Profiler_deviceCount(err, sizeof err) <= 0) {
     printf("SKIP cupti_gpu_profiler: %s\n", err);
