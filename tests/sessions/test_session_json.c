@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -272,6 +275,48 @@ static void test_session(const char *dir) {
   unlink(path);
 }
 
+/* Newest session in $XDG_DATA_HOME/benchtop/sessions; else the first example alphabetically
+ * from $BENCHTOP_EXAMPLES. */
+static void test_find_default(const char *dir) {
+  char data[512], sdir[1024], exdir[1024], path[4096], got[4096];
+  snprintf(data, sizeof data, "%s/data", dir);
+  snprintf(sdir, sizeof sdir, "%s/benchtop/sessions", data);
+  snprintf(exdir, sizeof exdir, "%s/examples", dir);
+  setenv("XDG_DATA_HOME", data, 1);
+  setenv("BENCHTOP_EXAMPLES", exdir, 1);
+  CHECK(Util_mkdirs(sdir) && Util_mkdirs(exdir));
+  const char *ex[] = {"b.json", "a.json", "c.txt"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", exdir, ex[i]);
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+  }
+  /* An empty sessions directory falls back to the examples. */
+  CHECK(Session_findDefault(got, sizeof got));
+  snprintf(path, sizeof path, "%s/a.json", exdir);
+  CHECK(strcmp(got, path) == 0);
+  const char *mine[] = {"zzz-old.json", "aaa-new.json"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", sdir, mine[i]);
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    struct timespec times[2] = {{1000000 + i * 100, 0}, {1000000 + i * 100, 0}};
+    utimensat(AT_FDCWD, path, times, 0);
+  }
+  CHECK(Session_findDefault(got, sizeof got));
+  snprintf(path, sizeof path, "%s/aaa-new.json", sdir);
+  if (strcmp(got, path) != 0) fprintf(stderr, "findDefault gave %s\n", got);
+  CHECK(strcmp(got, path) == 0);
+  /* Session_defaultPath lands in the sessions directory and does not clobber a file. */
+  Session_defaultPath(got, sizeof got);
+  CHECK(strncmp(got, sdir, strlen(sdir)) == 0 && strstr(got, ".json") != NULL);
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", data, exdir);
+  CHECK(system(cmd) == 0);
+  unsetenv("XDG_DATA_HOME");
+  unsetenv("BENCHTOP_EXAMPLES");
+}
+
 /* --write PATH: save the session built in code (a fixture for the diff and show tests). */
 static int write_fixture(const char *path) {
   Session s;
@@ -309,6 +354,7 @@ int main(int argc, char **argv) {
   test_na_record();
   roundtrip_doubles();
   test_session(dir);
+  test_find_default(dir);
   RecordStatus st;
   for (int i = REC_PASS; i <= REC_CANCELLED; i++)
     CHECK(Record_statusParse(Record_statusName((RecordStatus)i), &st) && st == (RecordStatus)i);
