@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "cupti/catalog.h"
 
 const Column Columns[COL_COUNT] = {
   [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant"},
@@ -25,7 +26,7 @@ const Column Columns[COL_COUNT] = {
 };
 
 /* The headline metrics; the cupti catalog may know more, these are the ones the views use. */
-static const MetricInfo Columns_metrics[] = {
+static const ColumnMetric Columns_metrics[] = {
   {MET_OCC, "achieved occupancy", "%", DIR_HIGHER},
   {MET_TENSOR, "tensor pipe active", "%", DIR_HIGHER},
   {"sm__inst_executed_pipe_tensor_op_hmma.sum", "tensor instructions", "inst", DIR_NONE},
@@ -35,10 +36,23 @@ static const MetricInfo Columns_metrics[] = {
   {MET_DURATION, "GPU duration", "ns", DIR_LOWER},
 };
 
-const MetricInfo *Columns_metricInfo(const char *name) {
+bool Columns_metricInfo(const char *name, ColumnMetric *out) {
+  const MetricInfo *c = Catalog_find(name);
+  if (c) {
+    out->name = c->name;
+    out->label = c->label;
+    out->unit = c->unit;
+    out->dir = c->direction == METRIC_HIGHER_BETTER  ? DIR_HIGHER
+               : c->direction == METRIC_LOWER_BETTER ? DIR_LOWER
+                                                     : DIR_NONE;
+    return true;
+  }
   for (size_t i = 0; i < sizeof Columns_metrics / sizeof Columns_metrics[0]; i++)
-    if (strcmp(Columns_metrics[i].name, name) == 0) return &Columns_metrics[i];
-  return NULL;
+    if (strcmp(Columns_metrics[i].name, name) == 0) {
+      *out = Columns_metrics[i];
+      return true;
+    }
+  return false;
 }
 
 static double Columns_metric(const Record *r, const char *name) {

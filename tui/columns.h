@@ -34,12 +34,13 @@ extern const Column Columns[COL_COUNT];
 #define MET_L2HIT "lts__t_sector_hit_rate.pct"
 #define MET_DURATION "gpu__time_duration.sum"
 
-typedef struct MetricInfo {
+typedef struct ColumnMetric {
   const char *name, *label, *unit;
   Direction dir;
-} MetricInfo;
-/* Label/unit/direction of a metric by Nsight Compute name; NULL if not in the table. */
-const MetricInfo *Columns_metricInfo(const char *name);
+} ColumnMetric;
+/* Label/unit/direction of a metric by Nsight Compute name, from the cupti catalog (then a small
+ * table of its own); false when neither knows it. */
+bool Columns_metricInfo(const char *name, ColumnMetric *out);
 
 /* Numeric value of a column (NAN when n/a). Text columns return NAN. */
 double Columns_value(const Record *r, ColumnId c);

@@ -117,6 +117,9 @@ void App_startRun(App *a);
 void App_replay(App *a);
 void App_cancelRun(App *a);
 void App_setSession(App *a, Session *s, const char *path);
+/* runs.c */
+void App_autosave(App *a);
+void App_pollRunner(App *a);
 
 /* keys.c: one key press, routed to the overlay, the view or the focused panel. */
 void Keys_handle(App *a, int ch);

@@ -98,7 +98,8 @@ static void Detail_metrics(Page *p, const Record *r) {
   }
   for (int i = 0; i < r->nmetrics; i++) {
     const Metric *m = &r->metrics[i];
-    const MetricInfo *info = Columns_metricInfo(m->name);
+    ColumnMetric ci;
+    const ColumnMetric *info = Columns_metricInfo(m->name, &ci) ? &ci : NULL;
     char v[48];
     Columns_number(m->value, v, sizeof v);
     Page_text(p, TH_NORMAL, "  %-20s ", info ? info->label : "");
