@@ -85,6 +85,7 @@ typedef struct App {
 
   PanelId focus;
   ViewId view;
+  ViewId detail_return;    /* where Esc in the detail view goes back to */
   OverlayId overlay;
   PromptKind prompt_kind;
   char prompt_label[64];

@@ -119,6 +119,7 @@ void ViewCompare_key(App *a, int ch) {
     for (int i = 0; i < a->norder; i++)
       if (a->order[i] == a->cmp[a->cmp_sel]) a->rcur.sel = i;
     a->view = VIEW_DETAIL;
+    a->detail_return = VIEW_COMPARE;
     a->detail_scroll = 0;
     a->dirty = DIRTY_ALL;
     return;

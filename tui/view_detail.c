@@ -254,7 +254,7 @@ void ViewDetail_key(App *a, int ch) {
   case KEY_RIGHT: case 'l': ListCursor_move(&a->rcur, a->norder, 1); a->detail_scroll = 0; break;
   case KEY_LEFT: case 'h': ListCursor_move(&a->rcur, a->norder, -1); a->detail_scroll = 0; break;
   case 27: case '\n': case KEY_ENTER: case 'q':
-    a->view = VIEW_MAIN;
+    a->view = a->detail_return;
     a->dirty = DIRTY_ALL;
     return;
   default: return;

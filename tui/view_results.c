@@ -205,6 +205,7 @@ void ViewResults_key(App *a, int ch) {
   case '\n': case KEY_ENTER:
     if (a->norder == 0) return;
     a->view = VIEW_DETAIL;
+    a->detail_return = VIEW_MAIN;
     a->detail_scroll = 0;
     a->dirty = DIRTY_ALL;
     return;
