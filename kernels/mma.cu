@@ -9,6 +9,12 @@
 // ldmatrix reads and the staged output. Causal blocks skip key tiles above the diagonal and are
 // scheduled heaviest first. Knobs: BLOCK_M query rows per block, BLOCK_N keys per tile, WARPS
 // (each owns BLOCK_M/WARPS = 16 or 32 query rows), STAGES (cp.async depth).
+// Split-KV (issue 8): with gridDim.z = splits > 1, block z walks only its share of the key tiles
+// and writes a normalised fp32 partial O to p.o_f32[z][bh][S][D] and its log2-sum-exp2 to
+// p.lse[z][bh][S] (log2 domain: lse2 = max*scale*log2e + log2(sum)); the `combine` step then
+// merges the splits into fp16 O. With one split the registry gives `combine` an empty grid (the
+// engine skips it) and the block writes fp16 O itself, as before. Knob SPLIT (auto|1|2|4|8) only
+// steers the registry's grid; the kernel reads the split count from gridDim.z / p.num_splits.
 // Expect in the metrics: far fewer instructions than wmma; tensor pipe utilisation the highest
 // of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
@@ -115,7 +121,10 @@ __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, i
 
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
+// The whole attention body; SPLIT: this block owns one key range of gridDim.z and writes a
+// partial. Two instantiations (attn_fwd, attn_split) so that the unsplit kernel keeps its own
+// register allocation: one kernel with both epilogues needed ~30 more registers and spilled.
+template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sQ = reinterpret_cast<half *>(smem_raw);
   half *sK = sQ + BLOCK_M * HEAD_DIM;
@@ -134,7 +143,20 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
   half *O = static_cast<half *>(p.o) + head;
 
   const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-  const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+  // Split-KV: split z owns key tiles [tile0, tile0 + per) of all ceil(S/BLOCK_N) tiles (the same
+  // share for every query block, so the longest block is `per` tiles long), cut at kv_end.
+  const int splits = SPLIT ? (int)gridDim.z : 1;
+  const int per = ((S + BLOCK_N - 1) / BLOCK_N + splits - 1) / splits;
+  const int tile0 = SPLIT ? (int)blockIdx.z * per : 0;
+  const int n_tiles = SPLIT ? max(0, min((kv_end + BLOCK_N - 1) / BLOCK_N - tile0, per))
+                            : (kv_end + BLOCK_N - 1) / BLOCK_N;
+  if (SPLIT && n_tiles == 0) {
+    // Nothing visible in this key range (causal, early query block): an empty partial.
+    const float NEG = __int_as_float(0xff800000);
+    for (int r = tid; r < BLOCK_M; r += NT)
+      if (m0 + r < S) p.lse[((size_t)blockIdx.z * gridDim.y + blockIdx.y) * S + m0 + r] = NEG;
+    return;
+  }
 
   // Prologue: Q with tile 0 in the first group, then tiles 1..STAGES-2, one group each
   // (empty groups keep the wait_group arithmetic uniform).
@@ -142,8 +164,8 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < n_tiles) {
-      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, s * BLOCK_N, S, tid);
-      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, s * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (tile0 + s) * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (tile0 + s) * BLOCK_N, S, tid);
     }
     cp_async_commit();
   }
@@ -185,8 +207,8 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
       if (tn < n_tiles) {
-        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, tn * BLOCK_N, S, tid);
-        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, tn * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (tile0 + tn) * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (tile0 + tn) * BLOCK_N, S, tid);
       }
       cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
@@ -199,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       for (int kk = 0; kk < HEAD_DIM / 16; kk++) ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
     }
 #endif
-    const int n0 = t * BLOCK_N;
+    const int n0 = (tile0 + t) * BLOCK_N;
     // Causal: every key of this tile lies after every query row of this warp.
     if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
 
@@ -305,9 +327,12 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
   }
   cp_async_wait<0>();
 
-  // ---- epilogue: normalise, stage through this warp's own Q rows, store 16-byte rows ----
+  // ---- epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows and
+  // store 16-byte rows. Split-KV: the fp32 partial O and its log2-sum-exp2 go straight from the
+  // accumulators to global memory (a quad writes 32 contiguous bytes per d-tile: whole sectors).
   __syncwarp();
   half *sO = sQ + warp * WARP_ROWS * HEAD_DIM; // only this warp ever read these Q rows
+  const size_t zb = (size_t)blockIdx.z * gridDim.y + blockIdx.y; // (split, head) of a partial
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -317,11 +342,21 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       l += __shfl_xor_sync(0xffffffffu, l, 2);
       const float inv = l > 0.f ? 1.f / l : 0.f;
       const int r = 16 * mt + g + 8 * h;
+      if (!SPLIT) {
 #pragma unroll
-      for (int dt = 0; dt < DTILES; dt++)
-        *reinterpret_cast<__half2 *>(sO + swz(r, dt) + 2 * c4) =
-            __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+        for (int dt = 0; dt < DTILES; dt++)
+          *reinterpret_cast<__half2 *>(sO + swz(r, dt) + 2 * c4) =
+              __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+      } else if (wrow0 + r < S) {
+        const size_t row = zb * S + wrow0 + r;
+        if (c4 == 0) p.lse[row] = l > 0.f ? fmaf(row_m[mt][h], sl2, __log2f(l)) : NEG_INF;
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++)
+          *reinterpret_cast<float2 *>(p.o_f32 + row * HEAD_DIM + dt * 8 + 2 * c4) =
+              make_float2(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+      }
     }
+  if (SPLIT) return;
   __syncwarp();
 #pragma unroll
   for (int i = lane; i < WARP_ROWS * CPR; i += 32) {
@@ -330,4 +365,53 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       *reinterpret_cast<uint4 *>(O + (size_t)(wrow0 + r) * HEAD_DIM + c * 8) =
           *reinterpret_cast<const uint4 *>(sO + swz(r, c));
   }
+}
+
+// 2-warp blocks: the default occupancy heuristic capped attn_fwd at 168 registers and spilled.
+#if WARPS == 2
+#define FWD_MIN_BLOCKS , 1
+#else
+#define FWD_MIN_BLOCKS
+#endif
+extern "C" __global__ void __launch_bounds__(NT FWD_MIN_BLOCKS) attn_fwd(const AttnParams p) {
+  attn_body<false>(p);
+}
+// (NT, 1): with the default occupancy heuristic ptxas capped some settings at 128/168
+// registers and spilled a few bytes; one block per SM is all a split grid needs.
+extern "C" __global__ void __launch_bounds__(NT, 1) attn_split(const AttnParams p) {
+  attn_body<true>(p);
+}
+
+// Split-KV combine: one thread per (query row, 8-wide chunk of d), 128 threads per block.
+// O = sum_z 2^(lse_z - M) O_z / sum_z 2^(lse_z - M), M = max_z lse_z; a split with
+// lse = -inf saw no key of that row and is skipped (its partial O is never read).
+#define COMBINE_THREADS 128
+#define COMBINE_ROWS (COMBINE_THREADS / CPR)
+extern "C" __global__ void __launch_bounds__(COMBINE_THREADS) combine(const AttnParams p) {
+  const int splits = p.num_splits, S = p.S;
+  const int row = blockIdx.x * COMBINE_ROWS + (int)threadIdx.x / CPR;
+  const int c = (int)threadIdx.x % CPR;
+  if (splits <= 1 || row >= S) return;
+  const size_t bh = blockIdx.y, heads = gridDim.y;
+  float M = __int_as_float(0xff800000);
+  for (int z = 0; z < splits; z++) M = fmaxf(M, p.lse[(z * heads + bh) * S + row]);
+  float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f}, wsum = 0.f;
+  for (int z = 0; z < splits; z++) {
+    const float lz = p.lse[(z * heads + bh) * S + row];
+    if (lz == __int_as_float(0xff800000)) continue;
+    const float w = ex2(lz - M);
+    wsum += w;
+    const float4 *src =
+        reinterpret_cast<const float4 *>(p.o_f32 + ((z * heads + bh) * S + row) * HEAD_DIM + c * 8);
+    const float4 a = src[0], b = src[1];
+    acc[0] += w * a.x; acc[1] += w * a.y; acc[2] += w * a.z; acc[3] += w * a.w;
+    acc[4] += w * b.x; acc[5] += w * b.y; acc[6] += w * b.z; acc[7] += w * b.w;
+  }
+  const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
+  uint4 out;
+  out.x = pack_half2(acc[0] * inv, acc[1] * inv);
+  out.y = pack_half2(acc[2] * inv, acc[3] * inv);
+  out.z = pack_half2(acc[4] * inv, acc[5] * inv);
+  out.w = pack_half2(acc[6] * inv, acc[7] * inv);
+  *reinterpret_cast<uint4 *>(static_cast<half *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
 }

@@ -48,16 +48,52 @@ static void dims_wmma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
 }
 
 /* mma: block_m query rows per block, `warps` warps; dynamic shared memory for the Q tile and
- * `stages` K/V tiles of block_n rows. */
+ * `stages` K/V tiles of block_n rows; grid.z = key splits. */
 static const Variant variant_mma;
-static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+/* Split-KV count (issue 8). split=N asks for N (capped by the key tiles); split=auto doubles
+ * the splits while the grid stays within 8 warps per SM (2 per scheduler, enough to hide the
+ * mma/softmax latency) and every split keeps >= 2 key tiles. dims cannot see the device, so
+ * auto assumes MMA_AUTO_SMS (H100 SXM/H200); num_splits must agree with dims, so it does too. */
+#define MMA_AUTO_SMS 132
+static int Registry_mmaSplits(const Shape *s, const KnobValues *kv) {
+  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
+  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
+  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
+  int want = Registry_knobInt(&variant_mma, kv, "split", 0); /* 0: auto */
+  int ktiles = (int)Registry_ceilDiv(s->S, bn);
+  if (want > 0) return want < ktiles ? want : ktiles;
+  long warps_total = (long)Registry_ceilDiv(s->S, bm) * s->B * s->H * warps;
+  int splits = 1;
+  while (splits < 8 && warps_total * splits * 2 <= 8L * MMA_AUTO_SMS && ktiles >= splits * 4)
+    splits *= 2;
+  return splits;
+}
+static int splits_mma(const Shape *s, const KnobValues *kv, int sm_count) {
+  (void)sm_count; /* see Registry_mmaSplits */
+  return Registry_mmaSplits(s, kv);
+}
+static void dims_mma_grid(const Shape *s, const KnobValues *kv, LaunchDims *d, unsigned splits) {
   int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
   int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
   int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
   int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
   size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
-  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1, (unsigned)(32 * warps),
-               smem);
+  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), splits,
+               (unsigned)(32 * warps), smem);
+}
+/* attn_fwd runs unsplit shapes, attn_split split ones: each gets an empty grid otherwise. */
+static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  dims_mma_grid(s, kv, d, Registry_mmaSplits(s, kv) > 1 ? 0u : 1u);
+}
+static void dims_mma_split(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  int splits = Registry_mmaSplits(s, kv);
+  dims_mma_grid(s, kv, d, splits > 1 ? (unsigned)splits : 0u);
+}
+/* mma's combine: 128 threads, one per (row, 8 halves of d); an empty grid (skipped) unsplit. */
+static void dims_mma_combine(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  int rows = 128 / (s->D / 8 > 0 ? s->D / 8 : 1);
+  unsigned gx = Registry_mmaSplits(s, kv) > 1 ? Registry_ceilDiv(s->S, rows) : 0;
+  Registry_set(d, gx, (unsigned)(s->B * s->H), 1, 128, 0);
 }
 
 /* mma/fp8 share this shared-memory ceiling: the most one block may opt into on sm_86/sm_89
@@ -171,15 +207,20 @@ static const KnobDesc mma_knobs[] = {
   {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile"},
   {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)"},
   {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
+  {"split", "SPLIT_KV", {"auto", "1", "2", "4", "8"},
+   "key-range splits per query block, merged by a combine step (auto: by shape, small grids)"},
 };
 static const Variant variant_mma = {
   .name = "mma", .source = "mma.cu",
-  .summary = "FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers",
-  .knobs = mma_knobs, .nknobs = 4,
+  .summary = "FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers, split-KV",
+  .knobs = mma_knobs, .nknobs = 5,
   .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_mma}}, .check = check_mma,
+  .nsteps = 3,
+  .steps = {{"attn_fwd", dims_mma}, {"attn_split", dims_mma_split}, {"combine", dims_mma_combine}},
+  .check = check_mma, .num_splits = splits_mma,
   .presets = {"block_m=64,block_n=64,warps=4,stages=2", "block_m=128,block_n=64,warps=8,stages=2",
-              "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3"},
+              "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3",
+              "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=1"},
 };
 
 static const Variant variant_fp8 = {
