@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""benchtop against PyTorch SDPA (issue 8), on the GPU machine, in one run, one protocol.
+
+Times benchtop's variants through its own batch mode (`benchtop run ... --cold-l2`, median of
+the timed launches, L2 flushed before each) and PyTorch SDPA's cuDNN, FlashAttention and
+memory-efficient backends (triton.testing.do_bench, which also flushes L2 before each rep,
+return_mode="median"), fp16, on the same shapes. Prints a Markdown report (device, date,
+clocks, the table with ratios = SDPA time / benchtop time, every target met or not met) on
+stdout and writes everything as JSON to the file given with --json.
+
+For each (variant, shape) benchtop runs a small knob sweep and the fastest record that passed
+verification stands for the variant (SDPA picks its own kernels too); its knobs are shown.
+
+Usage (repo root, GPU machine):
+  python3 tools/compare_sdpa.py --benchtop build-gpu/benchtop --json compare.json
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SHAPES = ["2x8x512x64", "2x8x512x64:causal", "4x16x2048x128", "4x16x2048x128:causal",
+          "8x16x4096x64"]
+SMALL = {"2x8x512x64", "2x8x512x64:causal"}
+BACKENDS = ["cudnn", "flash", "efficient"]
+# Knob sweeps per variant: `--knob k=v1,v2` lists handed to benchtop (one run per variant).
+SWEEPS = {
+    "mma": ["block_m=64,128", "warps=4,8", "block_n=64", "stages=2", "split=auto,1,2,4"],
+    "fa3": [],
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_shape(text):
+    dims, _, flag = text.partition(":")
+    b, h, s, d = (int(x) for x in dims.split("x"))
+    return b, h, s, d, flag == "causal"
+
+
+def flops(text):
+    b, h, s, d, causal = parse_shape(text)
+    return 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+
+
+def device_facts():
+    facts = {"date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")}
+    query = "name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit,temperature.gpu"
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + query, "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        line = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else ""
+        facts["nvidia_smi"] = dict(zip(query.split(","), [x.strip() for x in line.split(",")])) if line else None
+        if not line:
+            facts["nvidia_smi_error"] = (out.stderr.strip() or "no output")[:200]
+    except (OSError, subprocess.TimeoutExpired) as ex:
+        facts["nvidia_smi"] = None
+        facts["nvidia_smi_error"] = str(ex)[:200]
+    return facts
+
+
+def known_variants(benchtop):
+    out = subprocess.run([benchtop, "list", "variants"], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise SystemExit("compare_sdpa: `%s list variants` failed (exit %d): %s"
+                         % (benchtop, out.returncode, out.stderr.strip()[:300]))
+    return {line.split()[0] for line in out.stdout.splitlines() if line and not line[0].isspace()}
+
+
+def run_benchtop(benchtop, variant, shapes, reps, timeout):
+    """One `benchtop run` for a variant over all shapes; returns its session's records."""
+    with tempfile.TemporaryDirectory(prefix="compare_sdpa_") as tmp:
+        session = os.path.join(tmp, "session.json")
+        cmd = [benchtop, "run", "-v", variant, "-s", ",".join(shapes), "--cold-l2",
+               "--metrics", "none", "--reps", str(reps), "--format", "json", "-o", session]
+        for k in SWEEPS.get(variant, []):
+            cmd += ["--knob", k]
+        log("compare_sdpa: " + " ".join(cmd))
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return [], "timed out after %d s" % timeout, cmd
+        note = None if out.returncode == 0 else "exit %d: %s" % (out.returncode, out.stderr.strip()[-300:])
+        try:
+            with open(session) as f:
+                return json.load(f).get("records", []), note, cmd
+        except (OSError, ValueError) as ex:
+            return [], (note or "") + " (no session: %s)" % ex, cmd
+
+
+def best_records(records):
+    """Fastest passing record per (variant, shape), plus a count of what did not pass."""
+    best, other = {}, {}
+    for r in records:
+        key = (r.get("variant"), r.get("shape"))
+        p50 = (r.get("timing") or {}).get("p50")
+        if r.get("status") == "pass" and isinstance(p50, (int, float)):
+            if key not in best or p50 < best[key]["p50_us"]:
+                best[key] = {"p50_us": p50, "p90_us": (r.get("timing") or {}).get("p90"),
+                             "knobs": r.get("knobs", ""), "rel_l2": (r.get("error") or {}).get("rel_l2"),
+                             "regs": (r.get("build") or {}).get("regs"), "clocks": r.get("clocks")}
+        elif r.get("status") != "n/a":
+            other.setdefault(key, []).append("%s %s: %s" % (r.get("knobs", ""), r.get("status"),
+                                                           (r.get("reason") or "")[:160]))
+    return best, other
+
+
+def time_sdpa(shapes):
+    import torch
+    import torch.nn.functional as F
+    import triton.testing as tt
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
+                "efficient": SDPBackend.EFFICIENT_ATTENTION}
+    results = {}
+    for shape in shapes:
+        b, h, s, d, causal = parse_shape(shape)
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        q, k, v = (torch.randn(b, h, s, d, dtype=torch.float16, device="cuda", generator=gen)
+                   for _ in range(3))
+        with sdpa_kernel(SDPBackend.MATH):  # fp32 reference, one batch element at a time
+            ref = torch.cat([F.scaled_dot_product_attention(q[i:i + 1].float(), k[i:i + 1].float(),
+                                                            v[i:i + 1].float(), is_causal=causal)
+                             for i in range(b)])
+        for name in BACKENDS:
+            try:
+                with sdpa_kernel(backends[name]):
+                    fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    o = fn()
+                    torch.cuda.synchronize()
+                    err = ((o.float() - ref).norm() / ref.norm()).item()
+                    ms = tt.do_bench(fn, warmup=50, rep=200, return_mode="median")
+                results[(name, shape)] = {"p50_us": ms * 1000.0, "rel_l2": err}
+            except Exception as ex:  # a backend that refuses a shape is a result, not a crash
+                results[(name, shape)] = {"error": str(ex).splitlines()[0][:200] if str(ex) else repr(ex)}
+            log("compare_sdpa: sdpa %-9s %-22s %s" % (name, shape, results[(name, shape)]))
+        del q, k, v, ref
+        torch.cuda.empty_cache()
+    return results
+
+
+def ratio(sdpa, ours):
+    if not sdpa or not ours or "p50_us" not in sdpa or "p50_us" not in ours:
+        return None
+    return sdpa["p50_us"] / ours["p50_us"]
+
+
+def fmt_us(x):
+    return "-" if x is None else ("%.1f" % x if x >= 100 else "%.2f" % x)
+
+
+def fmt_ratio(x):
+    return "-" if x is None else "%.2fx" % x
+
+
+def targets(shapes, best, sdpa, variants):
+    """Issue 8's targets, each with its numbers and met / not met / not measured."""
+    out = []
+
+    def add(name, value, goal, met_if):
+        state = "not measured" if value is None else ("met" if met_if(value) else "not met")
+        out.append({"target": name, "value": value, "goal": goal, "state": state})
+
+    for shape in shapes:
+        if shape in SMALL:
+            fastest = None
+            for v in variants:
+                r = best.get((v, shape))
+                if r and (fastest is None or r["p50_us"] < fastest[1]["p50_us"]):
+                    fastest = (v, r)
+            cud = sdpa.get(("cudnn", shape))
+            add("%s: fastest benchtop variant (%s) >= 1.0x cuDNN" % (shape, fastest[0] if fastest else "-"),
+                ratio(cud, fastest[1] if fastest else None), ">= 1.00x", lambda x: x >= 1.0)
+            add("%s: p50 <= 5 us" % shape, fastest[1]["p50_us"] if fastest else None, "<= 5 us",
+                lambda x: x <= 5.0)
+        else:
+            if "mma" in variants:
+                add("%s: mma >= 1.0x FlashAttention backend" % shape,
+                    ratio(sdpa.get(("flash", shape)), best.get(("mma", shape))), ">= 1.00x",
+                    lambda x: x >= 1.0)
+            if "fa3" in variants:
+                add("%s: fa3 >= 1.0x cuDNN" % shape,
+                    ratio(sdpa.get(("cudnn", shape)), best.get(("fa3", shape))), ">= 1.00x",
+                    lambda x: x >= 1.0)
+    return out
+
+
+def report(facts, shapes, variants, best, other, sdpa, tg, notes):
+    lines = ["# benchtop vs PyTorch SDPA", ""]
+    smi = facts.get("nvidia_smi") or {}
+    lines.append("- date: %s" % facts["date_utc"])
+    lines.append("- device: %s, driver %s" % (smi.get("name", "?"), smi.get("driver_version", "?")))
+    lines.append("- clocks (nvidia-smi, before / after): SM %s / %s, memory %s / %s (max SM %s, max memory %s)"
+                 % (smi.get("clocks.sm", "?"), (facts.get("nvidia_smi_after") or {}).get("clocks.sm", "?"),
+                    smi.get("clocks.mem", "?"), (facts.get("nvidia_smi_after") or {}).get("clocks.mem", "?"),
+                    smi.get("clocks.max.sm", "?"), smi.get("clocks.max.mem", "?")))
+    lines.append("- torch %s, triton %s" % (facts.get("torch", "?"), facts.get("triton", "?")))
+    lines.append("- protocol: fp16, L2 flushed before every timed launch, median (benchtop: `run --cold-l2`, "
+                 "CUDA events per launch; SDPA: triton.testing.do_bench warmup=50 rep=200 return_mode=median)")
+    lines.append("- ratio = SDPA time / benchtop time (> 1: benchtop faster)")
+    lines.append("")
+    head = ["shape"] + ["%s us" % v for v in variants] + ["%s us" % b for b in BACKENDS]
+    head += ["%s vs %s" % (v, b) for v in variants for b in BACKENDS]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + " --- |" * len(head))
+    for shape in shapes:
+        row = [shape]
+        row += [fmt_us(best[(v, shape)]["p50_us"]) if (v, shape) in best else "-" for v in variants]
+        row += [fmt_us(sdpa[(b, shape)].get("p50_us")) if (b, shape) in sdpa else "-" for b in BACKENDS]
+        row += [fmt_ratio(ratio(sdpa.get((b, shape)), best.get((v, shape)))) for v in variants for b in BACKENDS]
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    lines.append("Knobs of the fastest passing benchtop record (and its TFLOP/s):")
+    lines.append("")
+    for shape in shapes:
+        for v in variants:
+            r = best.get((v, shape))
+            if r:
+                lines.append("- %s %s: %s (%.0f TFLOP/s, rel L2 %.2g, %s regs)"
+                             % (v, shape, r["knobs"] or "-", flops(shape) / (r["p50_us"] * 1e-6) / 1e12,
+                                r["rel_l2"] if r["rel_l2"] is not None else float("nan"), r["regs"]))
+            for o in other.get((v, shape), [])[:4]:
+                lines.append("  - not passed: %s" % o)
+    errs = [(k, r["error"]) for k, r in sdpa.items() if "error" in r]
+    for (b, shape), e in errs:
+        lines.append("- SDPA %s %s: %s" % (b, shape, e))
+    lines.append("")
+    lines.append("| target | value | goal | state |")
+    lines.append("| --- | --- | --- | --- |")
+    for t in tg:
+        v = t["value"]
+        val = "-" if v is None else (("%.2fx" % v) if "x" in t["goal"] else ("%.2f us" % v))
+        lines.append("| %s | %s | %s | %s |" % (t["target"], val, t["goal"], t["state"]))
+    met = [t["target"] for t in tg if t["state"] == "met"]
+    lines.append("")
+    lines.append("Met: %d of %d targets." % (len(met), len(tg)))
+    for n in notes:
+        lines.append("- note: %s" % n)
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--benchtop", required=True, help="path of the benchtop binary")
+    ap.add_argument("--json", required=True, help="where to write the results as JSON")
+    ap.add_argument("--variants", default="mma,fa3", help="benchtop variants (default mma,fa3)")
+    ap.add_argument("--shapes", default=",".join(SHAPES), help="BxHxSxD[:causal],...")
+    ap.add_argument("--reps", type=int, default=100, help="benchtop timed launches per record")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds allowed per benchtop run")
+    ap.add_argument("--skip-sdpa", action="store_true", help="time benchtop only")
+    a = ap.parse_args()
+    if not os.access(a.benchtop, os.X_OK):
+        raise SystemExit("compare_sdpa: %s is not an executable benchtop binary" % a.benchtop)
+    shapes = [s for s in a.shapes.split(",") if s]
+    for s in shapes:
+        try:
+            parse_shape(s)
+        except ValueError:
+            raise SystemExit("compare_sdpa: bad shape '%s' (expected BxHxSxD[:causal])" % s)
+    notes = []
+    have = known_variants(a.benchtop)
+    variants = []
+    for v in a.variants.split(","):
+        if v in have:
+            variants.append(v)
+        elif v:
+            notes.append("variant %s is not in this benchtop build: skipped" % v)
+    facts = device_facts()
+    try:
+        import torch
+        import triton
+        facts["torch"], facts["triton"] = torch.__version__, triton.__version__
+    except ImportError as ex:
+        if not a.skip_sdpa:
+            raise SystemExit("compare_sdpa: PyTorch with Triton is needed for the SDPA side (%s)" % ex)
+
+    records, runs = [], []
+    for v in variants:
+        recs, note, cmd = run_benchtop(a.benchtop, v, shapes, a.reps, a.timeout)
+        records += recs
+        runs.append({"variant": v, "command": cmd, "note": note, "records": len(recs)})
+        if note:
+            notes.append("benchtop %s: %s" % (v, note))
+    best, other = best_records(records)
+    sdpa = {} if a.skip_sdpa else time_sdpa(shapes)
+    facts["nvidia_smi_after"] = device_facts().get("nvidia_smi")
+    tg = targets(shapes, best, sdpa, variants)
+    print(report(facts, shapes, variants, best, other, sdpa, tg, notes))
+    out = {"facts": facts, "shapes": shapes, "variants": variants, "benchtop_runs": runs,
+           "benchtop_best": [dict(variant=k[0], shape=k[1], **r) for k, r in best.items()],
+           "benchtop_records": records,
+           "sdpa": [dict(backend=k[0], shape=k[1], **r) for k, r in sdpa.items()],
+           "targets": tg, "notes": notes}
+    with open(a.json, "w") as f:
+        json.dump(out, f, indent=1)
+    print("\n(JSON: %s)" % a.json)
+
+
+if __name__ == "__main__":
+    main()
