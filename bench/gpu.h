@@ -84,6 +84,9 @@ void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize);
 bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel,
                    void (*progress)(const char *phase, void *user), void *user);
 
+/* Writes a buffer twice the L2 size on g->stream (bench/measure.c). */
+bool Measure_flushL2(Gpu *g, char *err, size_t errsize);
+
 /* Metrics glue (bench/metrics.c): collect e->metrics for one run of the variant. */
 void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const AttnParams *p,
                              Record *rec);

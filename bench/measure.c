@@ -41,7 +41,7 @@ static bool Measure_poison(Gpu *g, void *ptr, size_t n, char *err, size_t errsiz
   return true;
 }
 
-static bool Measure_flushL2(Gpu *g, char *err, size_t errsize) {
+bool Measure_flushL2(Gpu *g, char *err, size_t errsize) {
   void *ptr = g->buf.flush;
   unsigned long long n = g->buf.flush_bytes / 4;
   static unsigned v = 1;

@@ -30,6 +30,13 @@ static bool Metrics_launch(void *user) {
   return true;
 }
 
+/* --cold-l2: every replay pass starts from a flushed L2, like ncu --cache-control all. */
+static bool Metrics_flush(void *user) {
+  MetricsLaunch *l = user;
+  if (!Measure_flushL2(l->g, l->err, sizeof l->err)) return false;
+  return cudaStreamSynchronize(l->g->stream) == cudaSuccess;
+}
+
 static void Metrics_allNa(Record *rec, char **names, int n, const char *why) {
   for (int i = 0; i < n; i++) {
     Util_strlcpy(rec->metrics[i].name, names[i], sizeof rec->metrics[i].name);
@@ -60,6 +67,7 @@ void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const Att
   } else {
     MetricsLaunch l = {g, e, m, p, ""};
     int passes = -1;
+    Profiler_setPassHook(g->profiler, e->opts.cold_l2 ? Metrics_flush : NULL, &l);
     if (!Profiler_collect(g->profiler, (const char *const *)names, n, Metrics_launch, &l,
                           rec->metrics, &passes, err, sizeof err)) {
       /* Profiler_collect filled every reason; keep the launch error if that was the cause. */

@@ -200,6 +200,11 @@ const char *Profiler_chip(const Profiler *p) { return p->chip; }
 
 void Profiler_lastTimes(const Profiler *p, ProfilerTimes *out) { *out = p->last; }
 
+void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user) {
+  p->pass_hook = hook;
+  p->pass_user = user;
+}
+
 void Profiler_free(Profiler *p) {
   if (!p) return;
   Profiler_disable(p);

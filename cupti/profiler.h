@@ -65,6 +65,9 @@ typedef struct ProfilerTimes {
   double total_ms;
 } ProfilerTimes;
 void Profiler_lastTimes(const Profiler *p, ProfilerTimes *out);
+/* hook(user) runs before every replay pass, outside the profiled range: e.g. an L2 flush, so
+ * each pass starts from the same cold cache as `ncu --cache-control all`. NULL: none. */
+void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user);
 
 /* Chip name and counter availability image of a device (for `benchtop list metrics` on the
  * GPU): *avail is heap memory. Needs a CUDA context on the device (made here if needed). */

@@ -155,6 +155,10 @@ static bool Profiler_passes(Profiler *p, bool (*launch)(void *), void *user, int
                             char *err, size_t errsize) {
   int loops = 0;
   for (;;) {
+    if (p->pass_hook && !p->pass_hook(p->pass_user)) {
+      snprintf(err, errsize, "the pre-pass hook failed before replay pass %d", loops + 1);
+      return false;
+    }
     CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, st);
     st.pRangeProfilerObject = p->obj;
     if (Cupti_failed(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart", err, errsize))

@@ -49,6 +49,8 @@ struct Profiler {
   unsigned long long clock;
   CUpti_RangeProfiler_Object *obj; /* non-NULL while enabled on the context */
   ProfilerTimes last;
+  bool (*pass_hook)(void *user); /* run before each pass, outside the range (L2 flush) */
+  void *pass_user;
 };
 
 bool Cupti_denied(CUptiResult r);

@@ -31,16 +31,19 @@ print("%s bank conflicts: pad=0 %s, pad=8 %s, swizzle %s" % ("ok  " if ok else "
 bad += not ok
 sys.exit(1 if bad else 0)
 PY
-# 2. Agreement with ncu on the same kernels: percentages within 2 points, counts within 1 %.
+# 2. Agreement with ncu on the same kernels: percentages within 2 points, counts within 1 %
+#    (or 100 events, for counts that are noise next to millions of wavefronts). Both sides start
+#    each profiled pass from a flushed L2 (--cold-l2 / --cache-control all): with the cache left
+#    as it happens to be, the L2 hit rate measures each tool's own history, not the kernel.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)
 if [ -n "$NCU" ] && [ -x "$NCU" ]; then
   NAMES=$("$BT" list metrics --headline-names 2>/dev/null || true)
   [ -n "$NAMES" ] || NAMES=sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,lts__t_sector_hit_rate.pct
   for vk in naive smem:pad=0 swizzle wmma mma; do
     v=${vk%%:*}; k=""; [ "$vk" != "$v" ] && k="--knob ${vk#*:}"
-    "$BT" run -v $v $k -s 2x8x512x64 --reps 10 --warmup 5 --seed $SEED --format json \
+    "$BT" run -v $v $k -s 2x8x512x64 --reps 10 --warmup 5 --seed $SEED --cold-l2 --format json \
       -o "$OUTDIR/m-$v.json" > /dev/null 2>&1
-    "$NCU" --target-processes all --metrics "$NAMES" --clock-control none --cache-control none \
+    "$NCU" --target-processes all --metrics "$NAMES" --clock-control none --cache-control all \
       -k regex:attn_fwd --launch-skip 8 --launch-count 1 --csv \
       "$BT" run -v $v $k -s 2x8x512x64 --reps 10 --warmup 5 --seed $SEED --metrics none \
       -o "$OUTDIR/m-$v-ncu.json" > "$OUTDIR/m-$v-ncu.csv" 2> "$OUTDIR/m-$v-ncu.err"
@@ -56,7 +59,7 @@ for name, t in sorted(theirs.items()):
     o = ours.get(name)
     if o is None: print("FAIL %s %s: benchtop has no value" % (v, name)); bad += 1; continue
     pct = name.endswith(".pct") or "pct_of_peak" in name
-    ok = abs(o - t) <= 2.0 if pct else abs(o - t) <= 0.01 * max(abs(t), 1.0)
+    ok = abs(o - t) <= 2.0 if pct else abs(o - t) <= max(0.01 * abs(t), 100.0)
     bad += not ok
     print("%s %-8s %-72s benchtop %14.4f  ncu %14.4f" % ("ok  " if ok else "FAIL", v, name, o, t))
 sys.exit(1 if bad or not theirs else 0)

@@ -56,7 +56,7 @@ if want sanitizer && command -v compute-sanitizer > /dev/null; then
     for v in $("$BT" check-kernels --list-presets | cut -f1 | sort -u); do
       run_test "sanitize-$tool-$v" compute-sanitizer --tool "$tool" --target-processes all \
         --error-exitcode 9 "$BT" run -v "$v" -s 1x2x300x64:causal --reps 1 --warmup 0 \
-        --metrics none -o "$GPU_TEST_OUT/sanitize-$tool-$v.json"
+        --watchdog 600 --metrics none -o "$GPU_TEST_OUT/sanitize-$tool-$v.json"
     done
   done
 fi
