@@ -138,6 +138,27 @@ static size_t ws_fp8(const Shape *s, const KnobValues *kv) {
   return 2 * bh * (size_t)s->S * s->D + 2 * bh * sizeof(float);
 }
 
+/* fa3 (sm_90a): relayout of K and V into swizzled tile images (one thread per 16-byte chunk,
+ * grid.y 0: K, 1: V), then 384 threads (producer + 2 consumer warpgroups) per 128 query rows;
+ * dynamic shared memory Q [128][D] + 2 stages x (K + V) [128][D] fp16, 1024 bytes of alignment
+ * slack, 2 x 2 mbarriers. Tiles of 128 keys: fa3.cu's BLOCK_N. */
+#define FA3_BLOCK_N 128
+static void dims_fa3_relayout(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  size_t chunks = (size_t)s->B * s->H * Registry_ceilDiv(s->S, FA3_BLOCK_N) * FA3_BLOCK_N * (s->D / 8);
+  Registry_set(d, (unsigned)((chunks + 255) / 256), 2, 1, 256, 0);
+}
+static void dims_fa3(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+  (void)kv;
+  size_t smem = (size_t)128 * s->D * 2 + (size_t)2 * 2 * FA3_BLOCK_N * s->D * 2 + 1024 + 64;
+  Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 384, smem);
+}
+/* p.workspace: [K images][V images], each B*H*ceil(S/128)*128*D fp16 (last tile zero-padded). */
+static size_t ws_fa3(const Shape *s, const KnobValues *kv) {
+  (void)kv;
+  return (size_t)2 * s->B * s->H * Registry_ceilDiv(s->S, FA3_BLOCK_N) * FA3_BLOCK_N * s->D * 2;
+}
+
 /* cublas: the softmax kernel, one block per score row. */
 static void dims_softmax(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   (void)kv;
@@ -232,6 +253,15 @@ static const Variant variant_fp8 = {
   .workspace_bytes = ws_fp8, .presets = {""},
 };
 
+static const Variant variant_fa3 = {
+  .name = "fa3", .source = "fa3.cu",
+  .summary = "Hopper FlashAttention-3 style: wgmma, TMA bulk copies + mbarriers, producer/consumer warpgroups",
+  .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
+  .kind = LAUNCH_KERNELS, .nsteps = 2,
+  .steps = {{"relayout", dims_fa3_relayout}, {"attn_fwd", dims_fa3}},
+  .workspace_bytes = ws_fa3, .presets = {""},
+};
+
 static const Variant variant_cublas = {
   .name = "cublas", .source = "cublas.cu",
   .summary = "unfused: cuBLAS batched GEMM QK^T, softmax kernel, GEMM PV (PyTorch's math path)",
@@ -242,7 +272,7 @@ static const Variant variant_cublas = {
 
 const Variant *const Registry_variants[] = {
   &variant_naive, &variant_smem, &variant_swizzle, &variant_cp_async, &variant_wmma_qk,
-  &variant_wmma, &variant_mma, &variant_fp8, &variant_cublas,
+  &variant_wmma, &variant_mma, &variant_fp8, &variant_cublas, &variant_fa3,
 };
 const int Registry_count = (int)(sizeof Registry_variants / sizeof Registry_variants[0]);
 
