@@ -132,6 +132,16 @@ static void Measure_kernelFacts(Gpu *g, const Variant *v, const KnobValues *kv, 
   rec->build = m->build;
   rec->build.smem_dynamic = (int)d.smem;
   struct cudaFuncAttributes fa;
+  /* The attention kernel is the step with the most registers (not a quantize or combine step). */
+  for (int i = 0; i < v->nsteps; i++) {
+    struct cudaFuncAttributes fi;
+    if (cudaFuncGetAttributes(&fi, (const void *)m->kernels[i]) == cudaSuccess &&
+        cudaFuncGetAttributes(&fa, (const void *)m->kernels[last]) == cudaSuccess &&
+        fi.numRegs > fa.numRegs)
+      last = i;
+  }
+  v->steps[last].dims(s, kv, &d);
+  rec->build.smem_dynamic = (int)d.smem;
   if (cudaFuncGetAttributes(&fa, (const void *)m->kernels[last]) == cudaSuccess) {
     rec->build.regs = fa.numRegs;
     rec->build.smem_static = (int)fa.sharedSizeBytes;

@@ -4,7 +4,7 @@
 # starts with $ORIGIN). Then, on the GPU machine: bash tests/gpu/run-gpu-suite.sh LOGDIR
 set -eu
 cd "$(dirname "$0")/.."
-[ -d build-gpu ] || meson setup build-gpu --buildtype=release > /dev/null
+[ -d build-gpu ] || meson setup build-gpu --buildtype=debugoptimized > /dev/null
 ninja -C build-gpu
 lib=$(ldconfig -p | awk '/libcjson.so.1 /{print $NF; exit}')
 cp -L "$lib" build-gpu/libcjson.so.1

@@ -10,7 +10,7 @@ export XDG_DATA_HOME="$OUTDIR/tui-data" BENCHTOP_EXAMPLES=/nonexistent
 rm -rf "$XDG_DATA_HOME"
 T="tmux -L benchtop-gpu-tui"
 $T kill-server 2> /dev/null
-$T new-session -d -s t -x 160 -y 45 "$BT; echo EXITED \$? > $OUTDIR/tui-exit"
+$T new-session -d -s t -x 160 -y 45 "$BT 2> $OUTDIR/tui-stderr.txt; echo EXITED \$? > $OUTDIR/tui-exit"
 snap() { $T capture-pane -p -t t > "$OUTDIR/tui-$1.txt"; }
 keys() { for k in "$@"; do $T send-keys -t t "$k"; sleep 0.15; done; }
 sleep 1.5
@@ -59,5 +59,5 @@ print("PASS gpu_tui" if not bad else "FAIL gpu_tui")
 sys.exit(1 if bad else 0)
 PY
 rc=$?
-grep -q "EXITED 0" "$OUTDIR/tui-exit" 2> /dev/null || { echo "FAIL gpu_tui: the TUI did not exit cleanly"; rc=1; }
+grep -q "EXITED 0" "$OUTDIR/tui-exit" 2> /dev/null || { echo "FAIL gpu_tui: the TUI did not exit cleanly"; cat "$OUTDIR/tui-stderr.txt"; rc=1; }
 exit $rc

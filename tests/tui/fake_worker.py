@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for `benchtop worker` (BENCHTOP_WORKER=this file): speaks the JSON-lines
+protocol of bench/protocol.h and answers every run request with a plausible record, so the TUI's
+live-run path can be tested on machines without a GPU. Test fixture only: its numbers are made
+up and say so in the device name."""
+import json, random, sys, time
+
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+
+device = {"name": "scripted test worker (no GPU)", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+          "l2_bytes": 62914560, "mem_bytes": 150000000000, "driver_version": 13000,
+          "runtime_version": 13000, "nvrtc_major": 13, "nvrtc_minor": 0, "cupti_version": 130001,
+          "peak_tflops": 650.0}
+send({"type": "hello", "device": device})
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("op") == "quit":
+        break
+    if req.get("op") != "run":
+        continue
+    for phase in ("compiling", "verifying", "timing", "profiling"):
+        send({"type": "progress", "id": req["id"], "phase": phase})
+        time.sleep(0.02)
+    samples = [random.uniform(10, 12) for _ in range(100)]
+    s = sorted(samples)
+    heads = {"sm__warps_active.avg.pct_of_peak_sustained_active": ("%", 7.0),
+             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": ("%", 20.0),
+             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("conflicts", 12.0),
+             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": ("conflicts", 3.0),
+             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": ("wavefronts", 5e5),
+             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("wavefronts", 8e3),
+             "sm__inst_executed_pipe_tensor_op_hmma.sum": ("inst", 262144.0),
+             "gpu__time_duration.sum": ("ns", 9500.0),
+             "lts__t_sector_hit_rate.pct": ("%", 99.0)}
+    rec = {"variant": req["variant"], "knobs": req["knobs"], "shape": req["shape"], "status": "pass",
+           "options": req.get("opts", {}), "device": device,
+           "timing": {"p50": s[50], "p90": s[90], "p99": s[99], "min": s[0], "mean": sum(s) / 100,
+                      "stddev": 0.5, "tflops": 90.0, "peak_frac": 0.14, "nsamples": 100, "samples": samples},
+           "build": {"regs": 136, "smem_static": 0, "smem_dynamic": 40960, "stack_bytes": 0,
+                     "spill_stores": 0, "spill_loads": 0, "compile_ms": 250.0, "cache_hit": False,
+                     "source_hash": "0123456789abcdef", "arch": "sm_90"},
+           "clocks": {"sm_mhz_before": 1980, "sm_mhz_after": 1980, "mem_mhz_before": 3201,
+                      "mem_mhz_after": 3201, "temp_c": 40, "power_w": 130.0, "throttle_reasons": 0},
+           "error": {"checked": True, "max_abs": 1e-3, "rel_l2": 2.7e-4, "tolerance": 2e-3,
+                     "nan_count": 0, "inf_count": 0, "unwritten": 0},
+           "metrics": [{"name": n, "value": v, "unit": u, "reason": ""} for n, (u, v) in heads.items()],
+           "metric_passes": 2, "occupancy_theoretical": 12.5}
+    send({"type": "record", "id": req["id"], "record": rec})
