@@ -170,7 +170,8 @@ typedef struct TimedRun {
 
 /* Warm-up, then reps timed one launch (or one graph replay) at a time. */
 static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile int *cancel,
-                         char *err, size_t errsize) {
+                         void (*progress)(const char *phase, void *user), void *user, char *err,
+                         size_t errsize) {
   Gpu *g = t->g;
   double t0 = Util_nowMs();
   int warm = 0;
@@ -220,7 +221,14 @@ static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile
       ok = Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize);
     }
     cudaEventRecord(ev[2 * i + 1], g->stream);
-    if (i % 64 == 63 && *cancel) break;
+    if (i % 64 == 63) {
+      if (*cancel) break;
+      /* A long timing phase is progress, not a hang: the watchdog counts from the last word.
+       * Waiting for the last batch here keeps the report honest (the reps did finish). */
+      cudaError_t se = cudaEventSynchronize(ev[2 * i + 1]);
+      if (se != cudaSuccess) { Gpu_errorText(se, "timed launches", err, errsize); ok = false; break; }
+      progress("timing", user);
+    }
   }
   cudaError_t e = cudaStreamSynchronize(g->stream);
   if (ok && e != cudaSuccess) {
@@ -340,7 +348,8 @@ bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel
   progress("timing", user);
   Measure_clocks(g, &rec->clocks, false);
   TimedRun t = {g, v, &e->knobs, m, &p};
-  if (!Measure_time(&t, &e->opts, &rec->timing, cancel, err, sizeof err)) return Measure_died(rec, err);
+  if (!Measure_time(&t, &e->opts, &rec->timing, cancel, progress, user, err, sizeof err))
+    return Measure_died(rec, err);
   Measure_clocks(g, &rec->clocks, true);
   if (*cancel && rec->timing.nsamples == 0) {
     rec->status = REC_CANCELLED;

@@ -276,7 +276,10 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
     else
       defs[nd++] = Util_asprintf("%s=%d", v->knobs[i].macro, kv->idx[i]);
   }
+  /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
   const char *main_entry = v->steps[v->nsteps - 1].entry;
+  for (int i = 0; i < v->nsteps; i++)
+    if (strcmp(v->steps[i].entry, "attn_fwd") == 0) main_entry = v->steps[i].entry;
   bool ok = Jit_compileSource(v->source, src, (const char *const *)defs, nd, main_entry, arch,
                               use_cache, out, err, errsize);
   for (int i = 0; i < nd; i++) free(defs[i]);

@@ -228,7 +228,9 @@ static const KnobDesc mma_knobs[] = {
   {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile"},
   {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)"},
   {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
-  {"split", "SPLIT_KV", {"auto", "1", "2", "4", "8"},
+  /* Default 1: auto (2 splits at 2x8x512x64) measured slower, 15.2 vs 12.5 us (H200,
+   * 2026-11-22, L2 flushed); see docs/kernel-notes.md. */
+  {"split", "SPLIT_KV", {"1", "auto", "2", "4", "8"},
    "key-range splits per query block, merged by a combine step (auto: by shape, small grids)"},
 };
 static const Variant variant_mma = {
@@ -241,7 +243,7 @@ static const Variant variant_mma = {
   .check = check_mma, .num_splits = splits_mma,
   .presets = {"block_m=64,block_n=64,warps=4,stages=2", "block_m=128,block_n=64,warps=8,stages=2",
               "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3",
-              "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=1"},
+              "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=auto"},
 };
 
 static const Variant variant_fp8 = {

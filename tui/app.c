@@ -363,6 +363,8 @@ int Tui_main(const char *path) {
   char err[512] = "";
   if (a->session.dirty && a->session.path[0] && !a->from_example)
     saved = Session_autosave(&a->session, err, sizeof err);
+  App_freeWindows(a); /* before the screen they belong to is deleted (delwin after delscreen
+                        * crashed on quit after a live run: H200, 2026-11-22) */
   endwin();
   delscreen(scr);
   if (sig) fprintf(stderr, "benchtop: stopped by signal %d%s\n", sig,

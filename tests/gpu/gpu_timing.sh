@@ -15,15 +15,17 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 echo "ncu: $NCU"
 fail=0
 for v in naive wmma mma; do
+  # mma unsplit: one kernel, so ncu's duration of it is the whole launch benchtop times.
+  k=""; [ $v = mma ] && k="--knob split=1"
   for s in 2x8x512x64 4x16x2048x128; do
     tag="$v-$s"
     for i in 1 2; do
-      "$BT" run -v $v -s $s --reps 300 --warmup 50 --metrics none -o "$OUTDIR/t-$tag-$i.json" > /dev/null 2>&1
+      "$BT" run -v $v $k -s $s --reps 300 --warmup 50 --metrics none -o "$OUTDIR/t-$tag-$i.json" > /dev/null 2>&1
     done
-    "$BT" run -v $v -s $s --reps 300 --warmup 50 --graph --metrics none -o "$OUTDIR/t-$tag-graph.json" > /dev/null 2>&1
+    "$BT" run -v $v $k -s $s --reps 300 --warmup 50 --graph --metrics none -o "$OUTDIR/t-$tag-graph.json" > /dev/null 2>&1
     "$NCU" --target-processes all --metrics gpu__time_duration.sum --clock-control none \
       --cache-control none -k regex:attn_fwd --launch-skip 3 --launch-count 30 --csv \
-      "$BT" run -v $v -s $s --reps 40 --warmup 3 --metrics none -o "$OUTDIR/t-$tag-ncu.json" \
+      "$BT" run -v $v $k -s $s --reps 40 --warmup 3 --metrics none -o "$OUTDIR/t-$tag-ncu.json" \
       > "$OUTDIR/t-$tag-ncu.csv" 2> "$OUTDIR/t-$tag-ncu.err"
     python3 - "$OUTDIR" "$tag" <<'PY' || fail=1
 import csv, json, statistics, sys
