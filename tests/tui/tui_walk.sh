@@ -11,6 +11,8 @@ if [ -z "$SESSION" ]; then
   SESSION="$TUI_TMP/fixture.json"
   make_fixture "$FIX" "$SESSION"
 fi
+# The registry's size, not a constant: adding a variant must not break the walk.
+NVAR=$("$BT" list variants | grep -cE '^[a-z0-9_]+ ')
 NREC=$("$BT" show "$SESSION" --format json 2>/dev/null | grep -c '"variant"' || true)
 cp "$SESSION" "$TUI_TMP/before.json"
 
@@ -18,7 +20,7 @@ tui_start "$COLS" "$ROWS" "printf 'BEFORE-MARK\n'; TERM=screen-256color '$BT' '$
 echo EXIT=\$?; stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo; sleep 600"
 
 wait_for 'Results [0-9]+'
-wait_for 'Variants [0-9]+/9'
+wait_for "Variants [0-9]+/$NVAR"
 wait_for 'Shapes [0-9]+/[0-9]+'
 wait_for '^ benchtop \| '
 screen | grep -q '\[Results' || fail "Results should have the focus at start"
@@ -30,7 +32,7 @@ fi
 
 # Variants: check one, open the knob editor of smem, change pad, close.
 keys Tab; wait_for '\[Variants'
-keys g Space; wait_for 'Variants [1-9]/9'
+keys g Space; wait_for "Variants [1-9][0-9]*/$NVAR"
 keys g j; keys Enter; wait_for 'Knobs: smem'
 before=$(screen | grep -E 'Enter/Esc close' | grep -Eo 'pad=[08]')
 keys Right; sleep 0.1
