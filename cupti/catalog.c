@@ -27,8 +27,9 @@ const MetricInfo Catalog_headline[] = {
      "shared-memory store wavefronts, conflicts included"},
     {"lts__t_sector_hit_rate.pct", "L2 hit", "%", METRIC_HIGHER_BETTER,
      "L2 sector hit rate (can read above 100% on Hopper, as in Nsight Compute)"},
-    {"gpu__time_duration.sum", "gpu time", "ns", METRIC_LOWER_BETTER,
-     "GPU duration of the profiled launch (one replay pass)"},
+    {"gpu__time_duration.sum", "range time", "ns", METRIC_LOWER_BETTER,
+     "GPU duration of the profiled range: the variant's launches plus the gaps between them, "
+     "so above the kernel time; compare kernels by p50"},
 };
 const int Catalog_headlineCount = (int)(sizeof Catalog_headline / sizeof Catalog_headline[0]);
 
