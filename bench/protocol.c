@@ -32,12 +32,12 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
     o->watchdog_s = x->valuedouble;
 }
 
-char *Protocol_encodeEntry(const PlanEntry *e, int id) {
+static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {
   cJSON *j = cJSON_CreateObject();
   char knobs[160], shape[64];
   Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
   Shape_format(&e->shape, shape, sizeof shape);
-  cJSON_AddStringToObject(j, "op", "run");
+  cJSON_AddStringToObject(j, "op", op);
   cJSON_AddNumberToObject(j, "id", id);
   cJSON_AddStringToObject(j, "variant", e->variant->name);
   cJSON_AddStringToObject(j, "knobs", knobs);
@@ -50,6 +50,10 @@ char *Protocol_encodeEntry(const PlanEntry *e, int id) {
   cJSON_free(text);
   return line;
 }
+
+char *Protocol_encodeEntry(const PlanEntry *e, int id) { return Protocol_encode(e, id, "run"); }
+
+char *Protocol_encodeBuild(const PlanEntry *e, int id) { return Protocol_encode(e, id, "build"); }
 
 bool Protocol_decodeEntry(const cJSON *msg, PlanEntry *e, int *id, char *err, size_t errsize) {
   memset(e, 0, sizeof *e);

@@ -124,7 +124,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
         rc = BT_EXIT_NO_GPU;
         break;
       case RUNNER_FINISHED: finished = true; break;
-      case RUNNER_NONE: break;
+      case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
       }
     }
     if (finished || any) continue;

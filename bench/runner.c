@@ -34,11 +34,17 @@ struct Runner {
   int nqueue, head, next_id, done, total;
   PlanEntry inflight;
   int inflight_id;
+  bool building;            /* the request in flight is a background build */
+  bool batch_active;        /* runs were submitted and FINISHED has not been said yet */
+  PlanEntry *builds;
+  int nbuilds;
   bool have_device, no_gpu;
   DeviceInfo device;
   RunnerEvent events[RUNNER_EVENTS_MAX];
   int nevents;
 };
+
+static void Runner_sendNext(Runner *r);
 
 Runner *Runner_new(const char *exe) {
   Runner *r = Util_xcalloc(1, sizeof *r);
@@ -81,6 +87,7 @@ void Runner_free(Runner *r) {
   if (!r) return;
   Runner_stopWorker(r, false);
   free(r->queue);
+  free(r->builds);
   free(r->buf);
   free(r->exe);
   free(r);
@@ -95,17 +102,20 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
   memcpy(r->queue + r->nqueue, entries, sizeof(PlanEntry) * (size_t)count);
   r->nqueue += count;
   r->total += count;
+  r->batch_active = true;
+  if (r->state == W_IDLE) Runner_sendNext(r); /* a warm worker waits for no poll */
 }
 
 bool Runner_busy(const Runner *r) {
-  return r->head < r->nqueue || r->state == W_BUSY || r->state == W_CANCELLING ||
+  return r->head < r->nqueue || r->nbuilds > 0 || r->state == W_BUSY || r->state == W_CANCELLING ||
          (r->state == W_STARTING && r->head < r->nqueue);
 }
 
 int Runner_fd(const Runner *r) { return r->from_fd; }
 
 int Runner_timeoutMs(const Runner *r) {
-  if (r->deadline <= 0) return (r->state == W_NONE && r->head < r->nqueue && !r->no_gpu) ? 0 : -1;
+  if (r->deadline <= 0)
+    return (r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0) && !r->no_gpu) ? 0 : -1;
   double left = r->deadline - Util_nowMs();
   return left <= 0 ? 0 : (int)ceil(left);
 }
@@ -138,6 +148,34 @@ static void Runner_failInflight(Runner *r, RecordStatus st, const char *why) {
   Util_strlcpy(ev->record.reason, why, sizeof ev->record.reason);
   r->done++;
   ev->done = r->done;
+}
+
+/* FINISHED closes a batch of runs; background builds alone never produce one. */
+static void Runner_finish(Runner *r) {
+  if (!r->batch_active) return;
+  r->batch_active = false;
+  Runner_push(r, RUNNER_FINISHED);
+}
+
+static void Runner_writeLine(Runner *r, char *line) {
+  size_t n = strlen(line), off = 0;
+  while (off < n) {
+    ssize_t w = write(r->to_fd, line + off, n - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+  free(line);
+}
+
+static void Runner_builtEvent(Runner *r, bool ok, const char *detail) {
+  RunnerEvent *ev = Runner_push(r, RUNNER_BUILT);
+  if (!ev) return;
+  char knobs[160], shape[64];
+  Registry_formatKnobs(r->inflight.variant, &r->inflight.knobs, knobs, sizeof knobs);
+  Shape_format(&r->inflight.shape, shape, sizeof shape);
+  snprintf(ev->message, sizeof ev->message, "%s %s D=%d: %s%.300s", r->inflight.variant->name,
+           knobs[0] ? knobs : "(no knobs)", r->inflight.shape.D, ok ? "" : "build failed: ", detail);
 }
 
 static bool Runner_spawn(Runner *r) {
@@ -176,24 +214,28 @@ static bool Runner_spawn(Runner *r) {
 }
 
 static void Runner_sendNext(Runner *r) {
+  r->building = false;
+  if (r->head >= r->nqueue && r->nbuilds > 0) {
+    r->inflight = r->builds[0];
+    memmove(r->builds, r->builds + 1, sizeof(PlanEntry) * (size_t)(r->nbuilds - 1));
+    r->nbuilds--;
+    r->inflight_id = ++r->next_id;
+    Runner_writeLine(r, Protocol_encodeBuild(&r->inflight, r->inflight_id));
+    r->building = true;
+    r->state = W_BUSY;
+    Util_strlcpy(r->phase, "compiling", sizeof r->phase);
+    r->deadline = Util_nowMs() + RUNNER_COMPILE_TIMEOUT_MS;
+    return;
+  }
   if (r->head >= r->nqueue) {
     r->state = W_IDLE;
     r->deadline = 0;
-    RunnerEvent *ev = Runner_push(r, RUNNER_FINISHED);
-    (void)ev;
+    Runner_finish(r);
     return;
   }
   r->inflight = r->queue[r->head++];
   r->inflight_id = ++r->next_id;
-  char *line = Protocol_encodeEntry(&r->inflight, r->inflight_id);
-  size_t n = strlen(line), off = 0;
-  while (off < n) {
-    ssize_t w = write(r->to_fd, line + off, n - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  free(line);
+  Runner_writeLine(r, Protocol_encodeEntry(&r->inflight, r->inflight_id));
   r->state = W_BUSY;
   Util_strlcpy(r->phase, "compiling", sizeof r->phase);
   r->deadline = Util_nowMs() + RUNNER_COMPILE_TIMEOUT_MS;
@@ -230,9 +272,10 @@ static void Runner_handleLine(Runner *r, const char *line) {
     r->no_gpu = true;
     RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
     if (ev) Util_strlcpy(ev->message, cJSON_IsString(m) ? m->valuestring : "no GPU", sizeof ev->message);
-    r->head = r->nqueue; /* nothing can run */
+    r->head = r->nqueue; /* nothing can run, nothing can be built */
+    r->nbuilds = 0;
     Runner_stopWorker(r, false);
-    Runner_push(r, RUNNER_FINISHED);
+    Runner_finish(r);
   } else if (strcmp(t, "progress") == 0) {
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
     if (cJSON_IsString(ph)) Util_strlcpy(r->phase, ph->valuestring, sizeof r->phase);
@@ -243,6 +286,17 @@ static void Runner_handleLine(Runner *r, const char *line) {
       char shape[64];
       Shape_format(&r->inflight.shape, shape, sizeof shape);
       snprintf(ev->message, sizeof ev->message, "%s %s: %s", r->inflight.variant->name, shape, r->phase);
+    }
+  } else if (strcmp(t, "built") == 0 && r->building) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
+    Runner_builtEvent(r, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "ok")),
+                      cJSON_IsString(m) ? m->valuestring : "");
+    if (r->state == W_CANCELLING) {
+      r->state = W_IDLE;
+      r->deadline = 0;
+      r->building = false;
+    } else {
+      Runner_sendNext(r);
     }
   } else if (strcmp(t, "record") == 0) {
     RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
@@ -261,11 +315,11 @@ static void Runner_handleLine(Runner *r, const char *line) {
       /* The worker's context is gone: a fresh worker takes the next entry. */
       bool cancelling = r->state == W_CANCELLING;
       Runner_stopWorker(r, true);
-      if (cancelling || r->head >= r->nqueue) Runner_push(r, RUNNER_FINISHED);
+      if (cancelling || r->head >= r->nqueue) Runner_finish(r);
     } else if (r->state == W_CANCELLING) {
       r->state = W_IDLE;
       r->deadline = 0;
-      Runner_push(r, RUNNER_FINISHED);
+      Runner_finish(r);
     } else {
       Runner_sendNext(r);
     }
@@ -277,36 +331,53 @@ static void Runner_workerGone(Runner *r, const char *why) {
   bool was_busy = r->state == W_BUSY || r->state == W_CANCELLING;
   bool cancelling = r->state == W_CANCELLING;
   Runner_stopWorker(r, true);
-  if (was_busy) {
+  if (was_busy && r->building) {
+    r->building = false;
+    Runner_builtEvent(r, false, why);
+  } else if (was_busy) {
     char reason[RECORD_REASON_MAX];
     snprintf(reason, sizeof reason, "%s while %s; the worker was restarted (log: ~/.cache/benchtop/worker.log)",
              why, r->phase);
     Runner_failInflight(r, cancelling ? REC_CANCELLED : REC_ERROR, reason);
   }
-  if (r->head >= r->nqueue) Runner_push(r, RUNNER_FINISHED);
+  if (r->head >= r->nqueue) Runner_finish(r);
+}
+
+void Runner_prebuild(Runner *r, const PlanEntry *e) {
+  if (r->no_gpu) return;
+  for (int i = 0; i < r->nbuilds; i++)
+    if (r->builds[i].variant == e->variant && r->builds[i].shape.D == e->shape.D) {
+      r->builds[i] = *e; /* the newer knob setting replaces one still waiting */
+      return;
+    }
+  r->builds = Util_xrealloc(r->builds, sizeof(PlanEntry) * (size_t)(r->nbuilds + 1));
+  r->builds[r->nbuilds++] = *e;
+  if (r->state == W_IDLE) Runner_sendNext(r);
 }
 
 void Runner_cancel(Runner *r) {
   r->total -= r->nqueue - r->head;
   r->head = r->nqueue;
+  r->nbuilds = 0;
   if (r->state == W_BUSY && r->pid > 0) {
     kill(r->pid, SIGUSR1);
     r->state = W_CANCELLING;
     r->deadline = Util_nowMs() + 2000.0;
   } else if (r->state == W_STARTING) {
     Runner_stopWorker(r, true);
-    Runner_push(r, RUNNER_FINISHED);
+    Runner_finish(r);
   }
 }
 
 bool Runner_poll(Runner *r, RunnerEvent *ev) {
   if (r->nevents == 0) {
-    if (r->state == W_NONE && r->head < r->nqueue && !r->no_gpu) {
+    if (r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0) && !r->no_gpu) {
       if (!Runner_spawn(r)) {
         RunnerEvent *e = Runner_push(r, RUNNER_NO_GPU);
         if (e) snprintf(e->message, sizeof e->message, "cannot start the worker (%s): %s", r->exe,
                         strerror(errno));
         r->head = r->nqueue;
+        r->nbuilds = 0;
       }
     }
     if (r->from_fd >= 0) {

@@ -18,6 +18,7 @@ typedef enum {
   RUNNER_RECORD,    /* ev.record is a finished record (the caller takes ownership) */
   RUNNER_NO_GPU,    /* the worker found no usable CUDA device: ev.message says why */
   RUNNER_FINISHED,  /* the plan is done (or cancelled) */
+  RUNNER_BUILT,     /* a background build (Runner_prebuild) ended: ev.message says how */
 } RunnerEventKind;
 
 typedef struct RunnerEvent {
@@ -40,6 +41,10 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count);
  * killed if it does not answer within a second). */
 void Runner_cancel(Runner *r);
 bool Runner_busy(const Runner *r);
+/* Compiles (and loads) an entry's kernel in the worker in the background, so that running it
+ * later finds it warm: the TUI calls this when a knob changes. Builds wait behind queued runs;
+ * a newer build of the same variant replaces an older one still waiting. Ends in RUNNER_BUILT. */
+void Runner_prebuild(Runner *r, const PlanEntry *e);
 /* File descriptor to poll for input from the worker (-1 when none is running). */
 int Runner_fd(const Runner *r);
 /* Milliseconds until the watchdog needs attention (-1: no deadline). */

@@ -55,6 +55,28 @@ static void Worker_progress(const char *phase, void *user) {
   Worker_send(m);
 }
 
+/* A background build: compile through the JIT cache and load, so a later run starts warm. */
+static void Worker_build(Gpu *g, const cJSON *msg) {
+  PlanEntry e;
+  int id = 0;
+  char err[512], text[600];
+  bool ok = Protocol_decodeEntry(msg, &e, &id, err, sizeof err);
+  if (ok) {
+    double t0 = Util_nowMs();
+    GpuModule *m = Gpu_module(g, e.variant, &e.knobs, e.shape.D, err, sizeof err);
+    ok = m != NULL;
+    if (ok)
+      snprintf(text, sizeof text, "%s in %.0f ms, %d registers", m->build.cache_hit ? "ready (cached)" : "compiled",
+               Util_nowMs() - t0, m->build.regs);
+  }
+  cJSON *out = cJSON_CreateObject();
+  cJSON_AddStringToObject(out, "type", "built");
+  cJSON_AddNumberToObject(out, "id", id);
+  cJSON_AddBoolToObject(out, "ok", ok);
+  cJSON_AddStringToObject(out, "message", ok ? text : err);
+  Worker_send(out);
+}
+
 int Worker_main(void) {
   /* Libraries may print to stdout; keep the protocol on a private descriptor. */
   int proto = dup(STDOUT_FILENO);
@@ -99,6 +121,11 @@ int Worker_main(void) {
     if (strcmp(op->valuestring, "quit") == 0) {
       cJSON_Delete(msg);
       break;
+    }
+    if (strcmp(op->valuestring, "build") == 0) {
+      Worker_build(&g, msg);
+      cJSON_Delete(msg);
+      continue;
     }
     if (strcmp(op->valuestring, "run") != 0) {
       cJSON_Delete(msg);

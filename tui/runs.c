@@ -202,6 +202,10 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     App_rebuildOrder(a);
     App_autosave(a);
     break;
+  case RUNNER_BUILT:
+    App_message(a, strstr(ev->message, "build failed") != NULL, "%s", ev->message);
+    if (!a->running) Util_strlcpy(a->worker, "worker ready", sizeof a->worker);
+    break;
   case RUNNER_NO_GPU:
     a->no_gpu = true;
     snprintf(a->worker, sizeof a->worker, "no GPU: %.140s", ev->message);
@@ -214,6 +218,35 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     break;
   default: return;
   }
+  a->dirty |= DIRTY_STATUS;
+}
+
+/* A knob changed: compile the variant at its new setting in the worker now, for each head
+ * dimension among the checked shapes (64 when none is checked), so the next run starts warm. */
+void App_prebuild(App *a, const VariantRow *vr) {
+  if (a->no_gpu) return;
+  int dims[8], nd = 0;
+  for (int i = 0; i < a->nshapes && nd < 8; i++) {
+    if (!a->shapes[i].checked) continue;
+    bool seen = false;
+    for (int j = 0; j < nd; j++) seen |= dims[j] == a->shapes[i].shape.D;
+    if (!seen) dims[nd++] = a->shapes[i].shape.D;
+  }
+  if (nd == 0) dims[nd++] = 64;
+  if (!a->runner) a->runner = Runner_new(NULL);
+  for (int i = 0; i < nd; i++) {
+    PlanEntry e;
+    memset(&e, 0, sizeof e);
+    e.variant = vr->variant;
+    e.knobs = vr->knobs;
+    e.shape = (Shape){1, 1, 128, dims[i], false};
+    Plan_defaultOptions(&e.opts);
+    Util_strlcpy(e.metrics, "none", sizeof e.metrics);
+    char why[256];
+    if (Registry_supports(vr->variant, &e.shape, &e.knobs, 0, why, sizeof why)) continue;
+    Runner_prebuild(a->runner, &e);
+  }
+  if (!a->running) Util_strlcpy(a->worker, "compiling in the background", sizeof a->worker);
   a->dirty |= DIRTY_STATUS;
 }
 

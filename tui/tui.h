@@ -121,6 +121,7 @@ void App_setSession(App *a, Session *s, const char *path);
 /* runs.c */
 void App_autosave(App *a);
 void App_pollRunner(App *a);
+void App_prebuild(App *a, const VariantRow *vr);
 
 /* keys.c: one key press, routed to the overlay, the view or the focused panel. */
 void Keys_handle(App *a, int ch);

@@ -168,5 +168,6 @@ void ViewKnobs_key(App *a, int ch) {
     return;
   default: return;
   }
+  if (ch != KEY_UP && ch != 'k' && ch != KEY_DOWN && ch != 'j' && ch != '\t') App_prebuild(a, vr);
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
