@@ -182,9 +182,15 @@ static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile
   }
   GPU_CHECK(cudaStreamSynchronize(g->stream), "warm-up");
   if (*cancel) return true;
+  /* Reps are enqueued in chunks of about half a second of GPU work, each followed by a word
+   * of progress, so a long timing phase never looks like a hang to the watchdog. */
+  const double launch_ms = (Util_nowMs() - t0) / (warm > 0 ? warm : 1);
 
   int reps = o->reps > 0 ? o->reps : 1;
   int per_graph = (o->graph && !o->cold_l2) ? 10 : 1;
+  int chunk = (int)(500.0 / (launch_ms * per_graph + 1e-3));
+  if (chunk < 1) chunk = 1;
+  if (chunk > 64) chunk = 64;
   cudaGraphExec_t exec = NULL;
   if (o->graph) {
     cudaGraph_t graph;
@@ -221,7 +227,7 @@ static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile
       ok = Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize);
     }
     cudaEventRecord(ev[2 * i + 1], g->stream);
-    if (i % 64 == 63) {
+    if (i % chunk == chunk - 1) {
       if (*cancel) break;
       /* A long timing phase is progress, not a hang: the watchdog counts from the last word.
        * Waiting for the last batch here keeps the report honest (the reps did finish). */

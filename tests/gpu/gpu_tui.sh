@@ -10,7 +10,9 @@ export XDG_DATA_HOME="$OUTDIR/tui-data" BENCHTOP_EXAMPLES=/nonexistent
 rm -rf "$XDG_DATA_HOME"
 T="tmux -L benchtop-gpu-tui"
 $T kill-server 2> /dev/null
-$T new-session -d -s t -x 160 -y 45 "$BT 2> $OUTDIR/tui-stderr.txt; echo EXITED \$? > $OUTDIR/tui-exit"
+S="$OUTDIR/tui-session.json" # a new file: an empty session that autosaves there
+rm -f "$S"
+$T new-session -d -s t -x 160 -y 45 "$BT $S 2> $OUTDIR/tui-stderr.txt; echo EXITED \$? > $OUTDIR/tui-exit"
 snap() { $T capture-pane -p -t t > "$OUTDIR/tui-$1.txt"; }
 keys() { for k in "$@"; do $T send-keys -t t "$k"; sleep 0.15; done; }
 sleep 1.5
@@ -31,9 +33,8 @@ sleep 1
 $T kill-server 2> /dev/null
 cat "$OUTDIR/tui-results.txt"
 cat "$OUTDIR/tui-compare.txt"
-S=$(ls -t "$XDG_DATA_HOME"/benchtop/sessions/*.json 2> /dev/null | head -n1)
 echo "autosaved: $S; exit: $(cat "$OUTDIR/tui-exit" 2> /dev/null)"
-[ -n "$S" ] || { echo "FAIL gpu_tui: no autosaved session"; exit 1; }
+[ -f "$S" ] || { echo "FAIL gpu_tui: no autosaved session"; exit 1; }
 python3 - "$S" "$OUTDIR/tui-results.txt" "$OUTDIR/tui-compare.txt" <<'PY'
 import json, sys
 recs = json.load(open(sys.argv[1]))["records"]
