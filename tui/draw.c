@@ -112,3 +112,14 @@ void Page_newline(Page *p) {
   p->line++;
   p->col = 0;
 }
+
+WINDOW *Draw_overlay(App *a, int h, int wd) {
+  if (h > a->rows - 2) h = a->rows - 2;
+  if (a->w_overlay) delwin(a->w_overlay);
+  a->w_overlay = newwin(h, wd, (a->rows - h) / 2, (a->cols - wd) / 2);
+  WINDOW *w = a->w_overlay;
+  if (!w) return NULL;
+  wbkgdset(w, ' ' | Theme_attr(TH_NORMAL));
+  werase(w);
+  return w;
+}

@@ -134,6 +134,9 @@ extern const int Keys_helpCount;
 
 /* Drawing helpers (draw.c). */
 void Draw_box(App *a, WINDOW *w, const char *title, bool focused);
+/* The centred overlay window (help, knob editor, picker): h clamped to the screen, cleared in
+ * the theme's colours; NULL when ncurses has no room. */
+WINDOW *Draw_overlay(App *a, int h, int wd);
 /* Rows 1..h-2 of a boxed window; row() draws item idx, `cursor` is the cursor attribute on
  * the cursor row (the line is already filled with it) and 0 elsewhere. */
 void Draw_list(App *a, WINDOW *w, ListCursor *c, int count, bool focused,

@@ -5,13 +5,9 @@
 
 void ViewHelp_draw(App *a) {
   int h = Keys_helpCount + 4, wd = a->cols - 4 < 92 ? a->cols - 4 : 92;
-  if (h > a->rows - 2) h = a->rows - 2;
-  if (a->w_overlay) delwin(a->w_overlay);
-  a->w_overlay = newwin(h, wd, (a->rows - h) / 2, (a->cols - wd) / 2);
-  WINDOW *w = a->w_overlay;
+  if (h > a->rows - 2) h = a->rows - 2; /* the caller lays out for the clamped height */
+  WINDOW *w = Draw_overlay(a, h, wd);
   if (!w) return;
-  wbkgdset(w, ' ' | Theme_attr(TH_NORMAL));
-  werase(w);
   Draw_box(a, w, "Keys", true);
   int body = h - 3;
   int maxscroll = Keys_helpCount - body;

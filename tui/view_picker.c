@@ -102,12 +102,8 @@ void ViewPicker_draw(App *a) {
   if (h > a->rows - 2) h = a->rows - 2;
   if (h < 6) h = 6;
   if (wd > 110) wd = 110;
-  if (a->w_overlay) delwin(a->w_overlay);
-  a->w_overlay = newwin(h, wd, (a->rows - h) / 2, (a->cols - wd) / 2);
-  WINDOW *w = a->w_overlay;
+  WINDOW *w = Draw_overlay(a, h, wd);
   if (!w) return;
-  wbkgdset(w, ' ' | Theme_attr(TH_NORMAL));
-  werase(w);
   /* The list is drawn in a sub-window so Draw_list's box geometry holds (footer below it). */
   Draw_box(a, w, "Open session", true);
   if (a->npicker == 0) {

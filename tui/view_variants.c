@@ -64,13 +64,9 @@ void ViewKnobs_draw(App *a) {
   VariantRow *vr = &a->variants[a->vcur.sel];
   const Variant *v = vr->variant;
   int h = v->nknobs * 2 + 6, wd = a->cols - 8 < 76 ? a->cols - 8 : 76;
-  if (h > a->rows - 2) h = a->rows - 2;
-  if (a->w_overlay) delwin(a->w_overlay);
-  a->w_overlay = newwin(h, wd, (a->rows - h) / 2, (a->cols - wd) / 2);
-  WINDOW *w = a->w_overlay;
+  if (h > a->rows - 2) h = a->rows - 2; /* the caller lays out for the clamped height */
+  WINDOW *w = Draw_overlay(a, h, wd);
   if (!w) return;
-  wbkgdset(w, ' ' | Theme_attr(TH_NORMAL));
-  werase(w);
   char title[96];
   snprintf(title, sizeof title, "Knobs: %s", v->name);
   Draw_box(a, w, title, true);
