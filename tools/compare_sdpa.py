@@ -28,7 +28,7 @@ SMALL = {"2x8x512x64", "2x8x512x64:causal"}
 BACKENDS = ["cudnn", "flash", "efficient"]
 # Knob sweeps per variant: `--knob k=v1,v2` lists handed to benchtop (one run per variant).
 SWEEPS = {
-    "mma": ["block_m=64,128", "warps=4,8", "block_n=64", "stages=2", "split=auto,1,2,4"],
+    "mma": ["block_m=32,64,128", "warps=2,4,8", "block_n=64", "stages=2", "split=auto,1,2"],
     "fa3": [],
 }
 
