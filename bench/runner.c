@@ -39,12 +39,15 @@ struct Runner {
   PlanEntry *builds;
   int nbuilds;
   bool have_device, no_gpu;
+  char no_gpu_why[512];     /* the worker's words, repeated to every later run */
   DeviceInfo device;
   RunnerEvent events[RUNNER_EVENTS_MAX];
   int nevents;
 };
 
 static void Runner_sendNext(Runner *r);
+static RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind);
+static void Runner_finish(Runner *r);
 
 Runner *Runner_new(const char *exe) {
   Runner *r = Util_xcalloc(1, sizeof *r);
@@ -103,6 +106,14 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
   r->nqueue += count;
   r->total += count;
   r->batch_active = true;
+  if (r->no_gpu) {
+    /* A worker already found no GPU (say, for a background build): say so again, at once. */
+    r->head = r->nqueue;
+    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
+    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
+    Runner_finish(r);
+    return;
+  }
   if (r->state == W_IDLE) Runner_sendNext(r); /* a warm worker waits for no poll */
 }
 
@@ -270,8 +281,9 @@ static void Runner_handleLine(Runner *r, const char *line) {
   } else if (strcmp(t, "nogpu") == 0) {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
     r->no_gpu = true;
+    Util_strlcpy(r->no_gpu_why, cJSON_IsString(m) ? m->valuestring : "no GPU", sizeof r->no_gpu_why);
     RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
-    if (ev) Util_strlcpy(ev->message, cJSON_IsString(m) ? m->valuestring : "no GPU", sizeof ev->message);
+    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
     r->head = r->nqueue; /* nothing can run, nothing can be built */
     r->nbuilds = 0;
     Runner_stopWorker(r, false);

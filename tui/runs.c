@@ -209,7 +209,9 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
   case RUNNER_NO_GPU:
     a->no_gpu = true;
     snprintf(a->worker, sizeof a->worker, "no GPU: %.140s", ev->message);
-    App_message(a, true, "no GPU: %s", ev->message);
+    /* Said aloud only for a run the user asked for: a background build on a machine without a
+     * GPU fails quietly (the status line says it), not over whatever the user is doing. */
+    if (a->running) App_message(a, true, "no GPU: %s", ev->message);
     break;
   case RUNNER_FINISHED:
     a->running = false;

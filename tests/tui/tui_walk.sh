@@ -89,10 +89,18 @@ keys Escape; wait_gone 'compare the marked records'
 step "help overlay"
 
 # Themes: cycle through all and come back.
-seen=""
+seen="" prev=""
 for _ in 1 2 3 4 5; do
-  keys t; wait_for 'theme: '
-  seen="$seen $(screen | grep -Eo 'theme: [a-z-]+' | head -1 | cut -d' ' -f2)"
+  keys t
+  # Wait for the next theme's name, not just any: the previous one is still on screen.
+  for _ in $(seq 1 $((TUI_WAIT_S * 50))); do
+    cur=$(screen | grep -Eo 'theme: [a-z-]+' | head -1 | cut -d' ' -f2)
+    [ -n "$cur" ] && [ "$cur" != "$prev" ] && break
+    sleep 0.02
+  done
+  [ -n "$cur" ] && [ "$cur" != "$prev" ] || fail "pressing t did not change the theme (still '$prev')"
+  prev=$cur
+  seen="$seen $cur"
 done
 for t in dark light monochrome high-contrast; do
   echo "$seen" | grep -qw -- "$t" || fail "theme $t not seen while cycling ($seen)"
