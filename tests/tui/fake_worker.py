@@ -3,7 +3,11 @@
 protocol of bench/protocol.h and answers every run request with a plausible record, so the TUI's
 live-run path can be tested on machines without a GPU. Test fixture only: its numbers are made
 up and say so in the device name."""
-import json, random, sys, time
+import json, os, random, sys, time
+
+# Fault drills for the runner's tests: the variant named in FAKE_CRASH makes the worker exit
+# without an answer, the one in FAKE_HANG makes it stop answering (the watchdog's case).
+CRASH, HANG = os.environ.get("FAKE_CRASH", ""), os.environ.get("FAKE_HANG", "")
 
 def send(msg):
     sys.stdout.write(json.dumps(msg) + "\n")
@@ -25,6 +29,12 @@ for line in sys.stdin:
         continue
     if req.get("op") != "run":
         continue
+    if req["variant"] == CRASH:
+        send({"type": "progress", "id": req["id"], "phase": "verifying"})
+        sys.exit(1)
+    if req["variant"] == HANG:
+        send({"type": "progress", "id": req["id"], "phase": "timing"})
+        time.sleep(3600)
     for phase in ("compiling", "verifying", "timing", "profiling"):
         send({"type": "progress", "id": req["id"], "phase": phase})
         time.sleep(0.02)
