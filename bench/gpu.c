@@ -89,6 +89,7 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   d->cupti_version = cuptiGetVersion(&cv) == CUPTI_SUCCESS ? (int)cv : -1;
   d->peak_tflops = NAN;
   g->cc = prop.major * 10 + prop.minor;
+  g->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   Jit_archFor(g->cc, false, g->arch, sizeof g->arch);
   GPU_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
 

@@ -126,38 +126,34 @@ static void Measure_clocks(Gpu *g, Clocks *c, bool after) {
 static void Measure_kernelFacts(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
                                 const Shape *s, Record *rec) {
   if (v->nsteps < 1) return;
-  int last = v->nsteps - 1;
-  LaunchDims d;
-  v->steps[last].dims(s, kv, &d);
   rec->build = m->build;
-  rec->build.smem_dynamic = (int)d.smem;
-  struct cudaFuncAttributes fa;
   /* The attention kernel is the step with the most registers (not a quantize or combine step). */
-  for (int i = 0; i < v->nsteps; i++) {
-    struct cudaFuncAttributes fi;
+  int main_step = v->nsteps - 1;
+  struct cudaFuncAttributes fa, fi;
+  bool have = cudaFuncGetAttributes(&fa, (const void *)m->kernels[main_step]) == cudaSuccess;
+  for (int i = 0; have && i < v->nsteps; i++)
     if (cudaFuncGetAttributes(&fi, (const void *)m->kernels[i]) == cudaSuccess &&
-        cudaFuncGetAttributes(&fa, (const void *)m->kernels[last]) == cudaSuccess &&
-        fi.numRegs > fa.numRegs)
-      last = i;
-  }
-  v->steps[last].dims(s, kv, &d);
+        fi.numRegs > fa.numRegs) {
+      main_step = i;
+      fa = fi;
+    }
+  LaunchDims d;
+  v->steps[main_step].dims(s, kv, &d);
   rec->build.smem_dynamic = (int)d.smem;
-  if (cudaFuncGetAttributes(&fa, (const void *)m->kernels[last]) == cudaSuccess) {
+  if (have) {
     rec->build.regs = fa.numRegs;
     rec->build.smem_static = (int)fa.sharedSizeBytes;
     /* No ptxas report when NVRTC served the build from its own cache: the loaded kernel's local
      * memory (stack frame, spills included) is the next best fact. */
     if (rec->build.stack_bytes < 0) rec->build.stack_bytes = (int)fa.localSizeBytes;
   }
+  const void *k = (const void *)m->kernels[main_step];
   int threads = (int)(d.block[0] * d.block[1] * d.block[2]), blocks = 0;
   if (d.smem > 48 * 1024)
-    cudaFuncSetAttribute((const void *)m->kernels[last], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         (int)d.smem);
-  struct cudaDeviceProp prop;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)m->kernels[last],
-                                                    threads, d.smem) == cudaSuccess &&
-      cudaGetDeviceProperties(&prop, g->device) == cudaSuccess)
-    rec->occupancy_theoretical = 100.0 * blocks * threads / prop.maxThreadsPerMultiProcessor;
+    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d.smem);
+  if (g->max_threads_per_sm > 0 &&
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, threads, d.smem) == cudaSuccess)
+    rec->occupancy_theoretical = 100.0 * blocks * threads / g->max_threads_per_sm;
 }
 
 typedef struct TimedRun {
