@@ -1,8 +1,6 @@
 #include "bench/run_loop.h"
 
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,10 +126,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       }
     }
     if (finished || any) continue;
-    struct pollfd pfd = {Runner_fd(r), POLLIN, 0};
-    int timeout = Runner_timeoutMs(r);
-    if (timeout < 0 || timeout > 250) timeout = 250; /* re-check the interrupt flag */
-    if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout) < 0 && errno != EINTR) break;
+    Runner_wait(r, 250); /* then re-check the interrupt flag */
   }
   if (tty) fprintf(stderr, "\r\033[K");
   if (begun) Export_end(&x);

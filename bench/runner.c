@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,13 @@ int Runner_timeoutMs(const Runner *r) {
     return (r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0) && !r->no_gpu) ? 0 : -1;
   double left = r->deadline - Util_nowMs();
   return left <= 0 ? 0 : (int)ceil(left);
+}
+
+void Runner_wait(const Runner *r, int max_ms) {
+  struct pollfd pfd = {Runner_fd(r), POLLIN, 0};
+  int timeout = Runner_timeoutMs(r);
+  if (timeout < 0 || timeout > max_ms) timeout = max_ms;
+  poll(&pfd, pfd.fd >= 0 ? 1 : 0, timeout); /* EINTR: the caller looks at its flags anyway */
 }
 
 const DeviceInfo *Runner_device(const Runner *r) { return r->have_device ? &r->device : NULL; }

@@ -49,6 +49,9 @@ void Runner_prebuild(Runner *r, const PlanEntry *e);
 int Runner_fd(const Runner *r);
 /* Milliseconds until the watchdog needs attention (-1: no deadline). */
 int Runner_timeoutMs(const Runner *r);
+/* For loops with nothing else to watch: waits until the worker has something, the watchdog
+ * needs attention, or max_ms passed (so the caller can look at its own flags). */
+void Runner_wait(const Runner *r, int max_ms);
 /* Handles whatever is ready without blocking; fills ev and returns true when there is an
  * event. Call until it returns false after each poll wake-up. */
 bool Runner_poll(Runner *r, RunnerEvent *ev);

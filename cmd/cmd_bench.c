@@ -3,7 +3,6 @@
  * the cost is the difference of the median record wall times, the first pair (profiler set-up)
  * shown apart. Prints figures; asserts nothing. */
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +90,7 @@ static int Bench_exec(int argc, char **argv) {
       n++;
     }
     if (done) break;
-    struct pollfd p = {Runner_fd(r), POLLIN, 0};
-    int t = Runner_timeoutMs(r);
-    poll(&p, p.fd >= 0 ? 1 : 0, t < 0 || t > 250 ? 250 : t);
+    Runner_wait(r, 250);
   }
   Runner_free(r);
   if (rc == BT_EXIT_OK) {

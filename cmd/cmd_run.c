@@ -1,7 +1,6 @@
 /* benchtop run: a plan (variants x knob sweeps x shapes) through the worker, records printed
  * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished. */
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
