@@ -1,6 +1,7 @@
 /* One plan entry, start to finish: refuse what cannot run, compile, verify against the fp32
- * reference on fresh random inputs with a poisoned output, time with CUDA events, then collect
- * hardware metrics (never inside the timed region). */
+ * reference on fresh random inputs with a poisoned output, time (CUPTI kernel timestamps, with
+ * CUDA events around each launch beside them), then collect hardware metrics (never inside
+ * the timed region). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "bench/nvml.h"
 #include "bench/stats.h"
 #include "common/util.h"
+#include "cupti/kernel_clock.h"
 #include "kernels/reference.h"
 
 #define POISON_BITS 0xFFFFu /* an fp16 NaN no kernel produces by arithmetic */
@@ -164,6 +166,21 @@ typedef struct TimedRun {
   const AttnParams *p;
 } TimedRun;
 
+/* The samples: kernel timestamps when they came for every launch, else the events (with the
+ * reason kept, so the record says which clock it holds and why). */
+static void Measure_samples(Timing *out, const double *events_us, const double *kernel_us, int n,
+                            const char *kc_err) {
+  out->samples = Util_xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  out->nsamples = n;
+  Stats_compute(events_us, n, out);
+  out->event_p50 = out->p50;
+  const double *src = kernel_us ? kernel_us : events_us;
+  memcpy(out->samples, src, sizeof(double) * (size_t)n);
+  Util_strlcpy(out->source, kernel_us ? "kernel" : "events", sizeof out->source);
+  if (kc_err) Util_strlcpy(out->source_note, kc_err, sizeof out->source_note);
+  Stats_compute(out->samples, n, out);
+}
+
 /* Warm-up, then reps timed one launch (or one graph replay) at a time. */
 static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile int *cancel,
                          void (*progress)(const char *phase, void *user), void *user, char *err,
@@ -212,16 +229,24 @@ static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile
       break;
     }
   }
+  char kc_err[200] = "";
+  bool kclock = false;
+  if (o->event_timing) Util_strlcpy(kc_err, "events asked for (--timing events)", sizeof kc_err);
+  else kclock = KernelClock_begin(kc_err, sizeof kc_err);
+  int launched = 0;
   for (int i = 0; ok && i < reps; i++) {
     if (o->cold_l2) ok = Measure_flushL2(g, err, errsize);
     if (!ok) break;
     cudaEventRecord(ev[2 * i], g->stream);
+    launched = i + 1;
+    if (kclock) KernelClock_mark((uint64_t)i + 1);
     if (exec) {
       cudaError_t e = cudaGraphLaunch(exec, g->stream);
       if (e != cudaSuccess) { Gpu_errorText(e, "replaying the graph", err, errsize); ok = false; }
     } else {
       ok = Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize);
     }
+    if (kclock) KernelClock_unmark();
     cudaEventRecord(ev[2 * i + 1], g->stream);
     if (i % chunk == chunk - 1) {
       if (*cancel) break;
@@ -237,16 +262,28 @@ static bool Measure_time(TimedRun *t, const RunOptions *o, Timing *out, volatile
     Gpu_errorText(e, "timed launches", err, errsize);
     ok = false;
   }
-  if (ok) {
-    out->samples = Util_xmalloc(sizeof(double) * (size_t)reps);
-    out->nsamples = 0;
-    for (int i = 0; i < reps; i++) {
-      float ms = 0;
-      if (cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]) != cudaSuccess) break;
-      out->samples[out->nsamples++] = ms * 1000.0 / per_graph;
+  double *kernel_us = NULL, *events_us = NULL;
+  if (kclock) {
+    /* Always ended, so tracing never stays on after a failure. */
+    kernel_us = Util_xmalloc(sizeof(double) * (size_t)(launched > 0 ? launched : 1));
+    if (!KernelClock_end(launched, kernel_us, kc_err, sizeof kc_err)) {
+      free(kernel_us);
+      kernel_us = NULL;
     }
-    Stats_compute(out->samples, out->nsamples, out);
   }
+  if (ok) {
+    events_us = Util_xmalloc(sizeof(double) * (size_t)(launched > 0 ? launched : 1));
+    int n = 0;
+    for (; n < launched; n++) {
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, ev[2 * n], ev[2 * n + 1]) != cudaSuccess) break;
+      events_us[n] = ms * 1000.0 / per_graph;
+      if (kernel_us) kernel_us[n] /= per_graph;
+    }
+    Measure_samples(out, events_us, kernel_us, n, kc_err[0] ? kc_err : NULL);
+  }
+  free(kernel_us);
+  free(events_us);
   for (int i = 0; i < made; i++) cudaEventDestroy(ev[i]);
   free(ev);
   if (exec) cudaGraphExecDestroy(exec);

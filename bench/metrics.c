@@ -76,6 +76,10 @@ void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const Att
           Util_strlcpy(rec->metrics[i].reason, l.err, sizeof rec->metrics[i].reason);
     }
     rec->metric_passes = passes;
+    ProfilerTimes t;
+    Profiler_lastTimes(g->profiler, &t); /* to the worker log: where collection time goes */
+    fprintf(stderr, "metrics %s %d names: prepare %.1f setup %.1f passes %.1f (%d) decode %.1f total %.1f ms\n",
+            e->variant->name, n, t.prepare_ms, t.setup_ms, t.passes_ms, passes, t.decode_ms, t.total_ms);
   }
   Metrics_freeNames(names, n);
 }

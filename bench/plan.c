@@ -12,6 +12,7 @@ void Plan_defaultOptions(RunOptions *o) {
   o->warmup = 10;
   o->cold_l2 = false;
   o->graph = false;
+  o->event_timing = false;
   o->seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)Util_nowMs();
   o->watchdog_s = 10.0;
 }

@@ -12,6 +12,7 @@ cJSON *Protocol_optionsToJson(const RunOptions *o) {
   cJSON_AddNumberToObject(j, "warmup", o->warmup);
   cJSON_AddBoolToObject(j, "cold_l2", o->cold_l2);
   cJSON_AddBoolToObject(j, "graph", o->graph);
+  cJSON_AddBoolToObject(j, "event_timing", o->event_timing);
   char seed[32];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed); /* > 2^53: keep exact */
   cJSON_AddStringToObject(j, "seed", seed);
@@ -26,6 +27,7 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "warmup")) && cJSON_IsNumber(x)) o->warmup = x->valueint;
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "cold_l2"))) o->cold_l2 = cJSON_IsTrue(x);
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "graph"))) o->graph = cJSON_IsTrue(x);
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "event_timing"))) o->event_timing = cJSON_IsTrue(x);
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "seed")) && cJSON_IsString(x))
     o->seed = strtoull(x->valuestring, NULL, 10);
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "watchdog_s")) && cJSON_IsNumber(x))

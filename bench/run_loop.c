@@ -48,8 +48,17 @@ static void RunLoop_metricNote(const Record *r, char *noted, size_t size) {
   Util_strlcpy(noted, r->metrics[0].reason, size);
 }
 
+/* Kernel timestamps were wanted but events were used: say why, once per run. */
+static void RunLoop_clockNote(const Record *r, const RunOptions *o, char *noted, size_t size) {
+  if (o->event_timing || r->timing.nsamples <= 0 || strcmp(r->timing.source, "events") != 0) return;
+  if (strcmp(noted, r->timing.source_note) == 0) return;
+  fprintf(stderr, "benchtop: timed with CUDA events (launch latency included), not kernel "
+                  "timestamps: %s\n", r->timing.source_note);
+  Util_strlcpy(noted, r->timing.source_note, size);
+}
+
 int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
-  char err[512], noted[256] = "";
+  char err[512], noted[256] = "", clock_noted[256] = "";
   PlanEntry *entries = NULL;
   int n = 0;
   if (!Plan_expand(plan, &entries, &n, err, sizeof err)) {
@@ -112,6 +121,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
         else saved_once = true;
         Export_record(&x, &ev.record);
         RunLoop_metricNote(&ev.record, noted, sizeof noted);
+        RunLoop_clockNote(&ev.record, &plan->opts, clock_noted, sizeof clock_noted);
         fflush(stdout);
         if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
         Record_free(&ev.record);

@@ -71,6 +71,7 @@ static int Replay_exec(int argc, char **argv) {
   plan.opts.warmup = old.plan.opts.warmup >= 0 ? old.plan.opts.warmup : plan.opts.warmup;
   plan.opts.cold_l2 = old.plan.opts.cold_l2;
   plan.opts.graph = old.plan.opts.graph;
+  plan.opts.event_timing = old.plan.opts.event_timing;
   if (old.plan.opts.watchdog_s > 0) plan.opts.watchdog_s = old.plan.opts.watchdog_s;
   Session now;
   int rc = RunLoop_run(&plan, out_path, fmt, &now);

@@ -31,6 +31,7 @@ static int Run_exec(int argc, char **argv) {
     {"knob", required_argument, NULL, 'k'}, {"metrics", required_argument, NULL, 'm'},
     {"reps", required_argument, NULL, 'r'}, {"warmup", required_argument, NULL, 'w'},
     {"cold-l2", no_argument, NULL, 'c'}, {"graph", no_argument, NULL, 'g'},
+    {"timing", required_argument, NULL, 'T'},
     {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
     {"seed", required_argument, NULL, 'S'}, {"watchdog", required_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -59,6 +60,13 @@ static int Run_exec(int argc, char **argv) {
     case 'w': if (!Run_parseInt("--warmup", optarg, 0, 100000, &plan.opts.warmup)) goto out; break;
     case 'c': plan.opts.cold_l2 = true; break;
     case 'g': plan.opts.graph = true; break;
+    case 'T':
+      if (strcmp(optarg, "kernel") != 0 && strcmp(optarg, "events") != 0) {
+        fprintf(stderr, "benchtop run: unknown --timing '%s' (kernel or events)\n", optarg);
+        goto out;
+      }
+      plan.opts.event_timing = strcmp(optarg, "events") == 0;
+      break;
     case 'o': out_path = optarg; break;
     case 'f':
       if (!Export_parseFormat(optarg, &fmt)) {
@@ -108,7 +116,7 @@ out:
 const Command Cmd_run = {
   "run",
   "-v VARIANTS -s SHAPES [--knob k=v[,v2]] [--metrics default|none|NAME,...] [--reps N]\n"
-  "               [--warmup N] [--cold-l2] [--graph] [--seed N] [--watchdog SEC] [-o SESSION.json]\n"
-  "               [--format table|json|csv|md]",
+  "               [--warmup N] [--cold-l2] [--graph] [--timing kernel|events] [--seed N]\n"
+  "               [--watchdog SEC] [-o SESSION.json] [--format table|json|csv|md]",
   "time, verify and profile variants on this GPU; records autosaved to the session",
   Run_exec};

@@ -18,7 +18,7 @@ const int Export_headlineCount = 7;
 enum {
   C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
   C_OCC, C_TENSOR, C_BANK_LD, C_BANK_ST, C_L2, C_REGS, C_SPILLS,
-  C_P99, C_MIN, C_MEAN, C_MAXABS, C_TOL, C_TENSOR_INST, C_DURATION, C_SMEM, C_REASON,
+  C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_TENSOR_INST, C_DURATION, C_SMEM, C_REASON,
   C_COUNT
 };
 
@@ -51,6 +51,8 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_P99] = {"p99 us", "p99_us", 8, CSV_ONLY, false},
   [C_MIN] = {"min us", "min_us", 8, CSV_ONLY, false},
   [C_MEAN] = {"mean us", "mean_us", 8, CSV_ONLY, false},
+  [C_EVENT_P50] = {"event p50", "event_p50_us", 8, CSV_ONLY, false},
+  [C_CLOCK] = {"clock", "timing_source", 0, CSV_ONLY, true},
   [C_MAXABS] = {"max abs", "max_abs", 8, CSV_ONLY, false},
   [C_TOL] = {"tol", "tolerance", 8, CSV_ONLY, false},
   [C_TENSOR_INST] = {"tc inst", "tensor_inst", 8, CSV_ONLY, false},
@@ -156,6 +158,8 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
   case C_P99: v = r->timing.p99; break;
   case C_MIN: v = r->timing.min; break;
   case C_MEAN: v = r->timing.mean; break;
+  case C_EVENT_P50: v = r->timing.event_p50; break;
+  case C_CLOCK: snprintf(buf, size, "%s", r->timing.source[0] ? r->timing.source : "events"); return;
   case C_TFLOPS:
     if (exact) Export_fmtExact(buf, size, r->timing.tflops);
     else Export_fmtFixed(buf, size, r->timing.tflops, 1);

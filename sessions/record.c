@@ -55,6 +55,7 @@ void Record_init(Record *r) {
   t->tflops = t->peak_frac = NAN;
   t->nsamples = -1;
   t->samples = NULL;
+  t->event_p50 = NAN;
 
   ErrorStats *e = &r->error;
   e->max_abs = e->rel_l2 = e->tolerance = NAN;

@@ -40,6 +40,7 @@ typedef struct DeviceInfo {
 typedef struct RunOptions {
   int reps, warmup;
   bool cold_l2, graph;
+  bool event_timing; /* time with CUDA events only, not CUPTI kernel timestamps */
   uint64_t seed;
   double watchdog_s;
 } RunOptions;
@@ -49,6 +50,12 @@ typedef struct Timing {
   double tflops, peak_frac;
   int nsamples;
   double *samples; /* microseconds, in launch order; owned */
+  /* "kernel": samples are CUPTI kernel timestamps (first kernel start to last kernel end of
+   * each launch); "events": CUDA events around each launch; "" in sessions made before
+   * the field existed (those were events). */
+  char source[8];
+  char source_note[200]; /* why events were used when kernel timestamps were wanted */
+  double event_p50;      /* p50 of the CUDA events around the same launches, NAN if none */
 } Timing;
 
 typedef struct ErrorStats {

@@ -32,6 +32,7 @@ static const JsonField Options_fields[] = {
   JSON_FIELD(RunOptions, warmup, JF_INT),
   JSON_FIELD(RunOptions, cold_l2, JF_BOOL),
   JSON_FIELD(RunOptions, graph, JF_BOOL),
+  JSON_FIELD(RunOptions, event_timing, JF_BOOL),
   JSON_FIELD(RunOptions, seed, JF_U64STR),
   JSON_FIELD(RunOptions, watchdog_s, JF_DOUBLE),
 };
@@ -46,6 +47,9 @@ static const JsonField Timing_fields[] = {
   JSON_FIELD(Timing, tflops, JF_DOUBLE),
   JSON_FIELD(Timing, peak_frac, JF_DOUBLE),
   JSON_FIELD(Timing, nsamples, JF_INT),
+  JSON_FIELD(Timing, source, JF_STR),
+  JSON_FIELD(Timing, source_note, JF_STR),
+  JSON_FIELD(Timing, event_p50, JF_DOUBLE),
 };
 
 static const JsonField Error_fields[] = {

@@ -151,6 +151,14 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Detail_num(p, "TFLOP/s", t->tflops, "");
   Detail_num(p, "of peak", t->peak_frac * 100.0, " %");
   Page_newline(p);
+  if (strcmp(t->source, "kernel") == 0) {
+    Page_text(p, TH_DIM, "  clock: kernel timestamps (CUPTI), first kernel start to last end;");
+    Detail_num(p, " events around the launch p50", t->event_p50, " us");
+  } else {
+    Page_text(p, TH_DIM, "  clock: CUDA events around each launch%s%s%s",
+              t->source_note[0] ? " (" : "", t->source_note, t->source_note[0] ? ")" : "");
+  }
+  Page_newline(p);
   Detail_histogram(p, a, t, width, 3);
   Detail_sparkline(p, a, t, width);
   Page_newline(p);

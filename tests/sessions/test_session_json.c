@@ -43,6 +43,7 @@ static void fill_record(Record *r, int k) {
   if (!Shape_parse(k % 2 ? "2x8x512x64:causal" : "4x16x2048x128", &r->shape, err, sizeof err))
     fprintf(stderr, "%s\n", err), failures++;
   r->opts = (RunOptions){.reps = 100, .warmup = 10, .cold_l2 = true, .graph = k % 2,
+                         .event_timing = k % 3 == 1,
                          .seed = 18446744073709551615ULL - (uint64_t)k, .watchdog_s = 10.5};
   r->status = k % 2 ? REC_FAIL : REC_PASS;
   snprintf(r->reason, sizeof r->reason, "rel_l2 \"%d\" > tol\n\ttab", k);
@@ -51,6 +52,9 @@ static void fill_record(Record *r, int k) {
   t->p50 = 4.123456789012345 + k; t->p90 = 4.9; t->p99 = 5.1e-300; t->min = 0.1 + 0.2;
   t->mean = 1.0 / 3.0; t->stddev = 1e300; t->tflops = 123.456; t->peak_frac = 0.18818;
   t->nsamples = 5;
+  snprintf(t->source, sizeof t->source, "%s", k % 2 ? "events" : "kernel");
+  snprintf(t->source_note, sizeof t->source_note, k % 2 ? "cuptiActivityEnable failed: \"x\" (%d)" : "", k);
+  t->event_p50 = k % 3 ? 6.25 + k : NAN;
   t->samples = malloc(5 * sizeof(double));
   for (int i = 0; i < 5; i++) t->samples[i] = 4.0 + i / 7.0;
   r->error = (ErrorStats){.max_abs = 0.0009765625, .rel_l2 = 3.3e-4, .tolerance = 1e-2,
@@ -91,6 +95,7 @@ static void check_record(const Record *a, const Record *b) {
   CHECK(Shape_equal(&a->shape, &b->shape));
   CHECK(a->opts.reps == b->opts.reps && a->opts.warmup == b->opts.warmup);
   CHECK(a->opts.cold_l2 == b->opts.cold_l2 && a->opts.graph == b->opts.graph);
+  CHECK(a->opts.event_timing == b->opts.event_timing);
   CHECK(a->opts.seed == b->opts.seed && same(a->opts.watchdog_s, b->opts.watchdog_s));
   CHECK(a->status == b->status && strcmp(a->reason, b->reason) == 0);
   CHECK(strcmp(a->created, b->created) == 0);
@@ -98,6 +103,8 @@ static void check_record(const Record *a, const Record *b) {
   CHECK(same(x->p50, y->p50) && same(x->p90, y->p90) && same(x->p99, y->p99));
   CHECK(same(x->min, y->min) && same(x->mean, y->mean) && same(x->stddev, y->stddev));
   CHECK(same(x->tflops, y->tflops) && same(x->peak_frac, y->peak_frac));
+  CHECK(strcmp(x->source, y->source) == 0 && strcmp(x->source_note, y->source_note) == 0);
+  CHECK(same(x->event_p50, y->event_p50));
   CHECK(x->nsamples == y->nsamples);
   for (int i = 0; i < x->nsamples && x->samples && y->samples; i++)
     CHECK(same(x->samples[i], y->samples[i]));

@@ -26,6 +26,7 @@ expect run-bad-knob 2 1 "$BT" run -v smem --knob pad=3 -s 2x8x512x64
 expect run-foreign-knob 2 1 "$BT" run -v naive --knob pad=8 -s 2x8x512x64
 expect run-bad-reps 2 1 "$BT" run -v naive -s 2x8x512x64 --reps 0
 expect run-bad-format 2 1 "$BT" run -v naive -s 2x8x512x64 --format xml
+expect run-bad-timing 2 1 "$BT" run -v naive -s 2x8x512x64 --timing wall
 expect check-kernels-bad-arch 2 1 "$BT" check-kernels --arch sm_xx
 if ! nvidia-smi > /dev/null 2>&1; then
   expect run-no-gpu 3 1 "$BT" run -v naive -s 2x8x512x64

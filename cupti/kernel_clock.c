@@ -1,0 +1,189 @@
+/* Kernel timestamps from CUPTI activity records (see kernel_clock.h).
+ *
+ * CUPTI puts an external-correlation record before each API record made while an id is
+ * pushed, so API records (runtime and driver) are enabled too: they carry the correlation id
+ * that the launched kernels' records repeat. Buffers arrive on a CUPTI thread or in the
+ * flush, hence the lock. */
+#include "cupti/kernel_clock.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti_activity.h>
+#include <cupti_result.h>
+
+#include "common/util.h"
+
+#define KC_BUFFER_BYTES (4u << 20)
+
+typedef struct KcKernel {
+  uint32_t corr;
+  uint64_t start, end;
+} KcKernel;
+
+typedef struct KcExt {
+  uint32_t corr;
+  uint64_t id;
+} KcExt;
+
+static struct {
+  pthread_mutex_t lock;
+  bool registered;
+  KcKernel *kernels;
+  size_t nkernels, capkernels;
+  KcExt *ext;
+  size_t next, capext;
+  size_t dropped;
+  size_t untimed; /* kernel records without timestamps */
+} kc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const CUpti_ActivityKind kc_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+#define KC_NKINDS ((int)(sizeof kc_kinds / sizeof kc_kinds[0]))
+
+static void CUPTIAPI KernelClock_bufferRequested(uint8_t **buffer, size_t *size,
+                                                 size_t *max_records) {
+  /* CUPTI wants 8-byte alignment; malloc gives 16. NULL makes CUPTI drop records, which
+   * KernelClock_end then reports. */
+  *buffer = malloc(KC_BUFFER_BYTES);
+  *size = *buffer ? KC_BUFFER_BYTES : 0;
+  *max_records = 0;
+}
+
+static void KernelClock_push(void **arr, size_t *n, size_t *cap, size_t elem, const void *item) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 1024;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) { kc.dropped++; return; }
+    *arr = p;
+    *cap = nc;
+  }
+  memcpy((char *)*arr + *n * elem, item, elem);
+  (*n)++;
+}
+
+static void CUPTIAPI KernelClock_bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                                 size_t size, size_t valid) {
+  (void)size;
+  pthread_mutex_lock(&kc.lock);
+  CUpti_Activity *rec = NULL;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+        rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+      if (k->start == 0 && k->end == 0) {
+        kc.untimed++;
+        continue;
+      }
+      KcKernel item = {k->correlationId, k->start, k->end};
+      KernelClock_push((void **)&kc.kernels, &kc.nkernels, &kc.capkernels, sizeof item, &item);
+    } else if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      const CUpti_ActivityExternalCorrelation *x = (const CUpti_ActivityExternalCorrelation *)rec;
+      if (x->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) continue;
+      KcExt item = {x->correlationId, x->externalId};
+      KernelClock_push((void **)&kc.ext, &kc.next, &kc.capext, sizeof item, &item);
+    }
+  }
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS) kc.dropped += dropped;
+  pthread_mutex_unlock(&kc.lock);
+  free(buffer);
+}
+
+static bool KernelClock_failed(CUptiResult r, const char *call, char *err, size_t errsize) {
+  if (r == CUPTI_SUCCESS) return false;
+  const char *s = NULL;
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
+  snprintf(err, errsize, "%s failed: %s (%d)", call, s, (int)r);
+  return true;
+}
+
+static void KernelClock_disableAll(void) {
+  for (int i = 0; i < KC_NKINDS; i++) (void)cuptiActivityDisable(kc_kinds[i]);
+}
+
+bool KernelClock_begin(char *err, size_t errsize) {
+  const char *sim = getenv(KERNEL_CLOCK_SIMULATE_FAIL_ENV);
+  if (sim && strcmp(sim, "1") == 0) {
+    snprintf(err, errsize, "simulated by %s=1", KERNEL_CLOCK_SIMULATE_FAIL_ENV);
+    return false;
+  }
+  if (!kc.registered) {
+    if (KernelClock_failed(cuptiActivityRegisterCallbacks(KernelClock_bufferRequested,
+                                                          KernelClock_bufferCompleted),
+                           "cuptiActivityRegisterCallbacks", err, errsize))
+      return false;
+    kc.registered = true;
+  }
+  pthread_mutex_lock(&kc.lock);
+  kc.nkernels = kc.next = kc.dropped = kc.untimed = 0;
+  pthread_mutex_unlock(&kc.lock);
+  for (int i = 0; i < KC_NKINDS; i++) {
+    if (KernelClock_failed(cuptiActivityEnable(kc_kinds[i]), "cuptiActivityEnable", err, errsize)) {
+      KernelClock_disableAll();
+      return false;
+    }
+  }
+  return true;
+}
+
+void KernelClock_mark(uint64_t id) {
+  (void)cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+}
+
+void KernelClock_unmark(void) {
+  uint64_t last = 0;
+  (void)cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+static int KernelClock_byCorr(const void *a, const void *b) {
+  uint32_t x = ((const KcExt *)a)->corr, y = ((const KcExt *)b)->corr;
+  return (x > y) - (x < y);
+}
+
+bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  KernelClock_disableAll();
+  if (KernelClock_failed(fr, "cuptiActivityFlushAll", err, errsize)) return false;
+  pthread_mutex_lock(&kc.lock);
+  bool ok = true;
+  if (kc.dropped > 0) {
+    snprintf(err, errsize, "CUPTI dropped %zu activity records", kc.dropped);
+    ok = false;
+  }
+  uint64_t *first = Util_xmalloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
+  uint64_t *last = Util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
+  for (int i = 0; i < n; i++) first[i] = UINT64_MAX;
+  qsort(kc.ext, kc.next, sizeof *kc.ext, KernelClock_byCorr);
+  for (size_t i = 0; ok && i < kc.nkernels; i++) {
+    KcExt key = {kc.kernels[i].corr, 0};
+    const KcExt *x = kc.next ? bsearch(&key, kc.ext, kc.next, sizeof *kc.ext, KernelClock_byCorr) : NULL;
+    if (!x || x->id < 1 || x->id > (uint64_t)n) continue; /* not a timed launch (e.g. a flush) */
+    size_t at = (size_t)(x->id - 1);
+    if (kc.kernels[i].start < first[at]) first[at] = kc.kernels[i].start;
+    if (kc.kernels[i].end > last[at]) last[at] = kc.kernels[i].end;
+  }
+  int missing = 0;
+  for (int i = 0; i < n; i++) {
+    if (first[i] == UINT64_MAX || last[i] <= first[i]) {
+      span_us[i] = NAN;
+      missing++;
+    } else {
+      span_us[i] = (double)(last[i] - first[i]) / 1000.0;
+    }
+  }
+  if (ok && missing > 0) {
+    snprintf(err, errsize,
+             "no kernel timestamps for %d of %d launches (%zu kernel records, %zu correlations%s)",
+             missing, n, kc.nkernels, kc.next, kc.untimed ? ", some without timestamps" : "");
+    ok = false;
+  }
+  pthread_mutex_unlock(&kc.lock);
+  free(first);
+  free(last);
+  return ok;
+}

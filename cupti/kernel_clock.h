@@ -1,0 +1,32 @@
+/* Kernel timestamps through the CUPTI Activity API: the GPU's own start and end of every
+ * kernel of a timed launch, so a p50 means kernel time, as Nsight Compute's
+ * gpu__time_duration does, without the launch latency that CUDA events around a launch
+ * include (about 2 us on an H200).
+ *
+ * Use, from the one thread that launches:
+ *   KernelClock_begin(err)            enables kernel and external-correlation records
+ *   KernelClock_mark(i) ... launches ... KernelClock_unmark()   for i = 1..n
+ *   (anything launched outside a mark, e.g. an L2 flush, is not counted)
+ *   KernelClock_end(n, span_us, err)  synchronise first; flushes, disables, and gives per mark
+ *                                     the span from its first kernel's start to its last
+ *                                     kernel's end (NAN for a mark that had no kernel)
+ * Activity tracing is process-wide in CUPTI; it is on only between begin and end, so
+ * verification and metric collection run without it. */
+#ifndef BENCHTOP_KERNEL_CLOCK_H
+#define BENCHTOP_KERNEL_CLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Set to 1, KernelClock_begin fails as if CUPTI activity were unavailable (for tests). */
+#define KERNEL_CLOCK_SIMULATE_FAIL_ENV "BENCHTOP_SIMULATE_NO_KERNEL_CLOCK"
+
+bool KernelClock_begin(char *err, size_t errsize);
+void KernelClock_mark(uint64_t id);
+void KernelClock_unmark(void);
+/* False with one line in err when records were lost or tracing failed; tracing is off either
+ * way afterwards. */
+bool KernelClock_end(int n, double *span_us, char *err, size_t errsize);
+
+#endif
