@@ -68,6 +68,9 @@ void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const Att
     MetricsLaunch l = {g, e, m, p, ""};
     int passes = -1;
     Profiler_setPassHook(g->profiler, e->opts.cold_l2 ? Metrics_flush : NULL, &l);
+    /* Kept enabled, later collections are ~4x cheaper and kernel timestamps unchanged; event
+     * timing would see it (Measure_entry disables it before event-timed launches). */
+    Profiler_setKeepEnabled(g->profiler, !e->opts.event_timing);
     if (!Profiler_collect(g->profiler, (const char *const *)names, n, Metrics_launch, &l,
                           rec->metrics, &passes, err, sizeof err)) {
       /* Profiler_collect filled every reason; keep the launch error if that was the cause. */

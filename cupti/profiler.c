@@ -205,6 +205,8 @@ void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user) {
   p->pass_user = user;
 }
 
+void Profiler_setKeepEnabled(Profiler *p, bool keep) { p->keep_enabled = keep; }
+
 void Profiler_free(Profiler *p) {
   if (!p) return;
   Profiler_disable(p);

@@ -51,13 +51,12 @@ struct Profiler {
   ProfilerTimes last;
   bool (*pass_hook)(void *user); /* run before each pass, outside the range (L2 flush) */
   void *pass_user;
+  bool keep_enabled; /* see Profiler_setKeepEnabled */
 };
 
 bool Cupti_denied(CUptiResult r);
 /* False on success; else one line in err (the fix line when counters are restricted). */
 bool Cupti_failed(CUptiResult r, const char *call, char *err, size_t errsize);
 void MetricSet_clear(MetricSet *s);
-/* Disables the range profiler on the context if enabled. */
-void Profiler_disable(Profiler *p);
 
 #endif
