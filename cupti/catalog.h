@@ -19,6 +19,7 @@ typedef struct MetricInfo {
   const char *unit;  /* "%", "ns", "inst", ... */
   MetricDirection direction;
   const char *help;  /* one line */
+  bool some_chips;   /* not every chip has it (n/a elsewhere); the rest exist on GA100-GH100/AD10x */
 } MetricInfo;
 
 /* The "default" set, in display order. */

@@ -10,10 +10,10 @@
 #include "sessions/json_fields.h"
 
 const char *const Export_headlineMetrics[] = {
-  METRIC_OCCUPANCY, METRIC_TENSOR_PCT, METRIC_TENSOR_INST, METRIC_BANK_LD,
-  METRIC_BANK_ST,   METRIC_L2_HIT,     METRIC_DURATION,
+  METRIC_OCCUPANCY, METRIC_TENSOR_PCT, METRIC_TENSOR_INST, METRIC_TENSOR_MMA_PCT,
+  METRIC_TENSOR_HFMA2, METRIC_BANK_LD, METRIC_BANK_ST, METRIC_L2_HIT, METRIC_DURATION,
 };
-const int Export_headlineCount = 7;
+const int Export_headlineCount = 9;
 
 enum {
   C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
@@ -90,12 +90,17 @@ static double Export_metricValue(const Record *r, const char *name) {
   return m ? m->value : NAN;
 }
 
+double Export_tensorPct(const Record *r) {
+  double mma = Export_metricValue(r, METRIC_TENSOR_MMA_PCT);
+  return isnan(mma) ? Export_metricValue(r, METRIC_TENSOR_PCT) : mma;
+}
+
 unsigned Export_columnsFor(const Record *const *recs, int n) {
   unsigned cols = 0;
   for (int i = 0; i < n; i++) {
     const Record *r = recs[i];
     if (!isnan(Export_metricValue(r, METRIC_OCCUPANCY))) cols |= EXPORT_COL_OCCUPANCY;
-    if (!isnan(Export_metricValue(r, METRIC_TENSOR_PCT))) cols |= EXPORT_COL_TENSOR;
+    if (!isnan(Export_tensorPct(r))) cols |= EXPORT_COL_TENSOR;
     if (!isnan(Export_metricValue(r, METRIC_BANK_LD)) ||
         !isnan(Export_metricValue(r, METRIC_BANK_ST)))
       cols |= EXPORT_COL_BANK;
@@ -171,8 +176,8 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     else snprintf(buf, size, "%.1e", v);
     return;
   case C_OCC: case C_TENSOR: case C_L2:
-    v = Export_metricValue(r, col == C_OCC ? METRIC_OCCUPANCY
-                              : col == C_TENSOR ? METRIC_TENSOR_PCT : METRIC_L2_HIT);
+    v = col == C_TENSOR ? Export_tensorPct(r)
+                        : Export_metricValue(r, col == C_OCC ? METRIC_OCCUPANCY : METRIC_L2_HIT);
     if (exact) Export_fmtExact(buf, size, v);
     else Export_fmtFixed(buf, size, v, 1);
     return;

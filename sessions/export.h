@@ -15,6 +15,10 @@ typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD } OutputFormat;
 #define METRIC_OCCUPANCY "sm__warps_active.avg.pct_of_peak_sustained_active"
 #define METRIC_TENSOR_PCT "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
 #define METRIC_TENSOR_INST "sm__inst_executed_pipe_tensor_op_hmma.sum"
+/* Matrix instructions only (no HFMA2.MMA register moves); Hopper. */
+#define METRIC_TENSOR_MMA_PCT \
+  "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"
+#define METRIC_TENSOR_HFMA2 "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"
 #define METRIC_BANK_LD "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 #define METRIC_BANK_ST "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 #define METRIC_L2_HIT "lts__t_sector_hit_rate.pct"
@@ -22,6 +26,8 @@ typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD } OutputFormat;
 
 extern const char *const Export_headlineMetrics[];
 extern const int Export_headlineCount;
+/* The tensor column: matrix-only busy % where the record has it, else the HMMA pipe's. */
+double Export_tensorPct(const Record *r);
 
 /* Optional table/Markdown columns (the base columns are always shown; CSV has every column). */
 enum {

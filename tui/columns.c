@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "cupti/catalog.h"
+#include "sessions/export.h"
 
 const Column Columns[COL_COUNT] = {
   [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant"},
@@ -18,7 +19,8 @@ const Column Columns[COL_COUNT] = {
   [COL_TFLOPS] = {"TFLOP/s", 7, DIR_HIGHER, true, "4*B*H*S^2*D / p50 (half when causal)"},
   [COL_RELERR] = {"rel err", 8, DIR_LOWER, true, "relative L2 error against the reference"},
   [COL_OCC] = {"occ %", 6, DIR_HIGHER, true, "achieved occupancy"},
-  [COL_TENSOR] = {"tensor%", 7, DIR_HIGHER, true, "tensor pipe active"},
+  [COL_TENSOR] = {"tensor%", 7, DIR_HIGHER, true,
+                  "tensor pipe busy with matrix instructions (Hopper), else incl. HFMA2.MMA moves"},
   [COL_BANK] = {"bank cf", 8, DIR_LOWER, true, "shared-memory bank conflicts, ld+st"},
   [COL_L2HIT] = {"L2 hit", 6, DIR_HIGHER, true, "L2 sector hit rate %"},
   [COL_REGS] = {"regs", 4, DIR_LOWER, true, "registers per thread"},
@@ -81,7 +83,7 @@ double Columns_value(const Record *r, ColumnId c) {
   case COL_TFLOPS: return r->timing.tflops;
   case COL_RELERR: return r->error.checked ? r->error.rel_l2 : NAN;
   case COL_OCC: return Columns_metric(r, MET_OCC);
-  case COL_TENSOR: return Columns_metric(r, MET_TENSOR);
+  case COL_TENSOR: return Export_tensorPct(r);
   case COL_BANK: return Columns_bank(r);
   case COL_L2HIT: return Columns_metric(r, MET_L2HIT);
   case COL_REGS: return Columns_count(r->build.regs);
@@ -164,7 +166,7 @@ static double Get_relerr(const Record *r) { return Columns_value(r, COL_RELERR);
 static double Get_maxabs(const Record *r) { return r->error.checked ? r->error.max_abs : NAN; }
 static double Get_occ(const Record *r) { return Columns_metric(r, MET_OCC); }
 static double Get_occTheo(const Record *r) { return r->occupancy_theoretical; }
-static double Get_tensor(const Record *r) { return Columns_metric(r, MET_TENSOR); }
+static double Get_tensor(const Record *r) { return Export_tensorPct(r); }
 static double Get_bankLd(const Record *r) { return Columns_metric(r, MET_BANK_LD); }
 static double Get_bankSt(const Record *r) { return Columns_metric(r, MET_BANK_ST); }
 static double Get_l2(const Record *r) { return Columns_metric(r, MET_L2HIT); }

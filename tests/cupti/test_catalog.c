@@ -23,6 +23,8 @@ static void test_catalog(void) {
       "sm__warps_active.avg.pct_of_peak_sustained_active",
       "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
       "sm__inst_executed_pipe_tensor_op_hmma.sum",
+      "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
+      "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum",
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",

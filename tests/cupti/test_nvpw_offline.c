@@ -25,21 +25,24 @@ static void test_chip(const char *chip) {
   CHECK(h != NULL, "%s: %s", chip, err);
   if (!h) return;
   const char *names[64];
+  int nvalid = 0;
   for (int i = 0; i < Catalog_headlineCount; i++) {
     char unit[16], reason[160] = "";
     int passes = 0;
     bool ok = NvpwHost_validate(h, Catalog_headline[i].name, unit, sizeof unit, &passes, reason,
                                 sizeof reason);
-    CHECK(ok, "%s: %s: %s", chip, Catalog_headline[i].name, reason);
+    /* Every chip has the headline set, except the entries marked as some chips' only; GH100
+     * has all of them. */
+    CHECK(ok || (Catalog_headline[i].some_chips && strcmp(chip, "GH100") != 0), "%s: %s: %s",
+          chip, Catalog_headline[i].name, reason);
     printf("%s %-72s %s passes=%d unit=%s\n", chip, Catalog_headline[i].name, ok ? "valid" : reason,
            passes, unit);
-    names[i] = Catalog_headline[i].name;
+    if (ok) names[nvalid++] = Catalog_headline[i].name;
   }
   uint8_t *img = NULL;
   size_t size = 0;
   int passes = 0;
-  bool ok = NvpwHost_configImage(h, names, Catalog_headlineCount, &img, &size, &passes, err,
-                                 sizeof err);
+  bool ok = NvpwHost_configImage(h, names, nvalid, &img, &size, &passes, err, sizeof err);
   CHECK(ok && img && size > 0 && passes >= 1 && passes <= 8, "%s config: %s", chip, err);
   printf("%s headline config image: %zu bytes, %d passes\n", chip, size, passes);
   free(img);
