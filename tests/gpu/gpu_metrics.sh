@@ -25,13 +25,14 @@ for (v, k), m in sorted(recs.items()):
         v, k or "-", m.get(T), m.get(TM), m.get(TI), m.get(TF), m.get(LD)))
 # The scalar rungs issue no HMMA, but ptxas moves constants into registers with HFMA2.MMA,
 # which runs on the tensor pipe and is counted by the HMMA pipe metrics (naive's SASS: 0 HMMA,
-# 8 HFMA2.MMA, H200 2026-11-22). Hopper counts matrix instructions apart: that metric must be
-# exactly 0 for the scalar rungs and positive for the tensor-core ones; every tensor-pipe
-# instruction of a scalar rung must be an HFMA2.MMA.
+# 8 HFMA2.MMA, H200 2026-11-22). Hopper counts them apart: a scalar rung must execute no
+# matrix instruction (every tensor-pipe instruction an HFMA2.MMA) and read 0.00 % matrix-only
+# busy (smem/swizzle/cp_async read exactly 0; naive read 0.00023 %, its 132352 HFMA2.MMA
+# apparently leaving a trace in the cycle counter); the tensor-core rungs must read > 0.
 for (v, k), m in sorted(recs.items()):
     scalar = v in ("naive", "smem", "swizzle", "cp_async")
     t, ti, tf = m.get(TM), m.get(TI), m.get(TF)
-    ok = t is not None and (t == 0 and ti == tf if scalar else t > 0)
+    ok = t is not None and ((t < 0.005 and ti is not None and ti == tf) if scalar else t > 0)
     if not ok: print("FAIL tensor pipe for %s %s: matrix-only %s %%, %s instructions of which %s HFMA2.MMA" % (v, k, t, ti, tf)); bad += 1
 p0, p8, sw = recs[("smem", "pad=0")][LD], recs[("smem", "pad=8")][LD], recs[("swizzle", "")][LD]
 ok = p0 is not None and p0 >= 10 * max(p8, 1) and p0 >= 10 * max(sw, 1)
