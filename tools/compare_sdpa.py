@@ -46,7 +46,7 @@ BACKENDS = ["cudnn", "flash", "efficient"]
 # Small shapes get a wide sweep (every combination check_mma accepts is run; the rest are
 # refused before launch); large ones the combinations that fit D=128 well.
 SWEEPS = {
-    "mma": {"small": ["block_m=16,32,64,128", "warps=1,2,4,8", "block_n=32,64,128", "stages=2,3",
+    "mma": {"small": ["block_m=32,64,128", "warps=2,4,8", "block_n=32,64,128", "stages=2,3",
                       "split=1,auto,2"],
             "large": ["block_m=32,64,128", "warps=2,4,8", "block_n=64", "stages=2", "split=auto,1,2"]},
 }
