@@ -49,8 +49,9 @@ PY
 #    57.1 to 87.3 %, H200 2026-11-22), so one launch against one launch is a coin toss.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)
 if [ -n "$NCU" ] && [ -x "$NCU" ]; then
-  NAMES=$("$BT" list metrics --headline-names 2>/dev/null || true)
-  [ -n "$NAMES" ] || NAMES=sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,lts__t_sector_hit_rate.pct
+  # The headline set (cupti/catalog.c) minus the range time, whose meaning differs (user range
+  # vs ncu's per-kernel range) and the wavefronts (the conflicts are what the issue compares).
+  NAMES=sm__warps_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,lts__t_sector_hit_rate.pct
   for vk in naive smem:pad=0 swizzle wmma mma; do
     v=${vk%%:*}; k=""; [ "$vk" != "$v" ] && k="--knob ${vk#*:}"
     "$BT" run -v $v $k -s 2x8x512x64,2x8x512x64,2x8x512x64,2x8x512x64,2x8x512x64 --reps 10 \
