@@ -48,7 +48,7 @@ BACKENDS = ["cudnn", "flash", "efficient"]
 SWEEPS = {
     "mma": {"small": ["block_m=32,64,128", "warps=2,4,8", "block_n=32,64,128", "stages=2,3",
                       "split=1,auto,2"],
-            "large": ["block_m=32,64,128", "warps=2,4,8", "block_n=64", "stages=2", "split=auto,1,2"]},
+            "large": ["block_m=32,64,128", "warps=2,4,8", "block_n=32,64", "stages=2", "split=auto,1,2"]},
 }
 
 
