@@ -263,21 +263,18 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
     snprintf(err, errsize, "no kernel source %s for variant %s", v->source, v->name);
     return false;
   }
-  char *defs[2 * KNOB_MAX + 2];
+  char *defs[KNOB_MAX + 2];
   int nd = 0;
   defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
   for (int i = 0; i < v->nknobs; i++) {
     const char *val = v->knobs[i].values[kv->idx[i]];
-    /* Non-numeric values become their index (ACC_FP16=1 for acc=fp16, the second value) and a
-     * flag named after the value (ACC_FP16_fp16=1), which a kernel can test by name. */
+    /* Non-numeric values become a 0/1 flag: ACC_FP16=1 for acc=fp16. */
     char *end;
     strtol(val, &end, 10);
-    if (*end == '\0') {
+    if (*end == '\0')
       defs[nd++] = Util_asprintf("%s=%s", v->knobs[i].macro, val);
-    } else {
+    else
       defs[nd++] = Util_asprintf("%s=%d", v->knobs[i].macro, kv->idx[i]);
-      defs[nd++] = Util_asprintf("%s_%s=1", v->knobs[i].macro, val);
-    }
   }
   /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
   const char *main_entry = v->steps[v->nsteps - 1].entry;

@@ -15,10 +15,6 @@
 // merges the splits into fp16 O. With one split the registry gives `combine` an empty grid (the
 // engine skips it) and the block writes fp16 O itself, as before. Knob SPLIT (auto|1|2|4|8) only
 // steers the registry's grid; the kernel reads the split count from gridDim.z / p.num_splits.
-// In-block split (split=in2, issue 8): two groups of WARPS warps share the Q tile; group g walks
-// half of the key tiles through its own K/V stages (named barriers per group), then group 1
-// hands its O, row max and row sum to group 0 through shared memory and group 0 merges and
-// stores. Halves each block's serial tile walk without a second launch (small grids).
 // Expect in the metrics: far fewer instructions than wmma; tensor pipe utilisation the highest
 // of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
@@ -41,15 +37,7 @@
 #define STAGES 2
 #endif
 
-// The split knob's value "in2" (the JIT defines SPLIT_KV_in2=1) selects the in-block split.
-#ifdef SPLIT_KV_in2
-#define KGROUPS 2
-#else
-#define KGROUPS 1
-#endif
-
-#define NT (WARPS * 32)                /* threads per warp group (the whole block unsplit) */
-#define NTB (NT * KGROUPS)             /* threads per block */
+#define NT (WARPS * 32)                /* threads per block */
 #define WARP_ROWS (BLOCK_M / WARPS)    /* query rows owned by one warp */
 #define MT (WARP_ROWS / 16)            /* m16 tiles per warp */
 #define CPR (HEAD_DIM / 8)             /* 16-byte chunks per fp16 row */
@@ -63,11 +51,6 @@ static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
 static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
               "mma: tile chunks must divide evenly among the threads");
 static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
-static_assert(KGROUPS == 1 || KGROUPS == 2, "mma: 1 or 2 warp groups");
-// Group 1's hand-over (O fragments, row max and sum per lane) fits in the K/V stages.
-static_assert(KGROUPS == 1 || (WARP_ROWS / 16) * ((HEAD_DIM / 8) * 4 + 4) * 32 * WARPS * 4 <=
-                                 KGROUPS * STAGES * 2 * BLOCK_N * HEAD_DIM * 2,
-              "mma: the in-block split's hand-over must fit in the K/V stages");
 
 namespace {
 
@@ -144,14 +127,10 @@ __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, i
 template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sQ = reinterpret_cast<half *>(smem_raw);
-  // Group g's own K/V stages follow the shared Q tile (one group unless split=in2).
-  const int grp = KGROUPS == 1 ? 0 : (int)(threadIdx.x >= NT);
-  half *sK = sQ + BLOCK_M * HEAD_DIM + grp * (2 * STAGES * BLOCK_N * HEAD_DIM);
+  half *sK = sQ + BLOCK_M * HEAD_DIM;
   half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
 
-  // Within the group (the plain thread index when there is one group: no modulo to pay for).
-  const int tid = KGROUPS == 1 ? (int)threadIdx.x : (int)threadIdx.x - grp * NT;
-  const int lane = tid & 31, warp = tid >> 5;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int S = p.S;
   const bool causal = p.causal != 0;
   // Causal: the last query blocks have the most key tiles; start them first.
@@ -168,11 +147,9 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
   // share for every query block, so the longest block is `per` tiles long), cut at kv_end.
   const int splits = SPLIT ? (int)gridDim.z : 1;
   const int per = ((S + BLOCK_N - 1) / BLOCK_N + splits - 1) / splits;
-  const int all_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
-  const int half_tiles = (all_tiles + 1) / 2; // in-block split: group 0's share
-  const int tile0 = SPLIT ? (int)blockIdx.z * per : (grp ? half_tiles : 0);
-  const int n_tiles = SPLIT ? max(0, min(all_tiles - tile0, per))
-                            : (KGROUPS == 1 ? all_tiles : (grp ? all_tiles - half_tiles : half_tiles));
+  const int tile0 = SPLIT ? (int)blockIdx.z * per : 0;
+  const int n_tiles = SPLIT ? max(0, min((kv_end + BLOCK_N - 1) / BLOCK_N - tile0, per))
+                            : (kv_end + BLOCK_N - 1) / BLOCK_N;
   if (SPLIT && n_tiles == 0) {
     // Nothing visible in this key range (causal, early query block): an empty partial.
     const float NEG = __int_as_float(0xff800000);
@@ -182,8 +159,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
   }
 
   // Prologue: Q with tile 0 in the first group, then tiles 1..STAGES-2, one group each
-  // (empty groups keep the wait_group arithmetic uniform). Split in the block: group 0 loads Q.
-  if (grp == 0) load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
+  // (empty groups keep the wait_group arithmetic uniform).
+  load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < n_tiles) {
@@ -223,20 +200,10 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
   const unsigned v_lane = smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
   const int v_x = (lane >> 4) ^ (lane & 7);
 
-#if KGROUPS == 2
-  // Q comes from group 0's copies: both groups wait for their first copy group and meet once;
-  // after that each group synchronises only its own warps (named barrier 1 + grp).
-  cp_async_wait<STAGES - 2>();
-  __syncthreads();
-#endif
   int st_read = 0, st_write = STAGES - 1; // stage of tile t, stage of tile t+STAGES-1
   for (int t = 0; t < n_tiles; t++) {
     cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
-#if KGROUPS == 2
-    asm volatile("bar.sync %0, %1;\n" ::"r"(1 + grp), "n"(NT)); // this group's warps only
-#else
     __syncthreads();             // everyone's have; and everyone is done with tile t-1's stage
-#endif
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
       if (tn < n_tiles) {
@@ -359,52 +326,6 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     }
   }
   cp_async_wait<0>();
-#if KGROUPS == 2
-  // ---- in-block split: group 1 hands O, max and sum over; group 0 merges (same rows, same
-  // fragment layout: lane-wise). Stored [value][warp*32 + lane]: consecutive lanes, no conflict.
-  {
-    __syncthreads(); // both groups are done with their K/V stages
-    float *xch = reinterpret_cast<float *>(sQ + BLOCK_M * HEAD_DIM);
-    const int slot = warp * 32 + lane;
-    constexpr int XN = NT; // stride between values
-    int k = 0;
-    if (grp == 1) {
-#pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          xch[(k++) * XN + slot] = row_m[mt][h];
-          xch[(k++) * XN + slot] = row_l[mt][h];
-        }
-#pragma unroll
-        for (int dt = 0; dt < DTILES; dt++)
-#pragma unroll
-          for (int e = 0; e < 4; e++) xch[(k++) * XN + slot] = o[mt][dt][e];
-      }
-    }
-    __syncthreads();
-    if (grp == 1) return;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++) {
-      float fa[2], fb[2];
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        const float mb = xch[(k++) * XN + slot], lb = xch[(k++) * XN + slot];
-        const float ma = row_m[mt][h], mx = fmaxf(ma, mb);
-        const float ms = mx == NEG_INF ? 0.f : mx * sl2;
-        fa[h] = ex2(ma * sl2 - ms); // 0 for a side that saw no key
-        fb[h] = ex2(mb * sl2 - ms);
-        row_m[mt][h] = mx;
-        row_l[mt][h] = row_l[mt][h] * fa[h] + lb * fb[h];
-      }
-#pragma unroll
-      for (int dt = 0; dt < DTILES; dt++)
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-          o[mt][dt][e] = o[mt][dt][e] * fa[e >> 1] + xch[(k++) * XN + slot] * fb[e >> 1];
-    }
-  }
-#endif
 
   // ---- epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows and
   // store 16-byte rows. Split-KV: the fp32 partial O and its log2-sum-exp2 go straight from the
@@ -452,16 +373,13 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #else
 #define FWD_MIN_BLOCKS
 #endif
-extern "C" __global__ void __launch_bounds__(NTB FWD_MIN_BLOCKS) attn_fwd(const AttnParams p) {
+extern "C" __global__ void __launch_bounds__(NT FWD_MIN_BLOCKS) attn_fwd(const AttnParams p) {
   attn_body<false>(p);
 }
 // (NT, 1): with the default occupancy heuristic ptxas capped some settings at 128/168
 // registers and spilled a few bytes; one block per SM is all a split grid needs.
-extern "C" __global__ void __launch_bounds__(NTB, 1) attn_split(const AttnParams p) {
-#if KGROUPS == 1
+extern "C" __global__ void __launch_bounds__(NT, 1) attn_split(const AttnParams p) {
   attn_body<true>(p);
-#endif
-  // split=in2 never splits the grid: the registry gives this kernel an empty grid then.
 }
 
 // Split-KV combine: one thread per (query row, 8-wide chunk of d), 128 threads per block.

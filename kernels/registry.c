@@ -55,13 +55,7 @@ static const Variant variant_mma;
  * mma/softmax latency) and every split keeps >= 2 key tiles. dims cannot see the device, so
  * auto assumes MMA_AUTO_SMS (H100 SXM/H200); num_splits must agree with dims, so it does too. */
 #define MMA_AUTO_SMS 132
-/* split=in2: two warp groups split the keys inside each block; the grid is not split. */
-static int Registry_mmaGroups(const KnobValues *kv) {
-  const char *v = Registry_knobStr(&variant_mma, kv, "split");
-  return v && strcmp(v, "in2") == 0 ? 2 : 1;
-}
 static int Registry_mmaSplits(const Shape *s, const KnobValues *kv) {
-  if (Registry_mmaGroups(kv) > 1) return 1;
   int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
   int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
   int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
@@ -83,10 +77,9 @@ static void dims_mma_grid(const Shape *s, const KnobValues *kv, LaunchDims *d, u
   int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
   int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
   int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
-  int groups = Registry_mmaGroups(kv);
-  size_t smem = ((size_t)bm * s->D + (size_t)groups * stages * 2 * bn * s->D) * 2;
+  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
   Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), splits,
-               (unsigned)(32 * warps * groups), smem);
+               (unsigned)(32 * warps), smem);
 }
 /* attn_fwd runs unsplit shapes, attn_split split ones: each gets an empty grid otherwise. */
 static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
@@ -123,9 +116,7 @@ static const char *check_mma(const Shape *s, const KnobValues *kv) {
     return "mma: 32 rows per warp fits the registers with block_n<=64";
   if (s->D == 128 && (bn == 128 || warps == 2))
     return "mma: D=128 with block_n=128 or warps=2 does not fit the registers (spills)";
-  size_t smem = ((size_t)bm * s->D + (size_t)Registry_mmaGroups(kv) * stages * 2 * bn * s->D) * 2;
-  if (Registry_mmaGroups(kv) > 1 && warps * 2 > 8)
-    return "mma: split=in2 doubles the warps; at most 4 warps per group";
+  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
   if (smem > REGISTRY_SMEM_MAX)
     return "mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)";
   return NULL;
@@ -243,9 +234,8 @@ static const KnobDesc mma_knobs[] = {
   {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
   /* Default 1: auto (2 splits at 2x8x512x64) measured slower, 15.2 vs 12.5 us (H200,
    * 2026-11-22, L2 flushed); see docs/kernel-notes.md. */
-  {"split", "SPLIT_KV", {"1", "auto", "2", "4", "8", "in2"},
-   "key-range splits per query block, merged by a combine step (auto: by shape, small grids); "
-   "in2: two warp groups split the keys inside the block and merge in shared memory"},
+  {"split", "SPLIT_KV", {"1", "auto", "2", "4", "8"},
+   "key-range splits per query block, merged by a combine step (auto: by shape, small grids)"},
 };
 static const Variant variant_mma = {
   .name = "mma", .source = "mma.cu",
@@ -259,8 +249,7 @@ static const Variant variant_mma = {
               "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3",
               "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=auto",
               /* fastest at 2x8x512x64 under ncu (H200, 2026-11-22): fewer, longer key tiles */
-              "block_m=64,block_n=128,warps=4,stages=2", "block_m=128,block_n=32,warps=4,stages=2",
-              "block_m=64,block_n=64,warps=4,stages=2,split=in2"},
+              "block_m=64,block_n=128,warps=4,stages=2", "block_m=128,block_n=32,warps=4,stages=2"},
 };
 
 static const Variant variant_fp8 = {
