@@ -19,15 +19,8 @@
 
 #define KC_BUFFER_BYTES (4u << 20)
 
-typedef struct KcKernel {
-  uint32_t corr;
-  uint64_t start, end;
-} KcKernel;
-
-typedef struct KcExt {
-  uint32_t corr;
-  uint64_t id;
-} KcExt;
+typedef KernelClockKernel KcKernel;
+typedef KernelClockMark KcExt;
 
 static struct {
   pthread_mutex_t lock;
@@ -145,27 +138,19 @@ static int KernelClock_byCorr(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
-  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  KernelClock_disableAll();
-  if (KernelClock_failed(fr, "cuptiActivityFlushAll", err, errsize)) return false;
-  pthread_mutex_lock(&kc.lock);
-  bool ok = true;
-  if (kc.dropped > 0) {
-    snprintf(err, errsize, "CUPTI dropped %zu activity records", kc.dropped);
-    ok = false;
-  }
+int KernelClock_spans(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
+                      double *span_us) {
   uint64_t *first = Util_xmalloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
   uint64_t *last = Util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
   for (int i = 0; i < n; i++) first[i] = UINT64_MAX;
-  qsort(kc.ext, kc.next, sizeof *kc.ext, KernelClock_byCorr);
-  for (size_t i = 0; ok && i < kc.nkernels; i++) {
-    KcExt key = {kc.kernels[i].corr, 0};
-    const KcExt *x = kc.next ? bsearch(&key, kc.ext, kc.next, sizeof *kc.ext, KernelClock_byCorr) : NULL;
+  if (nm) qsort(m, nm, sizeof *m, KernelClock_byCorr);
+  for (size_t i = 0; i < nk; i++) {
+    KcExt key = {k[i].corr, 0};
+    const KcExt *x = nm ? bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr) : NULL;
     if (!x || x->id < 1 || x->id > (uint64_t)n) continue; /* not a timed launch (e.g. a flush) */
     size_t at = (size_t)(x->id - 1);
-    if (kc.kernels[i].start < first[at]) first[at] = kc.kernels[i].start;
-    if (kc.kernels[i].end > last[at]) last[at] = kc.kernels[i].end;
+    if (k[i].start < first[at]) first[at] = k[i].start;
+    if (k[i].end > last[at]) last[at] = k[i].end;
   }
   int missing = 0;
   for (int i = 0; i < n; i++) {
@@ -176,6 +161,22 @@ bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
       span_us[i] = (double)(last[i] - first[i]) / 1000.0;
     }
   }
+  free(first);
+  free(last);
+  return missing;
+}
+
+bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
+  CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  KernelClock_disableAll();
+  if (KernelClock_failed(fr, "cuptiActivityFlushAll", err, errsize)) return false;
+  pthread_mutex_lock(&kc.lock);
+  bool ok = true;
+  if (kc.dropped > 0) {
+    snprintf(err, errsize, "CUPTI dropped %zu activity records", kc.dropped);
+    ok = false;
+  }
+  int missing = ok ? KernelClock_spans(kc.kernels, kc.nkernels, kc.ext, kc.next, n, span_us) : 0;
   if (ok && missing > 0) {
     snprintf(err, errsize,
              "no kernel timestamps for %d of %d launches (%zu kernel records, %zu correlations%s)",
@@ -183,7 +184,5 @@ bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
     ok = false;
   }
   pthread_mutex_unlock(&kc.lock);
-  free(first);
-  free(last);
   return ok;
 }

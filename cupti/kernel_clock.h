@@ -29,4 +29,20 @@ void KernelClock_unmark(void);
  * way afterwards. */
 bool KernelClock_end(int n, double *span_us, char *err, size_t errsize);
 
+/* The pure part of KernelClock_end, apart for tests: a kernel record (correlation id, start
+ * and end in ns) and a mark (the correlation id of an API call made under mark `id`). */
+typedef struct KernelClockKernel {
+  uint32_t corr;
+  uint64_t start, end;
+} KernelClockKernel;
+typedef struct KernelClockMark {
+  uint32_t corr;
+  uint64_t id;
+} KernelClockMark;
+/* span_us[i] for mark i+1: its first kernel's start to its last kernel's end, NAN when it has
+ * no kernel. Kernels whose correlation has no mark in 1..n are ignored. Sorts marks in place.
+ * Returns how many marks had no kernel. */
+int KernelClock_spans(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
+                      double *span_us);
+
 #endif
