@@ -34,7 +34,6 @@ import json
 import os
 import subprocess
 import sys
-import shutil
 import statistics
 import tempfile
 
@@ -112,55 +111,7 @@ def run_benchtop(benchtop, variant, shapes, reps, timeout, sweep):
             return [], (note or "") + " (no session: %s)" % ex, cmd
 
 
-NCU_SCALE = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
-BENCHTOP_UTIL = ("fill", "poison", "flush", "reference")  # benchtop's own kernels, not the variant's
-
-
-def find_ncu():
-    return shutil.which("ncu") or next((p for p in ("/usr/local/cuda/bin/ncu",) if os.access(p, os.X_OK)), None)
-
-
-def ncu_time(ncu, cmd, skip_names, launches, timeout=300):
-    """Median gpu__time_duration per kernel name under ncu, summed over the names (us)."""
-    full = [ncu, "--metrics", "gpu__time_duration.sum", "--cache-control", "all", "--clock-control",
-            "none", "--csv", "--launch-skip", "10", "--launch-count", str(launches)] + cmd
-    log("compare_sdpa: " + " ".join(full))
-    try:
-        out = subprocess.run(full, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "ncu timed out after %d s" % timeout}
-    rows = [r for r in __import__("csv").reader(l for l in out.stdout.splitlines() if l.startswith('"'))]
-    if not rows:
-        return {"error": "ncu gave no rows (exit %d): %s" % (out.returncode, out.stderr.strip()[-200:])}
-    h = rows[0]
-    ki, mi, ui, vi = h.index("Kernel Name"), h.index("Metric Name"), h.index("Metric Unit"), h.index("Metric Value")
-    by = {}
-    for r in rows[1:]:
-        name = r[ki]
-        if r[mi] != "gpu__time_duration.sum" or any(x in name.lower() for x in skip_names):
-            continue
-        by.setdefault(name, []).append(float(r[vi].replace(",", "")) * NCU_SCALE[r[ui]])
-    if not by:
-        return {"error": "ncu profiled none of the call's kernels"}
-    return {"p50_us": sum(statistics.median(v) for v in by.values()),
-            "kernels": {k[:80]: [statistics.median(v), len(v)] for k, v in by.items()}}
-
-
-def ncu_benchtop(ncu, benchtop, variant, shape, knobs):
-    cmd = [benchtop, "run", "-v", variant, "-s", shape, "--cold-l2", "--metrics", "none",
-           "--timing", "events", "--reps", "30", "--warmup", "0", "-o", os.devnull + ".json"]
-    for kv in (knobs.split(",") if knobs else []):
-        cmd += ["--knob", kv]
-    with tempfile.TemporaryDirectory(prefix="compare_sdpa_ncu_") as tmp:
-        cmd[cmd.index(os.devnull + ".json")] = os.path.join(tmp, "s.json")
-        # 40 kernels after the first 10 (verification, warm-up): 10+ launches of any variant.
-        return ncu_time(ncu, cmd, BENCHTOP_UTIL, 40)
-
-
-def ncu_sdpa(ncu, backend, shape):
-    cmd = ["python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sdpa_calls.py"),
-           backend, shape, "40"]
-    return ncu_time(ncu, cmd, ("fillfunctor", "elementwise"), 40)
+from ncu_clock import find_ncu, ncu_benchtop, ncu_sdpa  # noqa: E402 (tools/ on sys.path)
 
 
 def top_records(records, variant, shape, k):

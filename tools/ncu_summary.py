@@ -1,12 +1,14 @@
-import csv, statistics, sys
-scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
+#!/usr/bin/env python3
+"""Median gpu__time_duration per kernel from `ncu --csv` files: python3 tools/ncu_summary.py F..."""
+import statistics
+import sys
+
+from ncu_clock import durations_us
+
 for path in sys.argv[1:]:
-    rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
-    if not rows: print(path, "no rows"); continue
-    h = rows[0]; ki, mi, ui, vi = h.index("Kernel Name"), h.index("Metric Name"), h.index("Metric Unit"), h.index("Metric Value")
-    by = {}
-    for r in rows[1:]:
-        if r[mi] != "gpu__time_duration.sum": continue
-        by.setdefault(r[ki][:60], []).append(float(r[vi].replace(",", "")) * scale[r[ui]])
+    by = durations_us(open(path).read())
+    if not by:
+        print(path, "no rows")
     for k, v in by.items():
-        print("%s: %-60s n=%d median %.2f us (min %.2f max %.2f)" % (path.split('/')[-1], k, len(v), statistics.median(v), min(v), max(v)))
+        print("%s: %-60s n=%d median %.2f us (min %.2f max %.2f)" % (
+            path.split("/")[-1], k[:60], len(v), statistics.median(v), min(v), max(v)))
