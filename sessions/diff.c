@@ -10,7 +10,9 @@
 
 typedef struct DiffPair {
   const Record *a, *b; /* either may be NULL: only in the other session */
+  double p50a, p50b;   /* the p50s compared: by one clock on both sides */
   double dp50_pct, drel;
+  bool by_events;      /* the records' clocks differ: compared by their CUDA-event p50s */
   bool regression, changed;
 } DiffPair;
 
@@ -43,10 +45,13 @@ static double Diff_metric(const Record *r, const char *name) {
 
 static bool Diff_same(double x, double y) { return x == y || (isnan(x) && isnan(y)); }
 
+static bool Diff_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }
+
 static void Diff_compare(DiffPair *p, double fail_above_pct) {
   const Record *a = p->a, *b = p->b;
-  p->dp50_pct = (a->timing.p50 > 0 && !isnan(b->timing.p50))
-                    ? (b->timing.p50 - a->timing.p50) / a->timing.p50 * 100.0 : NAN;
+  /* Kernel timestamps against events would show the launch latency as a change. */
+  p->by_events = Record_comparableP50(a, b, &p->p50a, &p->p50b);
+  p->dp50_pct = (p->p50a > 0 && !isnan(p->p50b)) ? (p->p50b - p->p50a) / p->p50a * 100.0 : NAN;
   p->drel = b->error.rel_l2 - a->error.rel_l2;
   p->changed = a->status != b->status || !Diff_same(a->timing.p50, b->timing.p50) ||
                !Diff_same(a->timing.p90, b->timing.p90) ||
@@ -144,6 +149,8 @@ static void Diff_printJson(FILE *out, const DiffPair *pairs, int n, double pct, 
     cJSON_AddItemToObject(o, "p50_a", Diff_num(p->a->timing.p50));
     cJSON_AddItemToObject(o, "p50_b", Diff_num(p->b->timing.p50));
     cJSON_AddItemToObject(o, "dp50_pct", Diff_num(p->dp50_pct));
+    /* Which clock dp50_pct compares: "events" when the two records' clocks differ. */
+    cJSON_AddStringToObject(o, "dp50_clock", p->by_events || !Diff_kernelClock(p->a) ? "events" : "kernel");
     cJSON_AddItemToObject(o, "rel_l2_a", Diff_num(p->a->error.rel_l2));
     cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
     cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
@@ -175,7 +182,7 @@ static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
   fputs("match,variant,knobs,shape,status_a,status_b,p50_a_us,p50_b_us,dp50_pct,rel_l2_a,"
         "rel_l2_b,drel_l2", out);
   for (int k = 0; k < Export_headlineCount; k++) fprintf(out, ",d:%s", Export_headlineMetrics[k]);
-  fputs(",regression\n", out);
+  fputs(",dp50_clock,regression\n", out);
   for (int i = 0; i < n; i++) {
     const DiffPair *p = &pairs[i];
     const Record *r = p->a ? p->a : p->b;
@@ -195,7 +202,9 @@ static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
     for (int k = 0; k < Export_headlineCount; k++)
       Diff_csvNumber(out, Diff_metric(p->b, Export_headlineMetrics[k]) -
                               Diff_metric(p->a, Export_headlineMetrics[k]));
-    fprintf(out, ",%s\n", p->regression ? "yes" : "no");
+    fprintf(out, ",%s,%s\n",
+            !(p->a && p->b) ? "" : p->by_events || !Diff_kernelClock(p->a) ? "events" : "kernel",
+            p->regression ? "yes" : "no");
   }
 }
 
@@ -232,10 +241,11 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPair *pairs, i
     snprintf(c[1], sizeof c[1], "%s", p->a->knobs[0] ? p->a->knobs : "-");
     snprintf(c[2], sizeof c[2], "%s", shape);
     snprintf(c[3], sizeof c[3], "%s", status);
-    Export_fmtTime(c[4], sizeof c[4], p->a->timing.p50);
-    Export_fmtTime(c[5], sizeof c[5], p->b->timing.p50);
+    Export_fmtTime(c[4], sizeof c[4], p->p50a);
+    Export_fmtTime(c[5], sizeof c[5], p->p50b);
     if (isnan(p->dp50_pct)) snprintf(c[6], sizeof c[6], "n/a");
-    else snprintf(c[6], sizeof c[6], "%+.1f%%%s", p->dp50_pct, p->regression ? "!" : "");
+    else snprintf(c[6], sizeof c[6], "%+.1f%%%s%s", p->dp50_pct, p->by_events ? "e" : "",
+                  p->regression ? "!" : "");
     if (isnan(p->drel)) snprintf(c[7], sizeof c[7], "n/a");
     else snprintf(c[7], sizeof c[7], "%+.1e", p->drel);
     if (!md && p->a->shape.causal) { char *s = strstr(c[2], ":causal"); if (s) s[2] = '\0'; }
@@ -293,6 +303,11 @@ int Diff_print(FILE *out, const Session *a, const Session *b, double fail_above_
     fprintf(out, "%s%d matched (%d changed), %d only in A, %d only in B", fmt == FMT_MD ? "\n" : "",
             matched, changed, only_a, only_b);
     if (!changed && !only_a && !only_b) fputs(": no change", out);
+    int mixed = 0;
+    for (int i = 0; i < n; i++) mixed += pairs[i].a && pairs[i].b && pairs[i].by_events;
+    if (mixed)
+      fprintf(out, "; %d compared by CUDA events (e: one session timed by kernel timestamps, the "
+                   "other by events)", mixed);
     if (!isnan(fail_above_pct))
       fprintf(out, "; %d regression%s (p50 slower than +%g%% or no longer passing)", regressions,
               regressions == 1 ? "" : "s", fail_above_pct);

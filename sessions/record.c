@@ -80,6 +80,15 @@ void Record_init(Record *r) {
   r->occupancy_theoretical = NAN;
 }
 
+static bool Record_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }
+
+bool Record_comparableP50(const Record *a, const Record *b, double *pa, double *pb) {
+  bool by_events = Record_kernelClock(a) != Record_kernelClock(b);
+  *pa = by_events && Record_kernelClock(a) ? a->timing.event_p50 : a->timing.p50;
+  *pb = by_events && Record_kernelClock(b) ? b->timing.event_p50 : b->timing.p50;
+  return by_events;
+}
+
 void Record_free(Record *r) {
   free(r->timing.samples);
   free(r->metrics);

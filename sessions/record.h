@@ -113,6 +113,11 @@ void RunOptions_init(RunOptions *o);
 void Record_free(Record *r);
 /* Deep copy (samples and metrics duplicated). */
 void Record_copy(Record *dst, const Record *src);
+/* The p50s of two records of the same work, by one clock: their own p50s when both were timed
+ * by the same clock, else the CUDA-event p50s both have (a kernel-timed record keeps the events
+ * of the same launches in event_p50; events include 2-3 us of launch latency that kernel
+ * timestamps do not). Returns true when it fell back to events. */
+bool Record_comparableP50(const Record *a, const Record *b, double *pa, double *pb);
 /* Metric by Nsight Compute name, or NULL. */
 const Metric *Record_metric(const Record *r, const char *name);
 /* Same variant, knobs and shape: the key `diff` matches on. */

@@ -166,7 +166,7 @@ void App_replay(App *a) {
   App_rebuildOrder(a);
   App_submit(a, entries, n);
   free(entries);
-  App_message(a, false, "replaying %d entries; 'vs orig' shows p50 against the original", n);
+  App_message(a, false, "replaying %d entries; 'vs orig': p50 against the original (e: by events)", n);
 }
 
 void App_cancelRun(App *a) {

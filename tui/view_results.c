@@ -86,10 +86,12 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
   const Record *o = ViewResults_original(a, r);
   if (a->original && x + 9 <= width + 1) {
     double pct;
-    int better = o ? Columns_delta(o->timing.p50, r->timing.p50, DIR_LOWER, &pct) : 0;
+    double po = NAN, pr = NAN;
+    bool by_events = o && Record_comparableP50(o, r, &po, &pr); /* one clock on both sides */
+    int better = o ? Columns_delta(po, pr, DIR_LOWER, &pct) : 0;
     char cell[32];
     if (!o || isnan(pct)) snprintf(cell, sizeof cell, "n/a");
-    else snprintf(cell, sizeof cell, "%+.1f%%", pct);
+    else snprintf(cell, sizeof cell, "%+.1f%%%s", pct, by_events ? "e" : "");
     wattrset(w, Draw_attr(cur, better > 0 ? TH_BETTER : better < 0 ? TH_WORSE : TH_NA));
     mvwprintw(w, y, x, "%9s", cell);
   }

@@ -60,6 +60,32 @@ for a in "$@"; do
     "$work/diff.json" || { echo "FAIL $name: diff --format json"; fail=1; }
 done
 
+# Sessions timed by different clocks (an events-timed example against a kernel-timestamp
+# replay): p50s are compared by the CUDA events both records have, and marked. The replay's
+# kernel p50 is 2 us lower (launch latency), its event p50 10 % higher: a regression, not a gain.
+for ex in "$examples"/*.json; do
+  [ -f "$ex" ] || continue
+  name=$(basename "$ex" .json)
+  python3 - "$ex" "$work/$name-kernel.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s["records"]:
+    t = r.get("timing") or {}
+    if t.get("p50") is not None:
+        t["event_p50"] = t["p50"] * 1.10
+        t["p50"] = max(t["p50"] - 2.0, 0.5)
+        t["source"] = "kernel"
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+  expect 1 "$name: events vs kernel clock, events +10% with --fail-above 5" -- \
+    "$bt" diff "$ex" "$work/$name-kernel.json" --fail-above 5
+  grep -q "+10.0%e" "$work/out" && grep -q "compared by CUDA events" "$work/out" || {
+    echo "FAIL $name: mixed clocks not compared by events"; head -c 1500 "$work/out"; fail=1; }
+  "$bt" diff "$ex" "$work/$name-kernel.json" --format json > "$work/mixed.json"
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['matched']; assert m and all(x['dp50_clock']=='events' and abs(x['dp50_pct']-10)<1e-6 for x in m if x['dp50_pct'] is not None)" \
+    "$work/mixed.json" || { echo "FAIL $name: diff --format json dp50_clock"; fail=1; }
+done
+
 # A record only in one session is listed, not a regression.
 python3 - "$work/a.json" "$work/fewer.json" <<'PY'
 import json, sys
