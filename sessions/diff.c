@@ -45,7 +45,10 @@ static double Diff_metric(const Record *r, const char *name) {
 
 static bool Diff_same(double x, double y) { return x == y || (isnan(x) && isnan(y)); }
 
-static bool Diff_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }
+/* The clock dp50_pct compares: "events" when the two records' clocks differ. */
+static const char *Diff_clockName(const DiffPair *p) {
+  return p->by_events || !Record_kernelClock(p->a) ? "events" : "kernel";
+}
 
 static void Diff_compare(DiffPair *p, double fail_above_pct) {
   const Record *a = p->a, *b = p->b;
@@ -149,8 +152,7 @@ static void Diff_printJson(FILE *out, const DiffPair *pairs, int n, double pct, 
     cJSON_AddItemToObject(o, "p50_a", Diff_num(p->a->timing.p50));
     cJSON_AddItemToObject(o, "p50_b", Diff_num(p->b->timing.p50));
     cJSON_AddItemToObject(o, "dp50_pct", Diff_num(p->dp50_pct));
-    /* Which clock dp50_pct compares: "events" when the two records' clocks differ. */
-    cJSON_AddStringToObject(o, "dp50_clock", p->by_events || !Diff_kernelClock(p->a) ? "events" : "kernel");
+    cJSON_AddStringToObject(o, "dp50_clock", Diff_clockName(p));
     cJSON_AddItemToObject(o, "rel_l2_a", Diff_num(p->a->error.rel_l2));
     cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
     cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
@@ -203,7 +205,7 @@ static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
       Diff_csvNumber(out, Diff_metric(p->b, Export_headlineMetrics[k]) -
                               Diff_metric(p->a, Export_headlineMetrics[k]));
     fprintf(out, ",%s,%s\n",
-            !(p->a && p->b) ? "" : p->by_events || !Diff_kernelClock(p->a) ? "events" : "kernel",
+            p->a && p->b ? Diff_clockName(p) : "",
             p->regression ? "yes" : "no");
   }
 }

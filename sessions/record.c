@@ -80,7 +80,7 @@ void Record_init(Record *r) {
   r->occupancy_theoretical = NAN;
 }
 
-static bool Record_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }
+bool Record_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }
 
 bool Record_comparableP50(const Record *a, const Record *b, double *pa, double *pb) {
   bool by_events = Record_kernelClock(a) != Record_kernelClock(b);

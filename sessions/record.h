@@ -113,6 +113,8 @@ void RunOptions_init(RunOptions *o);
 void Record_free(Record *r);
 /* Deep copy (samples and metrics duplicated). */
 void Record_copy(Record *dst, const Record *src);
+/* Timed by CUPTI kernel timestamps (timing.source "kernel"); else by CUDA events. */
+bool Record_kernelClock(const Record *r);
 /* The p50s of two records of the same work, by one clock: their own p50s when both were timed
  * by the same clock, else the CUDA-event p50s both have (a kernel-timed record keeps the events
  * of the same launches in event_p50; events include 2-3 us of launch latency that kernel

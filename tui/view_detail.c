@@ -151,7 +151,7 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Detail_num(p, "TFLOP/s", t->tflops, "");
   Detail_num(p, "of peak", t->peak_frac * 100.0, " %");
   Page_newline(p);
-  if (strcmp(t->source, "kernel") == 0) {
+  if (Record_kernelClock(r)) {
     Page_text(p, TH_DIM, "  clock: kernel timestamps (CUPTI), first kernel start to last end;");
     Detail_num(p, " events around the launch p50", t->event_p50, " us");
   } else {
