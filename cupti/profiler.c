@@ -207,6 +207,11 @@ void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user) {
 
 void Profiler_setKeepEnabled(Profiler *p, bool keep) { p->keep_enabled = keep; }
 
+bool Profiler_keepEnabledFor(bool keep) {
+  const char *v = getenv(PROFILER_KEEP_ENABLED_ENV);
+  return v && v[0] ? strcmp(v, "0") != 0 : keep;
+}
+
 void Profiler_free(Profiler *p) {
   if (!p) return;
   Profiler_disable(p);

@@ -73,6 +73,8 @@ void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user);
  * is slow); kernel durations are unchanged by it but launches take ~0.1 us longer between
  * CUDA events (H200, 2026-11-22), so keep it only when timing by kernel timestamps. */
 void Profiler_setKeepEnabled(Profiler *p, bool keep);
+/* What a collection does with `keep` asked for: PROFILER_KEEP_ENABLED_ENV when set, else keep. */
+bool Profiler_keepEnabledFor(bool keep);
 /* Disables the range profiler on the context if enabled (before event-timed launches). */
 void Profiler_disable(Profiler *p);
 

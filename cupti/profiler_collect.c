@@ -293,8 +293,7 @@ bool Profiler_collect(Profiler *p, const char *const *names, int n, bool (*launc
       Util_strlcpy(out[i].reason, e2, sizeof out[i].reason);
   }
   /* Evaluated before disabling, as the probe did; the image is ours either way. */
-  const char *keep = getenv(PROFILER_KEEP_ENABLED_ENV);
-  if (!(keep && keep[0] ? strcmp(keep, "0") != 0 : p->keep_enabled)) Profiler_disable(p);
+  if (!Profiler_keepEnabledFor(p->keep_enabled)) Profiler_disable(p);
   *passes = ran;
   const double t4 = Util_nowMs();
   p->last.decode_ms = t4 - t3;
