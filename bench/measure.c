@@ -11,6 +11,7 @@
 #include "bench/gpu.h"
 #include "bench/nvml.h"
 #include "bench/stats.h"
+#include "bench/tensor_maps.h"
 #include "common/util.h"
 #include "cupti/kernel_clock.h"
 #include "cupti/profiler.h"
@@ -350,6 +351,10 @@ bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel
   p.causal = s->causal;
   p.num_splits = splits;
   p.scale = (float)(1.0 / sqrt((double)s->D));
+  if (!TensorMaps_fill(v, &e->knobs, s, &p, err, sizeof err)) {
+    Measure_fail(rec, REC_ERROR, "", err);
+    return true;
+  }
 
   /* Fresh inputs, the reference, a poisoned output, then one verified run. */
   progress("verifying", user);

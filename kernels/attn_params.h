@@ -3,6 +3,17 @@
 #ifndef BENCHTOP_ATTN_PARAMS_H
 #define BENCHTOP_ATTN_PARAMS_H
 
+#ifdef __cplusplus
+#define BT_ALIGN64 alignas(64)
+#else
+#define BT_ALIGN64 _Alignas(64)
+#endif
+
+/* A CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned, made by cuTensorMapEncodeTiled. */
+typedef struct BtTensorMap {
+  BT_ALIGN64 unsigned long long opaque[16];
+} BtTensorMap;
+
 typedef struct AttnParams {
   const void *q, *k, *v; /* fp16 [B, H, S, D], contiguous */
   void *o;               /* fp16 [B, H, S, D] */
@@ -15,6 +26,10 @@ typedef struct AttnParams {
   int causal;            /* 1: query i sees keys 0..i */
   int num_splits;        /* split-KV: number of key ranges per (b, h, query tile) */
   float scale;           /* softmax scale, 1/sqrt(D) */
+  /* TMA tensor maps of Q, K, V, O as 3-D [B*H][S][D] tensors, 128-byte swizzle, boxes of 64
+   * columns by Variant.tma_rows rows; zero for variants that ask for none. A kernel that uses
+   * them takes `const __grid_constant__ AttnParams`, so they stay in parameter space. */
+  BtTensorMap tmap_q, tmap_k, tmap_v, tmap_o;
 } AttnParams;
 
 #endif

@@ -12,8 +12,8 @@
 
 #define JIT_MAX_OPTS 24
 
-static const char *const Jit_headers[] = {"attn_params.h", "common.cuh"};
-enum { JIT_NHEADERS = 2 };
+static const char *const Jit_headers[] = {"attn_params.h", "common.cuh", "hopper.cuh"};
+enum { JIT_NHEADERS = 3 };
 
 char *Jit_loadSource(const char *name) {
   if (name[0] == '/') return Util_readFile(name, NULL, 16u << 20); /* an external kernel */

@@ -142,25 +142,49 @@ static size_t ws_fp8(const Shape *s, const KnobValues *kv) {
   return 2 * bh * (size_t)s->S * s->D + 2 * bh * sizeof(float);
 }
 
-/* fa3 (sm_90a): relayout of K and V into swizzled tile images (one thread per 16-byte chunk,
- * grid.y 0: K, 1: V), then 384 threads (producer + 2 consumer warpgroups) per 128 query rows;
- * dynamic shared memory Q [128][D] + 2 stages x (K + V) [128][D] fp16, 1024 bytes of alignment
- * slack, 2 x 2 mbarriers. Tiles of 128 keys: fa3.cu's BLOCK_N. */
-#define FA3_BLOCK_N 128
-static void dims_fa3_relayout(const Shape *s, const KnobValues *kv, LaunchDims *d) {
-  (void)kv;
-  size_t chunks = (size_t)s->B * s->H * Registry_ceilDiv(s->S, FA3_BLOCK_N) * FA3_BLOCK_N * (s->D / 8);
-  Registry_set(d, (unsigned)((chunks + 255) / 256), 2, 1, 256, 0);
+/* fa3 (sm_90a): one kernel; a producer warpgroup plus block_m/64 * kv_split consumer
+ * warpgroups; dynamic shared memory Q [block_m][D] + kv_split rings of `stages` K and V tiles
+ * [block_n][D], fp16, their mbarriers, and 1024 bytes of slack for the 128B-swizzle alignment. */
+static const Variant variant_fa3;
+#define FA3_SMEM_MAX 232448 /* the most one block may opt into on sm_90 (227 KiB) */
+static int Registry_fa3Consumers(const KnobValues *kv) {
+  return Registry_knobInt(&variant_fa3, kv, "block_m", 128) / 64 *
+         Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
+}
+static size_t Registry_fa3Smem(const Shape *s, const KnobValues *kv) {
+  size_t bm = (size_t)Registry_knobInt(&variant_fa3, kv, "block_m", 128);
+  size_t bn = (size_t)Registry_knobInt(&variant_fa3, kv, "block_n", 128);
+  size_t st = (size_t)Registry_knobInt(&variant_fa3, kv, "stages", 2);
+  size_t ks = (size_t)Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
+  return bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 + 8 * (1 + 4 * ks * st) + 1024;
 }
 static void dims_fa3(const Shape *s, const KnobValues *kv, LaunchDims *d) {
-  (void)kv;
-  size_t smem = (size_t)128 * s->D * 2 + (size_t)2 * 2 * FA3_BLOCK_N * s->D * 2 + 1024 + 64;
-  Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 384, smem);
+  int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
+  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1,
+               (unsigned)(128 * (Registry_fa3Consumers(kv) + 1)), Registry_fa3Smem(s, kv));
 }
-/* p.workspace: [K images][V images], each B*H*ceil(S/128)*128*D fp16 (last tile zero-padded). */
-static size_t ws_fa3(const Shape *s, const KnobValues *kv) {
-  (void)kv;
-  return (size_t)2 * s->B * s->H * Registry_ceilDiv(s->S, FA3_BLOCK_N) * FA3_BLOCK_N * s->D * 2;
+static void tma_fa3(const Shape *s, const KnobValues *kv, int rows[4]) {
+  (void)s;
+  int bn = Registry_knobInt(&variant_fa3, kv, "block_n", 128);
+  rows[0] = 64; rows[1] = bn; rows[2] = bn; rows[3] = 64; /* one box of Q/O per warpgroup */
+}
+/* What fa3.cu compiles without spills (NVRTC 13.0 for sm_90a) and what fits one SM. */
+static const char *check_fa3(const Shape *s, const KnobValues *kv) {
+  int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
+  int bn = Registry_knobInt(&variant_fa3, kv, "block_n", 128);
+  int ks = Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
+  const char *sched = Registry_knobStr(&variant_fa3, kv, "sched");
+  int nc = Registry_fa3Consumers(kv);
+  if (ks == 2 && bm != 64) return "fa3: kv_split=2 needs block_m=64 (two warpgroups on 64 rows)";
+  if (nc > 3) return "fa3: at most 3 consumer warpgroups (block_m/64 * kv_split)";
+  /* Three consumers get 160 registers each: S, P and O of D=128 or 176-key tiles do not fit. */
+  if (nc == 3 && (s->D != 64 || bn > 128))
+    return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
+  if (sched && strcmp(sched, "pingpong") == 0 && (ks != 1 || nc < 2))
+    return "fa3: sched=pingpong needs 2-3 warpgroups on the same key tiles (kv_split=1, block_m>=128)";
+  if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
+    return "fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)";
+  return NULL;
 }
 
 /* cublas: the softmax kernel, one block per score row. */
@@ -261,13 +285,30 @@ static const Variant variant_fp8 = {
   .workspace_bytes = ws_fp8, .presets = {""},
 };
 
+static const KnobDesc fa3_knobs[] = {
+  {"block_m", "BLOCK_M", {"128", "64", "192"}, "query rows per block (64 per consumer warpgroup)"},
+  {"block_n", "BLOCK_N", {"128", "176", "64"}, "keys per K/V tile (the N of the QK^T wgmma)"},
+  {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)"},
+  {"kv_split", "KV_SPLIT", {"1", "2"},
+   "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory"},
+  {"sched", "SCHED", {"pingpong", "plain"},
+   "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA"},
+};
 static const Variant variant_fa3 = {
   .name = "fa3", .source = "fa3.cu",
-  .summary = "Hopper FlashAttention-3 style: wgmma, TMA bulk copies + mbarriers, producer/consumer warpgroups",
+  .summary = "Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong",
+  .knobs = fa3_knobs, .nknobs = 5,
   .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
-  .kind = LAUNCH_KERNELS, .nsteps = 2,
-  .steps = {{"relayout", dims_fa3_relayout}, {"attn_fwd", dims_fa3}},
-  .workspace_bytes = ws_fa3, .presets = {""},
+  .kind = LAUNCH_KERNELS, .nsteps = 1, .steps = {{"attn_fwd", dims_fa3}},
+  .check = check_fa3, .tma_rows = tma_fa3,
+  .presets = {"block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong",
+              "block_m=128,block_n=176,stages=2,kv_split=1,sched=pingpong",
+              "block_m=192,block_n=128,stages=2,kv_split=1,sched=pingpong",
+              "block_m=128,block_n=128,stages=2,kv_split=1,sched=plain",
+              /* small grids (B*H*S/64 near the SM count): two warpgroups split the keys */
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain",
+              "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain",
+              "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain"},
 };
 
 static const Variant variant_cublas = {

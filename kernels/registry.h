@@ -56,6 +56,9 @@ typedef struct Variant {
   /* Scratch the variant needs (AttnParams.workspace etc.); NULL means none. */
   size_t (*workspace_bytes)(const Shape *s, const KnobValues *kv);
   int (*num_splits)(const Shape *s, const KnobValues *kv, int sm_count); /* NULL: 1 */
+  /* TMA tensor maps the kernels read from AttnParams (bench/tensor_maps.c builds them): rows of
+   * the box for Q, K, V, O, each 64 columns wide; 0 = no map. NULL: the variant uses none. */
+  void (*tma_rows)(const Shape *s, const KnobValues *kv, int rows[4]);
   const char *presets[VARIANT_MAX_PRESETS]; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
 } Variant;
 

@@ -7,10 +7,12 @@ set -u
 require_gpu
 SHAPES=${LADDER_SHAPES:-1x1x1x64,1x8x512x64,2x8x512x64,2x8x512x64:causal,1x2x4097x64,3x4x300x128:causal,4x16x2048x128:causal}
 SEED=${SEED:-$(date +%s)}
+ONLY=${LADDER_VARIANTS:-} # comma list: only these variants' presets (default: all)
 echo "seed $SEED shapes $SHAPES"
 i=0
 "$BT" check-kernels --list-presets > "$OUTDIR/presets.txt"
 while IFS=$'\t' read -r variant preset; do
+  [ -n "$ONLY" ] && [[ ",$ONLY," != *",$variant,"* ]] && continue
   args=()
   IFS=',' read -ra kv <<< "$preset"
   for k in "${kv[@]}"; do [ -n "$k" ] && args+=(--knob "$k"); done
