@@ -8,6 +8,8 @@
 #   sweep     `benchtop run --cold-l2` per entry of $SWEEP_RUNS ("variant[@shapes]|k=v,v|...;..."),
 #             over the issue's five shapes unless @shapes names others; a table per shape
 #   ncu       Nsight Compute gpu__time_duration of $NCU_RUNS ("variant|knobs|shape;...")
+#   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states) of
+#             one launch per entry of $NCU_PROF ("variant|knobs|shape" or "sdpa|backend|shape")
 #   suite     the whole GPU suite (tests/gpu/run-gpu-suite.sh)
 #   compare   tools/compare-sdpa.sh: benchtop against PyTorch SDPA, the BENCHMARKS.md table
 # Logs and JSON go under OUTDIR; a short summary is printed last.
@@ -110,6 +112,28 @@ import sys, ncu_clock
 n = ncu_clock.find_ncu()
 print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]) if n else 'no ncu')" "$BT" "$v" "$shape" "$knobs" 2>&1 | tail -n1)
     note "ncu $v [$knobs] $shape: $t"
+  done
+fi
+
+if want prof; then
+  IFS=';' read -ra runs <<< "${NCU_PROF:-}"
+  n=0
+  for run in "${runs[@]}"; do
+    n=$((n + 1))
+    IFS='|' read -r v knobs shape <<< "$run"
+    if [ "$v" = sdpa ]; then
+      cmd=(python3 tools/sdpa_calls.py "$knobs" "$shape" 12); filt='regex:sdpa|fprop|flash|fmha|attention'
+    else
+      cmd=("$BT" run -v "$v" -s "$shape" --cold-l2 --metrics none --reps 5 --warmup 0 --format json
+           -o "$OUT/work/prof.json"); filt=attn_fwd
+      IFS=',' read -ra kv <<< "$knobs"
+      for k in "${kv[@]}"; do [ -n "$k" ] && cmd+=(--knob "$k"); done
+    fi
+    timeout 240 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
+      --section Occupancy --section WarpStateStats --section SchedulerStats --cache-control all \
+      --clock-control none -k "$filt" --launch-skip 4 --launch-count 1 "${cmd[@]}" > "$OUT/prof-$n.txt" 2>&1
+    note "prof $n ($run): exit $?"
+    grep -E "^  [a-z_]|Duration|Throughput|Cluster Size|Registers Per|Achieved Occ|Block Size|Grid Size|Busy|Issued Warp|No Eligible|Stall|warp cycles per issued" "$OUT/prof-$n.txt" | head -n 40
   done
 fi
 
