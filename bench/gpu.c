@@ -155,6 +155,11 @@ bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p
                                    (int)d->smem),
               "allowing the kernel's dynamic shared memory (cudaFuncSetAttribute)");
   dim3 grid = {d->grid[0], d->grid[1], d->grid[2]};
+  if (d->persistent) { /* one block per SM at most; the kernel walks the rest */
+    unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+    unsigned sms = g->info.sm_count > 0 ? (unsigned)g->info.sm_count : 1u;
+    grid = (dim3){blocks < sms ? (unsigned)blocks : sms, 1, 1};
+  }
   dim3 block = {d->block[0], d->block[1], d->block[2]};
   AttnParams copy = *p;
   void *args[] = {&copy};

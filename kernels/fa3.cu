@@ -18,8 +18,11 @@
 //    half the serial tile walk per block, and the whole machine busy at B*H*S/64 ~ SM count.
 //  - Epilogue: O normalised, written to shared memory in the swizzled layout, then one TMA
 //    store per 64 columns (rows past S are clipped by the tensor map).
+//  - PERSIST=1: the engine launches one block per SM; each walks work tiles (bh, query block),
+//    and the producer loads the next tile's Q and K/V while this one's PV and epilogue finish
+//    (O is staged apart from Q for that; the rings' stages and phases carry on across tiles).
 // Causal: blocks run heaviest first; key tiles past the block's last row are never loaded; the
-// diagonal tile is masked. Not done: clusters/multicast, a persistent scheduler, FP8.
+// diagonal tile is masked. Not done: clusters/multicast, a dynamic tile scheduler, FP8.
 #include "attn_params.h"
 #include "hopper.cuh"
 #include <cuda_fp16.h>
@@ -42,6 +45,9 @@
 #ifndef SCHED
 #define SCHED 0 /* knob sched: 0 pingpong, 1 plain */
 #endif
+#ifndef PERSIST
+#define PERSIST 0
+#endif
 
 #define QG (BLOCK_M / 64)                 /* 64-row query groups */
 #define NC (QG * KV_SPLIT)                /* consumer warpgroups */
@@ -60,6 +66,7 @@ static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "fa3: HEAD_DIM must be 64 or 12
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 176, "fa3: BLOCK_N 64, 128 or 176");
 static_assert(KV_SPLIT == 1 || (KV_SPLIT == 2 && QG == 1), "fa3: KV_SPLIT=2 needs BLOCK_M=64");
 static_assert(NC >= 1 && NC <= 3, "fa3: 1 to 3 consumer warpgroups");
+static_assert(!(PERSIST && KV_SPLIT == 2), "fa3: persistent blocks need KV_SPLIT=1");
 
 // Register split after setmaxnreg (the totals match the cap at entry: 65536 / NTHREADS).
 #if NC == 3
@@ -68,6 +75,21 @@ static_assert(NC >= 1 && NC <= 3, "fa3: 1 to 3 consumer warpgroups");
 #else
 #define REG_PRODUCER 24
 #define REG_CONSUMER 240
+#endif
+
+// Timeline hooks for tools/fa3_trace.cu only (an nvcc build with -DFA3_TRACE): globaltimer and
+// clock64 per (block, slot). Compiled out of every benchtop (NVRTC) build.
+#ifdef FA3_TRACE
+__device__ unsigned long long fa3_trace[4096][32][2];
+#define TRACE(slot)                                                                          \
+  do {                                                                                       \
+    unsigned long long gt_;                                                                  \
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt_));                                  \
+    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][0] = gt_;                           \
+    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][1] = clock64();                     \
+  } while (0)
+#else
+#define TRACE(slot) do { } while (0)
 #endif
 
 namespace {
@@ -204,6 +226,14 @@ __device__ __forceinline__ void rescale_o(float (&o)[OREGS], float al_a, float a
 
 } // namespace
 
+// Work tile t of the logical grid (x fastest: query blocks of one head run together, so their
+// K/V stay in L2); causal blocks heaviest first.
+__device__ __forceinline__ void decode_tile(int t, int tiles_m, bool causal, int &bh, int &m0) {
+  bh = t / tiles_m;
+  const int x = t % tiles_m;
+  m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
+}
+
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 attn_fwd(const __grid_constant__ AttnParams p) {
   extern __shared__ unsigned char smem_raw[];
@@ -211,23 +241,26 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const unsigned base = (bt_smem_u32(smem_raw) + 1023u) & ~1023u;
   const unsigned sQ = base;                                   // [QG][QG_BYTES]
   const unsigned sRing = sQ + QG * QG_BYTES;                  // [KV_SPLIT][STAGES][K|V]
-  const unsigned bars = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES;
-  const unsigned bar_q = bars;
+  const unsigned sO = PERSIST ? sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES : sQ; // O staging
+  const unsigned bars = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + (PERSIST ? QG * QG_BYTES : 0);
+  const unsigned bar_q = bars, bar_qe = bars + 8; // Q full; Q free again (persistent blocks)
 #define RING_K(r, st) (sRing + ((r) * STAGES + (st)) * 2 * TILE_BYTES)
 #define RING_V(r, st) (RING_K(r, st) + TILE_BYTES)
-#define BAR(r, st, kind) (bars + 8 * (1 + ((r) * STAGES + (st)) * 4 + (kind)))
+#define BAR(r, st, kind) (bars + 8 * (2 + ((r) * STAGES + (st)) * 4 + (kind)))
 
-  const int tid = threadIdx.x, wg = tid / 128, S = p.S, bh = blockIdx.y;
+  const int tid = threadIdx.x, wg = tid / 128, S = p.S;
   const bool causal = p.causal != 0;
-  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-  const int m0 = mblk * BLOCK_M;
-  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-  const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
-  // Ring r walks key tiles [r * half, r * half + count(r)).
-  const int half = (n_tiles + KV_SPLIT - 1) / KV_SPLIT;
+  const int tiles_m = (S + BLOCK_M - 1) / BLOCK_M, total = tiles_m * p.B * p.H;
+#if PERSIST
+  const int first = blockIdx.x, step = gridDim.x; // the engine launched min(total, SMs) blocks
+#else
+  const int first = blockIdx.y * tiles_m + blockIdx.x, step = total;
+#endif
 
   if (tid == 0) {
+    TRACE(0);
     bt_mbar_init(bar_q, 1);
+    bt_mbar_init(bar_qe, 4 * NC); // every consumer warp reads Q
     for (int r = 0; r < KV_SPLIT; r++)
       for (int st = 0; st < STAGES; st++) {
         bt_mbar_init(BAR(r, st, FULL_K), 1); // the producer's arrive.expect_tx
@@ -249,28 +282,41 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       bt_tmap_prefetch(&p.tmap_k);
       bt_tmap_prefetch(&p.tmap_v);
       bt_tmap_prefetch(&p.tmap_o);
-      bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
-      for (int g = 0; g < QG; g++)
-        for (int cb = 0; cb < CB; cb++)
-          bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, m0 + 64 * g, bh,
-                         bar_q);
-      for (int i = 0; i < half; i++) {
-        const int st = i % STAGES;
-        const unsigned ph = (unsigned)((i / STAGES - 1) & 1); // phase of this stage's last use
+      TRACE(1);
+      int used[KV_SPLIT]; // tiles each ring has carried so far: stage and phase continue
+      for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
+      int local = 0;
+      for (int t = first; t < total; t += step, local++) {
+        int bh, m0;
+        decode_tile(t, tiles_m, causal, bh, m0);
+        const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
+        const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+        const int half = (n_tiles + KV_SPLIT - 1) / KV_SPLIT; // ring r: [r*half, r*half + count)
+        if (local > 0) bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
+        bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
+        for (int g = 0; g < QG; g++)
+          for (int cb = 0; cb < CB; cb++)
+            bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, m0 + 64 * g,
+                           bh, bar_q);
+        for (int i = 0; i < half; i++) {
 #pragma unroll
-        for (int kind = 0; kind < 2; kind++) // all rings' K first: QK^T needs K before V
-          for (int r = 0; r < KV_SPLIT; r++) {
-            if (r * half + i >= n_tiles) continue;
-            const int key0 = (r * half + i) * BLOCK_N;
-            if (i >= STAGES) bt_mbar_wait(BAR(r, st, EMPTY_K + kind), ph);
-            const unsigned full = BAR(r, st, FULL_K + kind);
-            const unsigned dst = kind ? RING_V(r, st) : RING_K(r, st);
-            bt_mbar_expect_tx(full, TILE_BYTES);
-            for (int cb = 0; cb < CB; cb++)
-              bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
-                             key0, bh, full);
-          }
+          for (int kind = 0; kind < 2; kind++) // all rings' K first: QK^T needs K before V
+            for (int r = 0; r < KV_SPLIT; r++) {
+              if (r * half + i >= n_tiles) continue;
+              const int u = used[r] + i, st = u % STAGES;
+              // Before refilling a stage, wait until its last tile was released.
+              if (u >= STAGES) bt_mbar_wait(BAR(r, st, EMPTY_K + kind), (unsigned)((u / STAGES - 1) & 1));
+              const unsigned full = BAR(r, st, FULL_K + kind);
+              const unsigned dst = kind ? RING_V(r, st) : RING_K(r, st);
+              bt_mbar_expect_tx(full, TILE_BYTES);
+              for (int cb = 0; cb < CB; cb++)
+                bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
+                               (r * half + i) * BLOCK_N, bh, full);
+            }
+        }
+        for (int r = 0; r < KV_SPLIT; r++) used[r] += max(0, min(half, n_tiles - r * half));
       }
+      TRACE(2);
     }
     return;
   }
@@ -282,141 +328,180 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const int c = wg - 1, qg = c / KV_SPLIT, ring = c % KV_SPLIT;
   const int ltid = tid - 128 * wg, warp = ltid >> 5, lane = ltid & 31;
   const int g = lane >> 2, c4 = lane & 3;
-  const unsigned myQ = sQ + qg * QG_BYTES;
-  const int q0 = m0 + 64 * qg;
-  const int row_a = q0 + 16 * warp + g; // this thread's rows: row_a and row_a + 8
-  const int t0 = ring * half, cnt = max(0, min(half, n_tiles - t0));
+  const unsigned myQ = sQ + qg * QG_BYTES, myO = sO + qg * QG_BYTES;
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
+#if PINGPONG
+  if (c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // warpgroup 0 issues first
+  const int sched_me = BAR_SCHED + c, sched_next = BAR_SCHED + (c + 1) % NC;
+#endif
+  int used = 0, local = 0; // tiles this ring has carried; work tiles done
 
-  float o[OREGS];
+  for (int t = first; t < total; t += step, local++) {
+    int bh, m0;
+    decode_tile(t, tiles_m, causal, bh, m0);
+    const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
+    const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+    const int half = (n_tiles + KV_SPLIT - 1) / KV_SPLIT;
+    const int q0 = m0 + 64 * qg;
+    const int row_a = q0 + 16 * warp + g; // this thread's rows: row_a and row_a + 8
+    const int t0 = ring * half, cnt = max(0, min(half, n_tiles - t0));
+#if PINGPONG
+    // The last warpgroup's last arrive would have no partner: the block is done after it.
+    const bool final_tile = t + step >= total;
+#endif
+    float o[OREGS];
 #pragma unroll
-  for (int i = 0; i < OREGS; i++) o[i] = 0.f;
-  Rows rw = {NEG_INF, NEG_INF, 0.f, 0.f};
+    for (int i = 0; i < OREGS; i++) o[i] = 0.f;
+    Rows rw = {NEG_INF, NEG_INF, 0.f, 0.f};
 
-  if (cnt > 0) {
-    bt_mbar_wait(bar_q, 0);
-#if PINGPONG
-    if (c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // warpgroup 0 issues first
-    const int sched_me = BAR_SCHED + c, sched_next = BAR_SCHED + (c + 1) % NC;
-#endif
-    float s[SREGS];
-    unsigned pa[BLOCK_N / 16][4];
-    float al_a, al_b;
-    // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
-    auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
+#define CTRACE(k) do { if (ltid == 0 && c < 3) TRACE(4 + 8 * c + (k)); } while (0)
+    CTRACE(0);
+    if (cnt > 0) {
+      bt_mbar_wait(bar_q, (unsigned)(local & 1));
+      CTRACE(1);
+      float s[SREGS];
+      unsigned pa[BLOCK_N / 16][4];
+      float al_a, al_b;
+      // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
+      auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
 
-    // Tile 0: S_0 alone.
-    bt_mbar_wait(BAR(ring, 0, FULL_K), 0);
+      // Tile 0: S_0 alone.
+      {
+        const int u = used, st = u % STAGES;
+        bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
+        CTRACE(2);
 #if PINGPONG
-    bt_bar_sync(sched_me, 256);
+        bt_bar_sync(sched_me, 256);
 #endif
-    issue_qk(s, myQ, RING_K(ring, 0));
+        issue_qk(s, myQ, RING_K(ring, st));
 #if PINGPONG
-    if (!(c == NC - 1 && cnt == 1)) bt_bar_arrive(sched_next, 256);
+        if (!(c == NC - 1 && cnt == 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
-    bt_wgmma_wait<0>();
-    bt_pin(s);
-    if (lane == 0) bt_mbar_arrive(BAR(ring, 0, EMPTY_K));
-    if (needs_mask(t0 * BLOCK_N)) mask_tile(s, t0 * BLOCK_N, S, causal, row_a, c4);
-    softmax_tile(s, rw, sl2, al_a, al_b);
-    pack_p(s, pa);
+        bt_wgmma_wait<0>();
+        bt_pin(s);
+        if (lane == 0) {
+          bt_mbar_arrive(BAR(ring, st, EMPTY_K));
+          if (cnt == 1) bt_mbar_arrive(bar_qe); // this warp's last read of Q
+        }
+        if (needs_mask(t0 * BLOCK_N)) mask_tile(s, t0 * BLOCK_N, S, causal, row_a, c4);
+        softmax_tile(s, rw, sl2, al_a, al_b);
+        pack_p(s, pa);
+        CTRACE(3);
+      }
 
-    // Tile i: S_i = Q K_i^T and O += P_{i-1} V_{i-1} in flight while softmax(S_i) runs.
-    for (int i = 1; i < cnt; i++) {
-      const int st = i % STAGES, pst = (i - 1) % STAGES;
-      bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((i / STAGES) & 1));
+      // Tile i: S_i = Q K_i^T and O += P_{i-1} V_{i-1} in flight while softmax(S_i) runs.
+      for (int i = 1; i < cnt; i++) {
+        const int u = used + i, st = u % STAGES, pst = (u - 1) % STAGES;
+        bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
 #if PINGPONG
-      bt_bar_sync(sched_me, 256);
+        bt_bar_sync(sched_me, 256);
 #endif
-      issue_qk(s, myQ, RING_K(ring, st));
-      rescale_o(o, al_a, al_b); // to the max P_{i-1} was taken against
-      bt_mbar_wait(BAR(ring, pst, FULL_V), (unsigned)(((i - 1) / STAGES) & 1));
-      issue_pv(o, pa, RING_V(ring, pst));
+        issue_qk(s, myQ, RING_K(ring, st));
+        rescale_o(o, al_a, al_b); // to the max P_{i-1} was taken against
+        bt_mbar_wait(BAR(ring, pst, FULL_V), (unsigned)(((u - 1) / STAGES) & 1));
+        issue_pv(o, pa, RING_V(ring, pst));
 #if PINGPONG
-      if (!(c == NC - 1 && i == cnt - 1)) bt_bar_arrive(sched_next, 256);
+        if (!(c == NC - 1 && i == cnt - 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
-      bt_wgmma_wait<1>(); // S_i is ready; P_{i-1} V_{i-1} may still run
-      bt_pin(s);
-      if (lane == 0) bt_mbar_arrive(BAR(ring, st, EMPTY_K));
-      const int n0 = (t0 + i) * BLOCK_N;
-      if (needs_mask(n0)) mask_tile(s, n0, S, causal, row_a, c4);
-      softmax_tile(s, rw, sl2, al_a, al_b);
-      bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
+        bt_wgmma_wait<1>(); // S_i is ready; P_{i-1} V_{i-1} may still run
+        bt_pin(s);
+        if (lane == 0) {
+          bt_mbar_arrive(BAR(ring, st, EMPTY_K));
+          if (i == cnt - 1) bt_mbar_arrive(bar_qe);
+        }
+        const int n0 = (t0 + i) * BLOCK_N;
+        if (needs_mask(n0)) mask_tile(s, n0, S, causal, row_a, c4);
+        softmax_tile(s, rw, sl2, al_a, al_b);
+        bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
+        bt_pin(o);
+        bt_pin(s);
+        if (lane == 0) bt_mbar_arrive(BAR(ring, pst, EMPTY_V));
+        pack_p(s, pa);
+      }
+
+      // Last PV.
+      const int lu = used + cnt - 1, lst = lu % STAGES;
+      rescale_o(o, al_a, al_b);
+      bt_mbar_wait(BAR(ring, lst, FULL_V), (unsigned)((lu / STAGES) & 1));
+      CTRACE(4);
+      issue_pv(o, pa, RING_V(ring, lst));
+      bt_wgmma_wait<0>();
       bt_pin(o);
-      if (lane == 0) bt_mbar_arrive(BAR(ring, pst, EMPTY_V));
-      pack_p(s, pa);
+      CTRACE(5);
+      if (lane == 0) bt_mbar_arrive(BAR(ring, lst, EMPTY_V));
+    } else if (lane == 0) {
+      bt_mbar_arrive(bar_qe); // no tile here (key split, early causal block): Q not needed
     }
-
-    // Last PV.
-    const int lst = (cnt - 1) % STAGES;
-    rescale_o(o, al_a, al_b);
-    bt_mbar_wait(BAR(ring, lst, FULL_V), (unsigned)(((cnt - 1) / STAGES) & 1));
-    issue_pv(o, pa, RING_V(ring, lst));
-    bt_wgmma_wait<0>();
-    bt_pin(o);
-    // (No EMPTY_V arrive: nothing is loaded into this stage again.)
-  }
+    used += cnt;
 
 #if KV_SPLIT == 2
-  // ---- merge the two key halves: ring 1's consumer hands (O, m, l) over through ring 1's
-  // stage memory, idle now (all its loads were consumed, all its wgmma reads are complete).
-  {
-    const unsigned xfer = RING_K(1, 0);
-    if (ring == 1) {
+    // ---- merge the two key halves: ring 1's consumer hands (O, m, l) over through ring 1's
+    // stage memory, idle now (all its loads were consumed, all its wgmma reads are complete;
+    // blocks are not persistent with KV_SPLIT=2, so no later tile refills it).
+    {
+      const unsigned xfer = RING_K(1, 0);
+      if (ring == 1) {
 #pragma unroll
-      for (int i = 0; i < OREGS; i++)
-        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + (i * 128 + ltid) * 4), "f"(o[i]) : "memory");
-      const float st4[4] = {rw.m_a, rw.m_b, rw.l_a, rw.l_b};
+        for (int i = 0; i < OREGS; i++)
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + (i * 128 + ltid) * 4), "f"(o[i]) : "memory");
+        const float st4[4] = {rw.m_a, rw.m_b, rw.l_a, rw.l_b};
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + ((OREGS + i) * 128 + ltid) * 4), "f"(st4[i]) : "memory");
+        bt_bar_arrive(BAR_MERGE, 256);
+        continue;
+      }
+      bt_bar_sync(BAR_MERGE, 256);
+      float x[4];
 #pragma unroll
       for (int i = 0; i < 4; i++)
-        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + ((OREGS + i) * 128 + ltid) * 4), "f"(st4[i]) : "memory");
-      bt_bar_arrive(BAR_MERGE, 256);
-      return;
-    }
-    bt_bar_sync(BAR_MERGE, 256);
-    float x[4];
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x[i]) : "r"(xfer + ((OREGS + i) * 128 + ltid) * 4) : "memory");
+      const float mn_a = fmaxf(rw.m_a, x[0]), mn_b = fmaxf(rw.m_b, x[1]);
+      const float f0_a = rw.m_a == NEG_INF ? 0.f : ex2((rw.m_a - mn_a) * sl2);
+      const float f1_a = x[0] == NEG_INF ? 0.f : ex2((x[0] - mn_a) * sl2);
+      const float f0_b = rw.m_b == NEG_INF ? 0.f : ex2((rw.m_b - mn_b) * sl2);
+      const float f1_b = x[1] == NEG_INF ? 0.f : ex2((x[1] - mn_b) * sl2);
+      rw.l_a = rw.l_a * f0_a + x[2] * f1_a;
+      rw.l_b = rw.l_b * f0_b + x[3] * f1_b;
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-      asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x[i]) : "r"(xfer + ((OREGS + i) * 128 + ltid) * 4) : "memory");
-    const float mn_a = fmaxf(rw.m_a, x[0]), mn_b = fmaxf(rw.m_b, x[1]);
-    const float f0_a = rw.m_a == NEG_INF ? 0.f : ex2((rw.m_a - mn_a) * sl2);
-    const float f1_a = x[0] == NEG_INF ? 0.f : ex2((x[0] - mn_a) * sl2);
-    const float f0_b = rw.m_b == NEG_INF ? 0.f : ex2((rw.m_b - mn_b) * sl2);
-    const float f1_b = x[1] == NEG_INF ? 0.f : ex2((x[1] - mn_b) * sl2);
-    rw.l_a = rw.l_a * f0_a + x[2] * f1_a;
-    rw.l_b = rw.l_b * f0_b + x[3] * f1_b;
-#pragma unroll
-    for (int i = 0; i < OREGS; i++) {
-      float y;
-      asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(y) : "r"(xfer + (i * 128 + ltid) * 4) : "memory");
-      o[i] = (i & 2) ? o[i] * f0_b + y * f1_b : o[i] * f0_a + y * f1_a;
+      for (int i = 0; i < OREGS; i++) {
+        float y;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(y) : "r"(xfer + (i * 128 + ltid) * 4) : "memory");
+        o[i] = (i & 2) ? o[i] * f0_b + y * f1_b : o[i] * f0_a + y * f1_a;
+      }
     }
-  }
 #endif
 
-  // ---- epilogue: normalise, write fp16 O into this group's Q tile (swizzled, conflict-free:
-  // the 8 rows of a store land in 8 different 16-byte chunks), then TMA-store it ----
-  float l_a = rw.l_a, l_b = rw.l_b;
-  l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
-  l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
-  l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
-  l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
-  const float inv_a = l_a > 0.f ? 1.f / l_a : 0.f, inv_b = l_b > 0.f ? 1.f / l_b : 0.f;
-  const int r_a = 16 * warp + g; // row inside the group; r_a + 8 has the same swizzle
+    // ---- epilogue: normalise, write fp16 O into the staging tile (swizzled, conflict-free:
+    // the 8 rows of a store land in 8 different 16-byte chunks), then TMA-store it ----
+    float l_a = rw.l_a, l_b = rw.l_b;
+    l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
+    l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
+    l_b += __shfl_xor_sync(0xffffffffu, l_b, 1);
+    l_b += __shfl_xor_sync(0xffffffffu, l_b, 2);
+    const float inv_a = l_a > 0.f ? 1.f / l_a : 0.f, inv_b = l_b > 0.f ? 1.f / l_b : 0.f;
+    const int r_a = 16 * warp + g; // row inside the group; r_a + 8 has the same swizzle
+#if PERSIST
+    bt_bar_sync(BAR_EPI + qg, 128); // the previous tile's store has read the staging tile
+#endif
 #pragma unroll
-  for (int j = 0; j < OREGS / 4; j++) {
-    const unsigned chunk = myQ + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * c4;
-    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + r_a * 128),
-                 "r"(pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
-    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + (r_a + 8) * 128),
-                 "r"(pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
-  }
-  bt_fence_proxy_async();
-  bt_bar_sync(BAR_EPI + qg, 128);
-  if (ltid == 0) {
-    for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myQ + cb * (64 * 128), 64 * cb, q0, bh);
-    bt_tma_store_commit_and_wait();
+    for (int j = 0; j < OREGS / 4; j++) {
+      const unsigned chunk = myO + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * c4;
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + r_a * 128),
+                   "r"(pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + (r_a + 8) * 128),
+                   "r"(pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
+    }
+    bt_fence_proxy_async();
+    bt_bar_sync(BAR_EPI + qg, 128);
+    CTRACE(6);
+    if (ltid == 0) {
+      for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myO + cb * (64 * 128), 64 * cb, q0, bh);
+      bt_tma_store_commit_and_wait();
+    }
+    CTRACE(7);
+#undef CTRACE
   }
 #undef RING_K
 #undef RING_V

@@ -14,4 +14,5 @@ void Reference_dims(const Shape *s, LaunchDims *out) {
   out->block[1] = 1;
   out->block[2] = 1;
   out->smem = 0;
+  out->persistent = false;
 }

@@ -17,6 +17,7 @@ static void Registry_set(LaunchDims *d, unsigned gx, unsigned gy, unsigned gz, u
   d->grid[0] = gx; d->grid[1] = gy; d->grid[2] = gz;
   d->block[0] = bx; d->block[1] = 1; d->block[2] = 1;
   d->smem = smem;
+  d->persistent = false;
 }
 
 /* naive: one thread per query row, 128 rows per block. */
@@ -151,17 +152,21 @@ static int Registry_fa3Consumers(const KnobValues *kv) {
   return Registry_knobInt(&variant_fa3, kv, "block_m", 128) / 64 *
          Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
 }
+/* Persistent blocks stage O apart from Q, so the next tile's Q can load under the epilogue. */
 static size_t Registry_fa3Smem(const Shape *s, const KnobValues *kv) {
   size_t bm = (size_t)Registry_knobInt(&variant_fa3, kv, "block_m", 128);
   size_t bn = (size_t)Registry_knobInt(&variant_fa3, kv, "block_n", 128);
   size_t st = (size_t)Registry_knobInt(&variant_fa3, kv, "stages", 2);
   size_t ks = (size_t)Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
-  return bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 + 8 * (1 + 4 * ks * st) + 1024;
+  size_t persist = (size_t)Registry_knobInt(&variant_fa3, kv, "persist", 0);
+  return (1 + persist) * bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 +
+         8 * (2 + 4 * ks * st) + 1024;
 }
 static void dims_fa3(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
   Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1,
                (unsigned)(128 * (Registry_fa3Consumers(kv) + 1)), Registry_fa3Smem(s, kv));
+  d->persistent = Registry_knobInt(&variant_fa3, kv, "persist", 0) != 0;
 }
 static void tma_fa3(const Shape *s, const KnobValues *kv, int rows[4]) {
   (void)s;
@@ -180,6 +185,8 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
   /* Three consumers get 160 registers each: S, P and O of D=128 or 176-key tiles do not fit. */
   if (nc == 3 && (s->D != 64 || bn > 128))
     return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
+  if (ks == 2 && Registry_knobInt(&variant_fa3, kv, "persist", 0))
+    return "fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)";
   if (sched && strcmp(sched, "pingpong") == 0 && (ks != 1 || nc < 2))
     return "fa3: sched=pingpong needs 2-3 warpgroups on the same key tiles (kv_split=1, block_m>=128)";
   if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
@@ -293,22 +300,25 @@ static const KnobDesc fa3_knobs[] = {
    "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory"},
   {"sched", "SCHED", {"pingpong", "plain"},
    "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA"},
+  {"persist", "PERSIST", {"1", "0"},
+   "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue"},
 };
 static const Variant variant_fa3 = {
   .name = "fa3", .source = "fa3.cu",
   .summary = "Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong",
-  .knobs = fa3_knobs, .nknobs = 5,
+  .knobs = fa3_knobs, .nknobs = 6,
   .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
   .kind = LAUNCH_KERNELS, .nsteps = 1, .steps = {{"attn_fwd", dims_fa3}},
   .check = check_fa3, .tma_rows = tma_fa3,
-  .presets = {"block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong",
-              "block_m=128,block_n=176,stages=2,kv_split=1,sched=pingpong",
-              "block_m=192,block_n=128,stages=2,kv_split=1,sched=pingpong",
-              "block_m=128,block_n=128,stages=2,kv_split=1,sched=plain",
-              /* small grids (B*H*S/64 near the SM count): two warpgroups split the keys */
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain",
-              "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain",
-              "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain"},
+  .presets = {"block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1",
+              "block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0",
+              "block_m=192,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1",
+              "block_m=128,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
+              "block_m=128,block_n=176,stages=2,kv_split=1,sched=pingpong,persist=0",
+              /* small grids (B*H*S/64 near the SM count): 64-row blocks, keys split or not */
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0",
+              "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
+              "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0"},
 };
 
 static const Variant variant_cublas = {

@@ -28,7 +28,9 @@ typedef struct KnobValues {
 
 typedef struct LaunchDims {
   unsigned grid[3], block[3];
-  size_t smem; /* dynamic shared memory bytes */
+  size_t smem;     /* dynamic shared memory bytes */
+  bool persistent; /* the engine launches min(grid blocks, SM count) blocks in x; the kernel
+                      walks the grid's blocks itself (x fastest, then y, then z) */
 } LaunchDims;
 
 typedef struct KernelStep {

@@ -103,8 +103,62 @@ static void LadderDims_reference(void) {
     }
 }
 
+/* fa3: threads = a producer warpgroup + block_m/64 * kv_split consumers; the grid covers S;
+ * what the registry accepts fits one SM's 227 KiB; the TMA boxes are 64 rows of Q/O and
+ * block_n rows of K/V; persist=1 asks the engine for a persistent grid. */
+static void LadderDims_fa3(void) {
+  const Variant *v = Registry_find("fa3");
+  CHECK(v != NULL);
+  if (!v) return;
+  CHECK(v->arch_specific && v->min_cc == 90 && v->nsteps == 1 && v->tma_rows != NULL);
+  int accepted = 0;
+  for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+    KnobValues kv;
+    char err[256], why[256];
+    Registry_defaults(v, &kv);
+    CHECK(Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err));
+    int bm = Registry_knobInt(v, &kv, "block_m", -1), bn = Registry_knobInt(v, &kv, "block_n", -1);
+    int ks = Registry_knobInt(v, &kv, "kv_split", -1), persist = Registry_knobInt(v, &kv, "persist", -1);
+    for (int D = 64; D <= 128; D += 64)
+      for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
+        Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
+        const char *no = Registry_supports(v, &s, &kv, 90, why, sizeof why);
+        if (no) {
+          CHECK(strncmp(no, "fa3: ", 5) == 0);
+          continue;
+        }
+        accepted++;
+        LaunchDims d;
+        memset(&d, 0xff, sizeof d);
+        v->steps[0].dims(&s, &kv, &d);
+        LadderDims_checkGrid(&d, &s, bm, 128 * (bm / 64 * ks + 1));
+        CHECK(d.smem <= 232448);
+        CHECK(d.persistent == (persist == 1));
+        int rows[4] = {0, 0, 0, 0};
+        v->tma_rows(&s, &kv, rows);
+        CHECK(rows[0] == 64 && rows[1] == bn && rows[2] == bn && rows[3] == 64);
+      }
+  }
+  CHECK(accepted > 0);
+  /* Refused before launch, with the reason: a key split with a persistent grid, three
+   * consumer warpgroups at D=128, an sm_89 device. */
+  KnobValues kv;
+  char err[256], why[256];
+  Shape s = {1, 1, 512, 64, false}, s128 = {1, 1, 512, 128, false};
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "block_m=64,kv_split=2,sched=plain,persist=1", &kv, false, err, sizeof err));
+  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) != NULL);
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "block_m=192", &kv, false, err, sizeof err));
+  CHECK(Registry_supports(v, &s128, &kv, 90, why, sizeof why) != NULL);
+  Registry_defaults(v, &kv);
+  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) == NULL);
+  CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
+}
+
 int main(void) {
   LadderDims_variants();
+  LadderDims_fa3();
   LadderDims_cublasSoftmax();
   LadderDims_reference();
   return Check_done("ladder_dims");
