@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "common/revision.h"
 #include "common/util.h"
 
 /* A crash prints its stack on stderr for the bug report, then takes the default action. */

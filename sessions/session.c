@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/revision.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
