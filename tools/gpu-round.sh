@@ -26,6 +26,12 @@ BT="$PWD/$BUILD/benchtop"
 VARIANTS=${VARIANTS:-fa3,mma}
 SHAPES5=2x8x512x64,2x8x512x64:causal,4x16x2048x128,4x16x2048x128:causal,8x16x4096x64
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
+# "k=v,k=v" -> KNOB_ARGS=(--knob k=v --knob k=v)
+knob_args() {
+  local kv k
+  KNOB_ARGS=(); IFS=',' read -ra kv <<< "$1"
+  for k in "${kv[@]}"; do [ -n "$k" ] && KNOB_ARGS+=(--knob "$k"); done
+}
 SUMMARY=()
 note() { SUMMARY+=("$*"); echo "== $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader | tee "$OUT/device.txt"
@@ -44,13 +50,12 @@ if want sanitize; then
     while IFS= read -r preset; do
       n=$((n + 1))
       [ -n "${SAN_PRESET_IDS:-}" ] && [[ ",$SAN_PRESET_IDS," != *",$n,"* ]] && continue
-      args=(); IFS=',' read -ra kv <<< "$preset"
-      for k in "${kv[@]}"; do [ -n "$k" ] && args+=(--knob "$k"); done
+      knob_args "$preset"
       for tool in memcheck racecheck; do
         for shape in 1x2x300x64:causal 2x1x200x128; do
           log="$OUT/san-$tool-$v-$n-${shape%%:*}.log"
           timeout "${SANITIZER_TIMEOUT:-90}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
-            --target-processes all "$BT" run -v "$v" "${args[@]}" -s "$shape" --reps 1 --warmup 0 \
+            --target-processes all "$BT" run -v "$v" "${KNOB_ARGS[@]}" -s "$shape" --reps 1 --warmup 0 \
             --watchdog 600 --metrics none --format json -o "$OUT/work/san.json" > "$log" 2>&1
           rc=$?
           st=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['records']; print(','.join(x['status'] for x in r))" "$OUT/work/san.json" 2>/dev/null)
@@ -105,8 +110,6 @@ if want ncu; then
   IFS=';' read -ra runs <<< "${NCU_RUNS:-}"
   for run in "${runs[@]}"; do
     IFS='|' read -r v knobs shape <<< "$run"
-    args=(); IFS=',' read -ra kv <<< "$knobs"
-    for k in "${kv[@]}"; do [ -n "$k" ] && args+=(--knob "$k"); done
     t=$(cd tools && python3 -c "
 import sys, ncu_clock
 n = ncu_clock.find_ncu()
@@ -126,8 +129,8 @@ if want prof; then
     else
       cmd=("$BT" run -v "$v" -s "$shape" --cold-l2 --metrics none --reps 5 --warmup 0 --format json
            -o "$OUT/work/prof.json"); filt=attn_fwd
-      IFS=',' read -ra kv <<< "$knobs"
-      for k in "${kv[@]}"; do [ -n "$k" ] && cmd+=(--knob "$k"); done
+      knob_args "$knobs"
+      cmd+=("${KNOB_ARGS[@]}")
     fi
     timeout 240 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
       --section Occupancy --section WarpStateStats --section SchedulerStats --cache-control all \
