@@ -2,14 +2,15 @@
  * crosses into the next head: rows past S read as zeros and are not written by a store. Boxes
  * are 64 columns (128 bytes, the widest a 128-byte swizzle allows) by the rows the variant asks
  * for; the swizzle gives the shared-memory layout wgmma reads without bank conflicts.
- * cuTensorMapEncodeTiled is a driver function: reached through the runtime's entry-point query,
- * as cupti/ does, because libcuda is never linked. */
+ * cuTensorMapEncodeTiled is a driver function: reached through common/driver.c, because
+ * libcuda is never linked. */
 #include "bench/tensor_maps.h"
 
 #include <cuda.h>
-#include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/driver.h"
 
 _Static_assert(sizeof(BtTensorMap) == sizeof(CUtensorMap), "BtTensorMap must be a CUtensorMap");
 _Static_assert(_Alignof(BtTensorMap) == 64, "tensor maps are 64-byte aligned");
@@ -21,18 +22,11 @@ typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t
 
 static EncodeTiledFn TensorMaps_encoder(char *err, size_t errsize) {
   static EncodeTiledFn fn;
-  if (fn) return fn;
-  void *sym = NULL;
-  enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &sym, 12000,
-                                                   cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !sym) {
-    snprintf(err, errsize,
-             "tensor maps: the driver has no cuTensorMapEncodeTiled (%s); a CUDA 12+ driver is needed",
-             e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
+  char why[200];
+  if (!fn && !Driver_fn("cuTensorMapEncodeTiled", &fn, why, sizeof why)) {
+    snprintf(err, errsize, "tensor maps: %s; a CUDA 12+ driver is needed", why);
     return NULL;
   }
-  memcpy(&fn, &sym, sizeof fn); /* object to function pointer, without a cast ISO C forbids */
   return fn;
 }
 

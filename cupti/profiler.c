@@ -1,7 +1,7 @@
 /* CUPTI Range Profiler, target side: one user range around the engine's launch, user replay
  * (see profiler.h and cupti/README.md). The host side (metric lookup, config images,
  * evaluation) is in nvpw.c. libcuda is not linked: the two driver calls needed come through
- * cudaGetDriverEntryPointByVersion. */
+ * common/driver.c. */
 #include "cupti/profiler.h"
 
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 
+#include "common/driver.h"
 #include "common/util.h"
 #include "cupti/nvpw.h"
 #include "cupti/profiler_private.h"
@@ -50,20 +51,6 @@ int Profiler_deviceCount(char *err, size_t errsize) {
   return n;
 }
 
-/* A driver API function without linking libcuda. */
-static bool Profiler_driverFn(const char *sym, void *fn_out, char *err, size_t errsize) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  cudaError_t e = cudaGetDriverEntryPointByVersion(sym, &fn, 12000, cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
-    snprintf(err, errsize, "driver entry point %s not found (%s)", sym,
-             e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found");
-    return false;
-  }
-  memcpy(fn_out, &fn, sizeof fn); /* object to function pointer, without a cast ISO C forbids */
-  return true;
-}
-
 /* The device's primary context (created by the runtime if needed), as CUPTI wants it. */
 static bool Profiler_context(int dev, CUcontext *ctx, CUdevice *cudev, char *err, size_t errsize) {
   cudaError_t e = cudaSetDevice(dev);
@@ -74,8 +61,8 @@ static bool Profiler_context(int dev, CUcontext *ctx, CUdevice *cudev, char *err
   }
   CUresult (*getCurrent)(CUcontext *) = NULL;
   CUresult (*getDevice)(CUdevice *) = NULL;
-  if (!Profiler_driverFn("cuCtxGetCurrent", &getCurrent, err, errsize) ||
-      !Profiler_driverFn("cuCtxGetDevice", &getDevice, err, errsize))
+  if (!Driver_fn("cuCtxGetCurrent", &getCurrent, err, errsize) ||
+      !Driver_fn("cuCtxGetDevice", &getDevice, err, errsize))
     return false;
   if (getCurrent(ctx) != CUDA_SUCCESS || !*ctx || getDevice(cudev) != CUDA_SUCCESS) {
     snprintf(err, errsize, "no current CUDA context on device %d", dev);
