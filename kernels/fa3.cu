@@ -77,18 +77,9 @@ static_assert(!(PERSIST && KV_SPLIT == 2), "fa3: persistent blocks need KV_SPLIT
 #define REG_CONSUMER 240
 #endif
 
-// Timeline hooks for tools/fa3_trace.cu only (an nvcc build with -DFA3_TRACE): globaltimer and
-// clock64 per (block, slot). Compiled out of every benchtop (NVRTC) build.
-#ifdef FA3_TRACE
-__device__ unsigned long long fa3_trace[4096][32][2];
-#define TRACE(slot)                                                                          \
-  do {                                                                                       \
-    unsigned long long gt_;                                                                  \
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt_));                                  \
-    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][0] = gt_;                           \
-    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][1] = clock64();                     \
-  } while (0)
-#else
+// Timeline hooks: tools/fa3_trace.cu defines TRACE(slot) before including this file; in every
+// benchtop (NVRTC) build they compile to nothing.
+#ifndef TRACE
 #define TRACE(slot) do { } while (0)
 #endif
 
@@ -227,11 +218,21 @@ __device__ __forceinline__ void rescale_o(float (&o)[OREGS], float al_a, float a
 } // namespace
 
 // Work tile t of the logical grid (x fastest: query blocks of one head run together, so their
-// K/V stay in L2); causal blocks heaviest first.
-__device__ __forceinline__ void decode_tile(int t, int tiles_m, bool causal, int &bh, int &m0) {
-  bh = t / tiles_m;
+// K/V stay in L2); causal blocks heaviest first. Key ring r walks key tiles
+// [r * half, r * half + count(r)); the producer and the consumers derive it the same way here.
+struct WorkTile {
+  int bh, m0, n_tiles, half;
+  __device__ int count(int r) const { return max(0, min(half, n_tiles - r * half)); }
+};
+__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int S) {
+  WorkTile w;
+  w.bh = t / tiles_m;
   const int x = t % tiles_m;
-  m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
+  w.m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
+  const int kv_end = causal ? min(S, w.m0 + BLOCK_M) : S; // keys past the block's last row: never
+  w.n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+  w.half = (w.n_tiles + KV_SPLIT - 1) / KV_SPLIT;
+  return w;
 }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
@@ -287,22 +288,18 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
       int local = 0;
       for (int t = first; t < total; t += step, local++) {
-        int bh, m0;
-        decode_tile(t, tiles_m, causal, bh, m0);
-        const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-        const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
-        const int half = (n_tiles + KV_SPLIT - 1) / KV_SPLIT; // ring r: [r*half, r*half + count)
+        const WorkTile w = decode_tile(t, tiles_m, causal, S);
         if (local > 0) bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
         bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
         for (int g = 0; g < QG; g++)
           for (int cb = 0; cb < CB; cb++)
-            bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, m0 + 64 * g,
-                           bh, bar_q);
-        for (int i = 0; i < half; i++) {
+            bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, w.m0 + 64 * g,
+                           w.bh, bar_q);
+        for (int i = 0; i < w.half; i++) {
 #pragma unroll
           for (int kind = 0; kind < 2; kind++) // all rings' K first: QK^T needs K before V
             for (int r = 0; r < KV_SPLIT; r++) {
-              if (r * half + i >= n_tiles) continue;
+              if (i >= w.count(r)) continue;
               const int u = used[r] + i, st = u % STAGES;
               // Before refilling a stage, wait until its last tile was released.
               if (u >= STAGES) bt_mbar_wait(BAR(r, st, EMPTY_K + kind), (unsigned)((u / STAGES - 1) & 1));
@@ -311,10 +308,10 @@ attn_fwd(const __grid_constant__ AttnParams p) {
               bt_mbar_expect_tx(full, TILE_BYTES);
               for (int cb = 0; cb < CB; cb++)
                 bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
-                               (r * half + i) * BLOCK_N, bh, full);
+                               (r * w.half + i) * BLOCK_N, w.bh, full);
             }
         }
-        for (int r = 0; r < KV_SPLIT; r++) used[r] += max(0, min(half, n_tiles - r * half));
+        for (int r = 0; r < KV_SPLIT; r++) used[r] += w.count(r);
       }
       TRACE(2);
     }
@@ -338,14 +335,10 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   int used = 0, local = 0; // tiles this ring has carried; work tiles done
 
   for (int t = first; t < total; t += step, local++) {
-    int bh, m0;
-    decode_tile(t, tiles_m, causal, bh, m0);
-    const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-    const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
-    const int half = (n_tiles + KV_SPLIT - 1) / KV_SPLIT;
-    const int q0 = m0 + 64 * qg;
+    const WorkTile w = decode_tile(t, tiles_m, causal, S);
+    const int q0 = w.m0 + 64 * qg;
     const int row_a = q0 + 16 * warp + g; // this thread's rows: row_a and row_a + 8
-    const int t0 = ring * half, cnt = max(0, min(half, n_tiles - t0));
+    const int t0 = ring * w.half, cnt = w.count(ring);
 #if PINGPONG
     // The last warpgroup's last arrive would have no partner: the block is done after it.
     const bool final_tile = t + step >= total;
@@ -497,7 +490,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     bt_bar_sync(BAR_EPI + qg, 128);
     CTRACE(6);
     if (ltid == 0) {
-      for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myO + cb * (64 * 128), 64 * cb, q0, bh);
+      for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myO + cb * (64 * 128), 64 * cb, q0, w.bh);
       bt_tma_store_commit_and_wait();
     }
     CTRACE(7);

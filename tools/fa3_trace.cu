@@ -1,7 +1,7 @@
 // Timeline of fa3 launches (issue 8's small shapes): where the microseconds of one launch go,
-// from in-kernel timestamps at fa3.cu's TRACE() hooks (compiled in only here, -DFA3_TRACE).
+// from in-kernel timestamps at fa3.cu's TRACE() hooks (defined only here).
 // Built and run on the GPU machine with its nvcc; knobs are fa3.cu's macros:
-//   nvcc -std=c++17 -O2 -gencode arch=compute_90a,code=sm_90a -Ikernels -DFA3_TRACE \
+//   nvcc -std=c++17 -O2 -gencode arch=compute_90a,code=sm_90a -Ikernels \
 //        -DHEAD_DIM=64 -DBLOCK_M=64 -DKV_SPLIT=2 -DSCHED=1 tools/fa3_trace.cu -lcuda -o fa3_trace
 //   ./fa3_trace B H S [causal]
 // Prints, per hook, the median over blocks of (hook time - earliest block start), median over
@@ -16,6 +16,15 @@
 #include <cstdlib>
 #include <vector>
 
+// The hooks fa3.cu calls at its phases: globaltimer and clock64 per (block, slot).
+__device__ unsigned long long fa3_trace[4096][32][2];
+#define TRACE(slot)                                                                          \
+  do {                                                                                       \
+    unsigned long long gt_;                                                                  \
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt_));                                  \
+    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][0] = gt_;                           \
+    fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][1] = clock64();                     \
+  } while (0)
 #include "../kernels/fa3.cu"
 
 #define CK(x)                                                                                \
