@@ -51,6 +51,9 @@ static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
 static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
               "mma: tile chunks must divide evenly among the threads");
 static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
+// log2 of the largest unnormalised P: a base stays until a score exceeds it by this much
+// (FlashAttention-4's conditional rescaling; 2^8 = 256 is far inside fp16's range).
+#define RESCALE_SLACK 8.f
 
 namespace {
 
@@ -106,16 +109,22 @@ __device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
-// past S are zero-filled (their address is clamped to row 0 so nothing out of bounds is formed).
+// past S are zero-filled (their source is the head's first row, never read). A thread always
+// copies the same 16-byte chunk c of rows r0, r0 + RSTEP, ...: with RSTEP a multiple of 8 the
+// swizzle (c ^ row%8) is the same for all of them, so every copy is one base address plus an
+// immediate on both sides and no per-copy address stays live across the tile loop (those
+// registers spilled at D=128 with 32 query rows per warp).
+#define RSTEP (NT / CPR)
 template <int ROWS>
 __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, int S, int tid) {
+  const int r0 = tid / CPR, c = tid % CPR;
+  const half *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
+  const unsigned dst = smem_u32(tile);
 #pragma unroll
-  for (int i = 0; i < ROWS * CPR / NT; i++) {
-    int idx = tid + i * NT;
-    int r = idx / CPR, c = idx % CPR;
-    bool ok = row0 + r < S;
-    const half *src = g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 8;
-    cp_async16(smem_u32(tile + swz(r, c)), src, ok);
+  for (int i = 0; i < ROWS / RSTEP; i++) {
+    const bool ok = row0 + r0 + i * RSTEP < S;
+    const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * HEAD_DIM : swz(r0 + i * RSTEP, c);
+    cp_async16(dst + off * 2, ok ? src + i * RSTEP * HEAD_DIM : g, ok);
   }
 }
 
@@ -272,19 +281,50 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     }
 
     // ---- online softmax on the accumulators (rows g and g+8 of each m-tile) ----
+    // row_m is the base P is taken against, in the log2 domain (score * sl2). It moves only when
+    // a tile's max exceeds it by more than RESCALE_SLACK, so P <= 2^RESCALE_SLACK (fp16 holds
+    // it) and O/l are rescaled rarely; the result is exact since O and l share the base.
+    float alpha[MT][2];
+    bool moved = false;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
       for (int h = 0; h < 2; h++) {
-        float mx = row_m[mt][h];
+        float mx = NEG_INF;
 #pragma unroll
         for (int j = 0; j < NTILES; j++) mx = fmaxf(mx, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        // A row with no visible key yet keeps max -inf: use 0 so that -inf - -inf never occurs.
-        const float ms = mx == NEG_INF ? 0.f : mx * sl2;
-        const float alpha = ex2(row_m[mt][h] * sl2 - ms); // 0 when the old max was -inf
-        row_m[mt][h] = mx;
+        const float tm = mx * sl2; // -inf for a row with no visible key in this tile
+        alpha[mt][h] = 1.f;
+        if (tm > row_m[mt][h] + RESCALE_SLACK) {
+          alpha[mt][h] = ex2(row_m[mt][h] - tm);
+          row_m[mt][h] = tm;
+          moved = true;
+        }
+      }
+    // One vote per tile: the O rescale (the softmax's largest cost at D=128) runs only when a
+    // row of this warp moved its base; alpha is 0 when the old base was -inf.
+    if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++) {
+        row_l[mt][0] *= alpha[mt][0];
+        row_l[mt][1] *= alpha[mt][1];
+#pragma unroll
+        for (int dt = 0; dt < DTILES; dt++) {
+          o[mt][dt][0] *= alpha[mt][0];
+          o[mt][dt][1] *= alpha[mt][0];
+          o[mt][dt][2] *= alpha[mt][1];
+          o[mt][dt][3] *= alpha[mt][1];
+        }
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        // A row with no visible key yet keeps base -inf: use 0 so that -inf - -inf never occurs.
+        const float ms = row_m[mt][h] == NEG_INF ? 0.f : row_m[mt][h];
         float rs = 0.f;
 #pragma unroll
         for (int j = 0; j < NTILES; j++) {
@@ -294,12 +334,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
           s[mt][j][2 * h + 1] = p1;
           rs += p0 + p1;
         }
-        row_l[mt][h] = row_l[mt][h] * alpha + rs; // quad-partial; reduced once at the end
-#pragma unroll
-        for (int dt = 0; dt < DTILES; dt++) {
-          o[mt][dt][2 * h] *= alpha;
-          o[mt][dt][2 * h + 1] *= alpha;
-        }
+        row_l[mt][h] += rs; // quad-partial; reduced once at the end
       }
 
     // ---- O += P V: P repacked from the S accumulators as fp16 A-fragments ----
@@ -349,7 +384,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
               __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
       } else if (wrow0 + r < S) {
         const size_t row = zb * S + wrow0 + r;
-        if (c4 == 0) p.lse[row] = l > 0.f ? fmaf(row_m[mt][h], sl2, __log2f(l)) : NEG_INF;
+        if (c4 == 0) p.lse[row] = l > 0.f ? row_m[mt][h] + __log2f(l) : NEG_INF;
 #pragma unroll
         for (int dt = 0; dt < DTILES; dt++)
           *reinterpret_cast<float2 *>(p.o_f32 + row * HEAD_DIM + dt * 8 + 2 * c4) =
@@ -376,11 +411,17 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 extern "C" __global__ void __launch_bounds__(NT FWD_MIN_BLOCKS) attn_fwd(const AttnParams p) {
   attn_body<false>(p);
 }
+#if defined(SPLIT_KV) && SPLIT_KV == 1
+// split=1: the registry gives attn_split and combine empty grids, so the split body is not
+// compiled at all; its own register allocation then cannot spill in a build that never runs it.
+extern "C" __global__ void attn_split(const AttnParams p) { (void)p; }
+#else
 // (NT, 1): with the default occupancy heuristic ptxas capped some settings at 128/168
 // registers and spilled a few bytes; one block per SM is all a split grid needs.
 extern "C" __global__ void __launch_bounds__(NT, 1) attn_split(const AttnParams p) {
   attn_body<true>(p);
 }
+#endif
 
 // Split-KV combine: one thread per (query row, 8-wide chunk of d), 128 threads per block.
 // O = sum_z 2^(lse_z - M) O_z / sum_z 2^(lse_z - M), M = max_z lse_z; a split with

@@ -8,8 +8,9 @@
 #   sweep     `benchtop run --cold-l2` per entry of $SWEEP_RUNS ("variant[@shapes]|k=v,v|...;..."),
 #             over the five shapes unless @shapes names others; a table per shape
 #   ncu       Nsight Compute gpu__time_duration of $NCU_RUNS ("variant|knobs|shape;...")
-#   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states) of
-#             one launch per entry of $NCU_PROF ("variant|knobs|shape" or "sdpa|backend|shape")
+#   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states, or
+#             the space-separated $NCU_SECTIONS) of one launch per entry of $NCU_PROF
+#             ("variant|knobs|shape" or "sdpa|backend|shape")
 #   suite     the whole GPU suite (tests/gpu/run-gpu-suite.sh)
 #   compare   tools/compare-sdpa.sh: benchtop against PyTorch SDPA, the BENCHMARKS.md table
 # Logs and JSON go under OUTDIR; a short summary is printed last.
@@ -132,8 +133,11 @@ if want prof; then
       knob_args "$knobs"
       cmd+=("${KNOB_ARGS[@]}")
     fi
-    timeout 240 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
-      --section Occupancy --section WarpStateStats --section SchedulerStats --cache-control all \
+    secs=()
+    for sec in ${NCU_SECTIONS:-SpeedOfLight MemoryWorkloadAnalysis LaunchStats Occupancy WarpStateStats SchedulerStats}; do
+      secs+=(--section "$sec")
+    done
+    timeout 240 ncu "${secs[@]}" --cache-control all \
       --clock-control none -k "$filt" --launch-skip 4 --launch-count 1 "${cmd[@]}" > "$OUT/prof-$n.txt" 2>&1
     note "prof $n ($run): exit $?"
     grep -E "^  [a-z_]|Duration|Throughput|Cluster Size|Registers Per|Achieved Occ|Block Size|Grid Size|Busy|Issued Warp|No Eligible|Stall|warp cycles per issued" "$OUT/prof-$n.txt" | head -n 40
