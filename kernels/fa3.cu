@@ -156,16 +156,22 @@ __device__ __forceinline__ void mask_tile(float (&s)[SREGS], int n0, int S, bool
 }
 
 struct Rows { // online-softmax state of this thread's two query rows (a = g, b = g + 8)
-  float m_a, m_b, l_a, l_b;
+  float m_a, m_b, l_a, l_b; // m: the base P is taken against, log2 domain (score * sl2)
 };
 
+// log2 of the largest unnormalised P: a row's base moves only when a score exceeds it by this
+// much (FlashAttention-4's conditional rescaling), so P <= 256 in fp16 and O is rescaled
+// rarely; exact in the result, since O and l share the base.
+#define RESCALE_SLACK 8.f
+
 // Online softmax of one tile in place (s becomes P, unnormalised); returns through al_* the
-// factors that rescale O (and already rescaled l). A row with no visible key yet keeps max
-// -inf: its base is 0 so that -inf - -inf never occurs, and ex2(-inf) = 0 masks cleanly.
+// factors that rescale O (and already rescaled l): exactly 1 unless the row's base moved. A row
+// with no visible key yet keeps base -inf: 0 is used so that -inf - -inf never occurs, and
+// ex2(-inf) = 0 masks cleanly.
 __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float sl2, float &al_a,
                                              float &al_b) {
   const float NEG_INF = __int_as_float(0xff800000);
-  float mx_a = r.m_a, mx_b = r.m_b;
+  float mx_a = NEG_INF, mx_b = NEG_INF;
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; j++) {
     mx_a = fmaxf(mx_a, fmaxf(s[4 * j], s[4 * j + 1]));
@@ -175,12 +181,19 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
   mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
   mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
   mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-  const float ms_a = mx_a == NEG_INF ? 0.f : mx_a * sl2;
-  const float ms_b = mx_b == NEG_INF ? 0.f : mx_b * sl2;
-  al_a = ex2(r.m_a * sl2 - ms_a);
-  al_b = ex2(r.m_b * sl2 - ms_b);
-  r.m_a = mx_a;
-  r.m_b = mx_b;
+  const float tm_a = mx_a * sl2, tm_b = mx_b * sl2; // -inf: no visible key in this tile
+  al_a = 1.f;
+  al_b = 1.f;
+  if (tm_a > r.m_a + RESCALE_SLACK) {
+    al_a = ex2(r.m_a - tm_a); // 0 when the old base was -inf
+    r.m_a = tm_a;
+  }
+  if (tm_b > r.m_b + RESCALE_SLACK) {
+    al_b = ex2(r.m_b - tm_b);
+    r.m_b = tm_b;
+  }
+  const float ms_a = r.m_a == NEG_INF ? 0.f : r.m_a;
+  const float ms_b = r.m_b == NEG_INF ? 0.f : r.m_b;
   float rs_a = 0.f, rs_b = 0.f;
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; j++) {
@@ -205,7 +218,9 @@ __device__ __forceinline__ void pack_p(const float (&s)[SREGS], unsigned (&pa)[B
   }
 }
 
+// One vote per warp: the multiplies run only when a row of this warp moved its base.
 __device__ __forceinline__ void rescale_o(float (&o)[OREGS], float al_a, float al_b) {
+  if (!__any_sync(0xffffffffu, al_a != 1.f || al_b != 1.f)) return;
 #pragma unroll
   for (int j = 0; j < OREGS / 4; j++) {
     o[4 * j] *= al_a;
@@ -451,10 +466,10 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int i = 0; i < 4; i++)
         asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x[i]) : "r"(xfer + ((OREGS + i) * 128 + ltid) * 4) : "memory");
       const float mn_a = fmaxf(rw.m_a, x[0]), mn_b = fmaxf(rw.m_b, x[1]);
-      const float f0_a = rw.m_a == NEG_INF ? 0.f : ex2((rw.m_a - mn_a) * sl2);
-      const float f1_a = x[0] == NEG_INF ? 0.f : ex2((x[0] - mn_a) * sl2);
-      const float f0_b = rw.m_b == NEG_INF ? 0.f : ex2((rw.m_b - mn_b) * sl2);
-      const float f1_b = x[1] == NEG_INF ? 0.f : ex2((x[1] - mn_b) * sl2);
+      const float f0_a = rw.m_a == NEG_INF ? 0.f : ex2(rw.m_a - mn_a); // bases: log2 domain
+      const float f1_a = x[0] == NEG_INF ? 0.f : ex2(x[0] - mn_a);
+      const float f0_b = rw.m_b == NEG_INF ? 0.f : ex2(rw.m_b - mn_b);
+      const float f1_b = x[1] == NEG_INF ? 0.f : ex2(x[1] - mn_b);
       rw.l_a = rw.l_a * f0_a + x[2] * f1_a;
       rw.l_b = rw.l_b * f0_b + x[3] * f1_b;
 #pragma unroll

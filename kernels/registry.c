@@ -270,7 +270,9 @@ static const KnobDesc mma_knobs[] = {
   {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
   /* Default 1: auto (2 splits at 2x8x512x64) measured slower, 15.2 vs 12.5 us (H200,
    * 2026-11-22, L2 flushed); see docs/kernel-notes.md. */
-  {"split", "SPLIT_KV", {"1", "auto", "2", "4", "8"},
+  /* mma.cu compiles the split kernel unless SPLIT_KV == 1; the JIT passes a word value as its
+   * index, so "auto" must not sit at index 1 (tests/kernels/test_ladder_dims.c checks). */
+  {"split", "SPLIT_KV", {"1", "2", "4", "8", "auto"},
    "key-range splits per query block, merged by a combine step (auto: by shape, small grids)"},
 };
 static const Variant variant_mma = {
@@ -285,7 +287,9 @@ static const Variant variant_mma = {
               "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3",
               "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=auto",
               /* fastest at 2x8x512x64 under ncu (H200, 2026-11-22): fewer, longer key tiles */
-              "block_m=64,block_n=128,warps=4,stages=2", "block_m=128,block_n=32,warps=4,stages=2"},
+              "block_m=64,block_n=128,warps=4,stages=2", "block_m=128,block_n=32,warps=4,stages=2",
+              /* FlashAttention-2's own tiling on sm_80/sm_90 at D=128 */
+              "block_m=128,block_n=64,warps=4,stages=2,split=1"},
 };
 
 static const Variant variant_fp8 = {

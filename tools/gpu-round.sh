@@ -7,7 +7,8 @@
 #             presets numbered in $SAN_PRESET_IDS, 1-based), on two ragged shapes
 #   sweep     `benchtop run --cold-l2` per entry of $SWEEP_RUNS ("variant[@shapes]|k=v,v|...;..."),
 #             over the issue's five shapes unless @shapes names others; a table per shape
-#   ncu       Nsight Compute gpu__time_duration of $NCU_RUNS ("variant|knobs|shape;...")
+#   ncu       Nsight Compute gpu__time_duration of $NCU_RUNS ("variant|knobs|shape;...", or
+#             "sdpa|backend|shape" for a PyTorch SDPA backend)
 #   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states, or
 #             the space-separated $NCU_SECTIONS) of one launch per entry of $NCU_PROF
 #             ("variant|knobs|shape" or "sdpa|backend|shape")
@@ -111,10 +112,13 @@ if want ncu; then
   IFS=';' read -ra runs <<< "${NCU_RUNS:-}"
   for run in "${runs[@]}"; do
     IFS='|' read -r v knobs shape <<< "$run"
+    # "sdpa|backend|shape" times PyTorch's SDPA backend the same way
     t=$(cd tools && python3 -c "
 import sys, ncu_clock
 n = ncu_clock.find_ncu()
-print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]) if n else 'no ncu')" "$BT" "$v" "$shape" "$knobs" 2>&1 | tail -n1)
+if not n: print('no ncu')
+elif sys.argv[2] == 'sdpa': print(ncu_clock.ncu_sdpa(n, sys.argv[5], sys.argv[3]))
+else: print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))" "$BT" "$v" "$shape" "$knobs" "$knobs" 2>&1 | tail -n1)
     note "ncu $v [$knobs] $shape: $t"
   done
 fi

@@ -2,6 +2,7 @@
  * for ragged S the grid covers every query row exactly once per block row, one block row
  * per (b, h), with the thread counts and shared memory the kernels are written for. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/reference.h"
@@ -156,9 +157,31 @@ static void LadderDims_fa3(void) {
   CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
 }
 
+/* The JIT turns a word knob value into its index (kernels/jit.c), and mma.cu leaves out its
+ * split kernel when SPLIT_KV == 1: only split=1 may come out as 1. */
+static void LadderDims_mmaSplitMacro(void) {
+  const Variant *v = Registry_find("mma");
+  CHECK(v != NULL);
+  if (!v) return;
+  int found = 0;
+  for (int k = 0; k < v->nknobs; k++) {
+    if (strcmp(v->knobs[k].macro, "SPLIT_KV") != 0) continue;
+    found = 1;
+    for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
+      const char *val = v->knobs[k].values[i];
+      char *end;
+      long n = strtol(val, &end, 10);
+      long macro = *end == '\0' ? n : i;
+      CHECK((macro == 1) == (strcmp(val, "1") == 0));
+    }
+  }
+  CHECK(found);
+}
+
 int main(void) {
   LadderDims_variants();
   LadderDims_fa3();
+  LadderDims_mmaSplitMacro();
   LadderDims_cublasSoftmax();
   LadderDims_reference();
   return Check_done("ladder_dims");
