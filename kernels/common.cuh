@@ -44,6 +44,19 @@ __device__ __forceinline__ float bt_rescale(float m_old, float m_new) {
   return m_old == -INFINITY ? 0.f : exp2f(m_old - m_new);
 }
 
+// exp2 on the MUFU pipe (approximate, flush-to-zero): the one transcendental of the softmax in
+// the mma.sync/wgmma kernels, which take scores to the log2 domain with one FMA first.
+__device__ __forceinline__ float bt_ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+// Two floats -> one register of two fp16 (round to nearest): an MMA A-operand fragment.
+__device__ __forceinline__ unsigned bt_pack_half2(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&h);
+}
+
 __device__ __forceinline__ float bt_warp_max(float x) {
   for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(BT_FULL_MASK, x, o));
   return x;

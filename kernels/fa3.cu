@@ -24,6 +24,7 @@
 // Causal: blocks run heaviest first; key tiles past the block's last row are never loaded; the
 // diagonal tile is masked. Not done: clusters/multicast, a dynamic tile scheduler, FP8.
 #include "attn_params.h"
+#include "common.cuh"
 #include "hopper.cuh"
 #include <cuda_fp16.h>
 
@@ -87,16 +88,6 @@ namespace {
 
 // mbarrier kinds per (ring, stage)
 enum { FULL_K = 0, FULL_V = 1, EMPTY_K = 2, EMPTY_V = 3 };
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<unsigned *>(&h);
-}
 
 __device__ __forceinline__ void wgmma_qk(float (&s)[SREGS], unsigned long long da,
                                          unsigned long long db, int scale_d) {
@@ -167,7 +158,7 @@ struct Rows { // online-softmax state of this thread's two query rows (a = g, b 
 // Online softmax of one tile in place (s becomes P, unnormalised); returns through al_* the
 // factors that rescale O (and already rescaled l): exactly 1 unless the row's base moved. A row
 // with no visible key yet keeps base -inf: 0 is used so that -inf - -inf never occurs, and
-// ex2(-inf) = 0 masks cleanly.
+// bt_ex2(-inf) = 0 masks cleanly.
 __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float sl2, float &al_a,
                                              float &al_b) {
   const float NEG_INF = __int_as_float(0xff800000);
@@ -185,11 +176,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
   al_a = 1.f;
   al_b = 1.f;
   if (tm_a > r.m_a + RESCALE_SLACK) {
-    al_a = ex2(r.m_a - tm_a); // 0 when the old base was -inf
+    al_a = bt_ex2(r.m_a - tm_a); // 0 when the old base was -inf
     r.m_a = tm_a;
   }
   if (tm_b > r.m_b + RESCALE_SLACK) {
-    al_b = ex2(r.m_b - tm_b);
+    al_b = bt_ex2(r.m_b - tm_b);
     r.m_b = tm_b;
   }
   const float ms_a = r.m_a == NEG_INF ? 0.f : r.m_a;
@@ -197,10 +188,10 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
   float rs_a = 0.f, rs_b = 0.f;
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; j++) {
-    s[4 * j] = ex2(fmaf(s[4 * j], sl2, -ms_a));
-    s[4 * j + 1] = ex2(fmaf(s[4 * j + 1], sl2, -ms_a));
-    s[4 * j + 2] = ex2(fmaf(s[4 * j + 2], sl2, -ms_b));
-    s[4 * j + 3] = ex2(fmaf(s[4 * j + 3], sl2, -ms_b));
+    s[4 * j] = bt_ex2(fmaf(s[4 * j], sl2, -ms_a));
+    s[4 * j + 1] = bt_ex2(fmaf(s[4 * j + 1], sl2, -ms_a));
+    s[4 * j + 2] = bt_ex2(fmaf(s[4 * j + 2], sl2, -ms_b));
+    s[4 * j + 3] = bt_ex2(fmaf(s[4 * j + 3], sl2, -ms_b));
     rs_a += s[4 * j] + s[4 * j + 1];
     rs_b += s[4 * j + 2] + s[4 * j + 3];
   }
@@ -211,10 +202,10 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
 __device__ __forceinline__ void pack_p(const float (&s)[SREGS], unsigned (&pa)[BLOCK_N / 16][4]) {
 #pragma unroll
   for (int kk = 0; kk < BLOCK_N / 16; kk++) {
-    pa[kk][0] = pack_half2(s[8 * kk], s[8 * kk + 1]);
-    pa[kk][1] = pack_half2(s[8 * kk + 2], s[8 * kk + 3]);
-    pa[kk][2] = pack_half2(s[8 * kk + 4], s[8 * kk + 5]);
-    pa[kk][3] = pack_half2(s[8 * kk + 6], s[8 * kk + 7]);
+    pa[kk][0] = bt_pack_half2(s[8 * kk], s[8 * kk + 1]);
+    pa[kk][1] = bt_pack_half2(s[8 * kk + 2], s[8 * kk + 3]);
+    pa[kk][2] = bt_pack_half2(s[8 * kk + 4], s[8 * kk + 5]);
+    pa[kk][3] = bt_pack_half2(s[8 * kk + 6], s[8 * kk + 7]);
   }
 }
 
@@ -466,10 +457,10 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int i = 0; i < 4; i++)
         asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x[i]) : "r"(xfer + ((OREGS + i) * 128 + ltid) * 4) : "memory");
       const float mn_a = fmaxf(rw.m_a, x[0]), mn_b = fmaxf(rw.m_b, x[1]);
-      const float f0_a = rw.m_a == NEG_INF ? 0.f : ex2(rw.m_a - mn_a); // bases: log2 domain
-      const float f1_a = x[0] == NEG_INF ? 0.f : ex2(x[0] - mn_a);
-      const float f0_b = rw.m_b == NEG_INF ? 0.f : ex2(rw.m_b - mn_b);
-      const float f1_b = x[1] == NEG_INF ? 0.f : ex2(x[1] - mn_b);
+      const float f0_a = rw.m_a == NEG_INF ? 0.f : bt_ex2(rw.m_a - mn_a); // bases: log2 domain
+      const float f1_a = x[0] == NEG_INF ? 0.f : bt_ex2(x[0] - mn_a);
+      const float f0_b = rw.m_b == NEG_INF ? 0.f : bt_ex2(rw.m_b - mn_b);
+      const float f1_b = x[1] == NEG_INF ? 0.f : bt_ex2(x[1] - mn_b);
       rw.l_a = rw.l_a * f0_a + x[2] * f1_a;
       rw.l_b = rw.l_b * f0_b + x[3] * f1_b;
 #pragma unroll
@@ -497,9 +488,9 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     for (int j = 0; j < OREGS / 4; j++) {
       const unsigned chunk = myO + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * c4;
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + r_a * 128),
-                   "r"(pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
+                   "r"(bt_pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + (r_a + 8) * 128),
-                   "r"(pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
+                   "r"(bt_pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
     }
     bt_fence_proxy_async();
     bt_bar_sync(BAR_EPI + qg, 128);

@@ -21,6 +21,7 @@
 // [k_scale: B*H floats], N = B*H*S*D (registry's workspace_bytes); p.q8/k8/v8 and the p.*_scale
 // pointers are not used.
 #include "attn_params.h"
+#include "common.cuh"
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
@@ -106,17 +107,6 @@ __device__ __forceinline__ void mma_16832_e4m3(float (&d)[4], const unsigned (&a
 #else
   __trap(); // registry min_cc 89: never launched below sm_89
 #endif
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<unsigned *>(&h);
 }
 
 // ROWS rows of an fp16 head into a swizzled tile; rows >= S zero-filled.
@@ -316,13 +306,13 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float ms = mx == NEG_INF ? 0.f : mx * sl2;
-      const float alpha = ex2(row_m[h] * sl2 - ms);
+      const float alpha = bt_ex2(row_m[h] * sl2 - ms);
       row_m[h] = mx;
       float rs = 0.f;
 #pragma unroll
       for (int j = 0; j < NTILES; j++) {
-        const float p0 = ex2(fmaf(s[j][2 * h], sl2, -ms));
-        const float p1 = ex2(fmaf(s[j][2 * h + 1], sl2, -ms));
+        const float p0 = bt_ex2(fmaf(s[j][2 * h], sl2, -ms));
+        const float p1 = bt_ex2(fmaf(s[j][2 * h + 1], sl2, -ms));
         s[j][2 * h] = p0;
         s[j][2 * h + 1] = p1;
         rs += p0 + p1;
@@ -338,10 +328,10 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 #pragma unroll
     for (int kk = 0; kk < BLOCK_N / 16; kk++) {
       unsigned a[4];
-      a[0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-      a[1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-      a[2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      a[3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      a[0] = bt_pack_half2(s[2 * kk][0], s[2 * kk][1]);
+      a[1] = bt_pack_half2(s[2 * kk][2], s[2 * kk][3]);
+      a[2] = bt_pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+      a[3] = bt_pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 #pragma unroll
       for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
         unsigned b[4];

@@ -19,6 +19,7 @@
 // of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
 #include "attn_params.h"
+#include "common.cuh"
 #include <cuda_fp16.h>
 
 #ifndef HEAD_DIM
@@ -95,17 +96,6 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<unsigned *>(&h);
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
@@ -298,7 +288,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
         const float tm = mx * sl2; // -inf for a row with no visible key in this tile
         alpha[mt][h] = 1.f;
         if (tm > row_m[mt][h] + RESCALE_SLACK) {
-          alpha[mt][h] = ex2(row_m[mt][h] - tm);
+          alpha[mt][h] = bt_ex2(row_m[mt][h] - tm);
           row_m[mt][h] = tm;
           moved = true;
         }
@@ -328,8 +318,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
         float rs = 0.f;
 #pragma unroll
         for (int j = 0; j < NTILES; j++) {
-          const float p0 = ex2(fmaf(s[mt][j][2 * h], sl2, -ms));
-          const float p1 = ex2(fmaf(s[mt][j][2 * h + 1], sl2, -ms));
+          const float p0 = bt_ex2(fmaf(s[mt][j][2 * h], sl2, -ms));
+          const float p1 = bt_ex2(fmaf(s[mt][j][2 * h + 1], sl2, -ms));
           s[mt][j][2 * h] = p0;
           s[mt][j][2 * h + 1] = p1;
           rs += p0 + p1;
@@ -343,10 +333,10 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
       unsigned a[MT][4];
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) {
-        a[mt][0] = pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-        a[mt][1] = pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-        a[mt][2] = pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-        a[mt][3] = pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+        a[mt][0] = bt_pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        a[mt][1] = bt_pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        a[mt][2] = bt_pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        a[mt][3] = bt_pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
       }
 #pragma unroll
       for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
@@ -440,7 +430,7 @@ extern "C" __global__ void __launch_bounds__(COMBINE_THREADS) combine(const Attn
   for (int z = 0; z < splits; z++) {
     const float lz = p.lse[(z * heads + bh) * S + row];
     if (lz == __int_as_float(0xff800000)) continue;
-    const float w = ex2(lz - M);
+    const float w = bt_ex2(lz - M);
     wsum += w;
     const float4 *src =
         reinterpret_cast<const float4 *>(p.o_f32 + ((z * heads + bh) * S + row) * HEAD_DIM + c * 8);
@@ -450,9 +440,9 @@ extern "C" __global__ void __launch_bounds__(COMBINE_THREADS) combine(const Attn
   }
   const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
   uint4 out;
-  out.x = pack_half2(acc[0] * inv, acc[1] * inv);
-  out.y = pack_half2(acc[2] * inv, acc[3] * inv);
-  out.z = pack_half2(acc[4] * inv, acc[5] * inv);
-  out.w = pack_half2(acc[6] * inv, acc[7] * inv);
+  out.x = bt_pack_half2(acc[0] * inv, acc[1] * inv);
+  out.y = bt_pack_half2(acc[2] * inv, acc[3] * inv);
+  out.z = bt_pack_half2(acc[4] * inv, acc[5] * inv);
+  out.w = bt_pack_half2(acc[6] * inv, acc[7] * inv);
   *reinterpret_cast<uint4 *>(static_cast<half *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
 }
