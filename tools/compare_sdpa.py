@@ -5,10 +5,11 @@ Times benchtop's variants through its own batch mode (`benchtop run ... --cold-l
 the timed launches, L2 flushed before each) and PyTorch SDPA's cuDNN, FlashAttention and
 memory-efficient backends, fp16, on the same shapes, by two clocks, each the same on both sides:
 
-- kernel time (the primary protocol, what benchtop's p50 is): CUPTI kernel timestamps, first
-  kernel start to last kernel end of each call. benchtop: its default clock. SDPA:
+- kernel time (what benchtop's p50 is): CUPTI kernel timestamps. benchtop: its default clock,
+  first kernel start to last kernel end of a launch (its kernels go back to back). SDPA:
   torch.profiler (Kineto, which reads the same CUPTI activity records), an L2 flush kernel
-  before every call, the calls' kernels grouped between the flushes.
+  before every call, the summed durations of each call's kernels and memsets (a cuDNN call
+  waits on the host between its memset and its kernel, so its span is not GPU time).
 - events: CUDA events around each call (launch latency included). benchtop: the event_p50 kept
   in the same records. SDPA: triton.testing.do_bench (flushes L2 before each rep,
   return_mode="median").
@@ -146,26 +147,26 @@ def best_records(records, field="p50"):
     return best, other
 
 
-def kernel_spans_us(prof, flush_name):
-    """Per call: first kernel start to last kernel end, the calls cut at each flush kernel."""
+def kernel_busy_us(prof, flush_name):
+    """Per call: the summed durations of its kernels and memsets, the calls cut at each flush
+    kernel. Not first start to last end: cuDNN's calls run a memset, then the kernel after a
+    host-side gap of 10-15 us at the small shapes (2026-11-23, H200), which is not GPU work."""
     kernels = []
     for e in prof.profiler.kineto_results.events():
         if e.device_type() == torch_device_cuda():
-            kernels.append((e.start_ns(), e.start_ns() + e.duration_ns(), e.name()))
+            kernels.append((e.start_ns(), e.duration_ns(), e.name()))
     kernels.sort()
-    spans, cur = [], None
-    for start, end, name in kernels:
+    calls, cur = [], None
+    for _, dur, name in kernels:
         if name == flush_name:
-            if cur:
-                spans.append((cur[1] - cur[0]) / 1000.0)
+            if cur is not None:
+                calls.append(cur / 1000.0)
             cur = None
-        elif cur is None:
-            cur = [start, end]
         else:
-            cur[1] = max(cur[1], end)
-    if cur:
-        spans.append((cur[1] - cur[0]) / 1000.0)
-    return spans
+            cur = (cur or 0) + dur
+    if cur is not None:
+        calls.append(cur / 1000.0)
+    return calls
 
 
 def torch_device_cuda():
@@ -174,7 +175,7 @@ def torch_device_cuda():
 
 
 def kernel_time(fn, flush, reps=100, warmup=20):
-    """Median kernel time of fn() by CUPTI timestamps (torch.profiler), L2 flushed before each."""
+    """Median GPU busy time of fn() by CUPTI timestamps (torch.profiler), L2 flushed before each."""
     import statistics
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -191,10 +192,10 @@ def kernel_time(fn, flush, reps=100, warmup=20):
                    if e.device_type() == torch_device_cuda())
     if not names:
         raise RuntimeError("torch.profiler recorded no kernels")
-    spans = kernel_spans_us(prof, names[0][1])
-    if len(spans) != reps:
-        raise RuntimeError("kernel timestamps for %d of %d calls" % (len(spans), reps))
-    return statistics.median(spans)
+    busy = kernel_busy_us(prof, names[0][1])
+    if len(busy) != reps:
+        raise RuntimeError("kernel timestamps for %d of %d calls" % (len(busy), reps))
+    return statistics.median(busy)
 
 
 def time_sdpa(shapes):
@@ -284,7 +285,8 @@ PROTOCOLS = [
     ("ncu", "Nsight Compute gpu__time_duration.sum on both sides (--cache-control all, median of "
             "10+ launches per kernel, summed over a call's kernels): the independent instrument"),
     ("kernel", "kernel time (CUPTI kernel timestamps on both sides: benchtop's p50; SDPA through "
-               "torch.profiler, 20 warm-up calls then 100 timed)"),
+               "torch.profiler, summed kernel and memset durations per call, 20 warm-up calls "
+               "then 100 timed)"),
     ("events", "CUDA events around each call (benchtop: event_p50 of the same records; SDPA: "
                "triton.testing.do_bench warmup=50 rep=200 return_mode=median)"),
 ]
