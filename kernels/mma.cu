@@ -13,8 +13,12 @@
 // and writes a normalised fp32 partial O to p.o_f32[z][bh][S][D] and its log2-sum-exp2 to
 // p.lse[z][bh][S] (log2 domain: lse2 = max*scale*log2e + log2(sum)); the `combine` step then
 // merges the splits into fp16 O. With one split the registry gives `combine` an empty grid (the
-// engine skips it) and the block writes fp16 O itself, as before. Knob SPLIT (auto|1|2|4|8) only
-// steers the registry's grid; the kernel reads the split count from gridDim.z / p.num_splits.
+// engine skips it) and the block writes fp16 O itself, as before. Knob split (1|2|4|8|auto) only
+// steers the registry's grid; the kernel reads the split count from gridDim.z / p.num_splits;
+// with split=1 the split kernel's body is left out of the module.
+// Session 4 (issue 8): the O rescale runs only when a row's max rises by more than 2^8 over the
+// base P is taken against (one warp vote per tile), and each thread's cp.async addresses are
+// one base plus immediates: FlashAttention-2's own D=128 tiling (128x64, 4 warps) fits.
 // Expect in the metrics: far fewer instructions than wmma; tensor pipe utilisation the highest
 // of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).

@@ -117,8 +117,8 @@ if want ncu; then
 import sys, ncu_clock
 n = ncu_clock.find_ncu()
 if not n: print('no ncu')
-elif sys.argv[2] == 'sdpa': print(ncu_clock.ncu_sdpa(n, sys.argv[5], sys.argv[3]))
-else: print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))" "$BT" "$v" "$shape" "$knobs" "$knobs" 2>&1 | tail -n1)
+elif sys.argv[2] == 'sdpa': print(ncu_clock.ncu_sdpa(n, sys.argv[4], sys.argv[3]))
+else: print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))" "$BT" "$v" "$shape" "$knobs" 2>&1 | tail -n1)
     note "ncu $v [$knobs] $shape: $t"
   done
 fi
