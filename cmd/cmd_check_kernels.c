@@ -1,6 +1,7 @@
-/* benchtop check-kernels: compile every variant at every shipped knob preset and head
- * dimension for each architecture with NVRTC (no GPU needed), print the resource table, and
- * fail on any compile error, ptxas warning or spill. */
+/* benchtop check-kernels: compile every variant at every shipped knob preset (--all-knobs:
+ * every knob setting its check accepts) and head dimension for each architecture with NVRTC
+ * (no GPU needed), print the resource table, and fail on any compile error, ptxas warning or
+ * spill. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,14 +77,40 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   return ok;
 }
 
+/* Every knob combination of a variant (an odometer over the value lists); settings the
+ * variant's check refuses print as n/a, the rest must compile like a preset. A variant with
+ * no knobs has one setting. */
+static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbose, int *compiled,
+                                 int *nskipped) {
+  int nvals[KNOB_MAX], failures = 0;
+  KnobValues kv;
+  for (int k = 0; k < v->nknobs; k++) {
+    nvals[k] = 0;
+    while (nvals[k] < KNOB_MAX_VALUES && v->knobs[k].values[nvals[k]]) nvals[k]++;
+    kv.idx[k] = 0;
+  }
+  for (;;) {
+    char knobs_txt[160];
+    Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
+    for (int d = 0; d < 4 && v->head_dims[d]; d++) {
+      failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, nskipped);
+      (*compiled)++;
+    }
+    int k = 0;
+    while (k < v->nknobs && ++kv.idx[k] == nvals[k]) kv.idx[k++] = 0;
+    if (k == v->nknobs) return failures;
+  }
+}
+
 static int CheckKernels_exec(int argc, char **argv) {
   const char *archs = "sm_80,sm_89,sm_90";
   const char *only = NULL;
-  bool verbose = false;
+  bool verbose = false, all_knobs = false;
   static const struct option longopts[] = {
     {"arch", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
     {"verbose", no_argument, NULL, 'V'}, {"list-presets", no_argument, NULL, 'L'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"all-knobs", no_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "a:v:Vh", longopts, NULL)) != -1) {
@@ -93,6 +120,7 @@ static int CheckKernels_exec(int argc, char **argv) {
         for (int p = 0; p < VARIANT_MAX_PRESETS && Registry_variants[i]->presets[p]; p++)
           printf("%s\t%s\n", Registry_variants[i]->name, Registry_variants[i]->presets[p]);
       return BT_EXIT_OK;
+    case 'K': all_knobs = true; break;
     case 'a': archs = optarg; break;
     case 'v': only = optarg; break;
     case 'V': verbose = true; break;
@@ -116,6 +144,10 @@ static int CheckKernels_exec(int argc, char **argv) {
     for (int i = 0; i < Registry_count; i++) {
       const Variant *v = Registry_variants[i];
       if (only && strcmp(only, v->name) != 0) continue;
+      if (all_knobs) {
+        failures += CheckKernels_allKnobs(v, arch, verbose, &compiled, &skipped);
+        continue;
+      }
       for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++)
         for (int d = 0; d < 4 && v->head_dims[d]; d++) {
           failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &skipped);
@@ -133,6 +165,6 @@ static int CheckKernels_exec(int argc, char **argv) {
 }
 
 const Command Cmd_checkKernels = {
-  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--verbose] [--list-presets]",
-  "compile every variant x shipped knob preset with NVRTC (no GPU), print regs/smem/spills",
+  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--all-knobs] [--verbose] [--list-presets]",
+  "compile every variant x shipped knob preset (or, --all-knobs, every setting its check accepts) with NVRTC (no GPU), print regs/smem/spills",
   CheckKernels_exec};

@@ -192,6 +192,9 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
     return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
   if (ks == 2 && Registry_knobInt(&variant_fa3, kv, "persist", 0))
     return "fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)";
+  /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
+  if (nc == 3 && sched && strcmp(sched, "plain") == 0 && Registry_knobInt(&variant_fa3, kv, "persist", 0))
+    return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
   if (sched && strcmp(sched, "pingpong") == 0 && (ks != 1 || nc < 2))
     return "fa3: sched=pingpong needs 2-3 warpgroups on the same key tiles (kv_split=1, block_m>=128)";
   if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
