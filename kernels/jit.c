@@ -255,6 +255,14 @@ done:
   return ok;
 }
 
+char *Jit_knobDefine(const Variant *v, int k, int idx) {
+  const char *val = v->knobs[k].values[idx];
+  char *end;
+  strtol(val, &end, 10);
+  if (*end == '\0') return Util_asprintf("%s=%s", v->knobs[k].macro, val);
+  return Util_asprintf("%s=%d", v->knobs[k].macro, idx);
+}
+
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize) {
   char *src = Jit_loadSource(v->source);
@@ -266,16 +274,7 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
   char *defs[KNOB_MAX + 2];
   int nd = 0;
   defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
-  for (int i = 0; i < v->nknobs; i++) {
-    const char *val = v->knobs[i].values[kv->idx[i]];
-    /* Non-numeric values become a 0/1 flag: ACC_FP16=1 for acc=fp16. */
-    char *end;
-    strtol(val, &end, 10);
-    if (*end == '\0')
-      defs[nd++] = Util_asprintf("%s=%s", v->knobs[i].macro, val);
-    else
-      defs[nd++] = Util_asprintf("%s=%d", v->knobs[i].macro, kv->idx[i]);
-  }
+  for (int i = 0; i < v->nknobs; i++) defs[nd++] = Jit_knobDefine(v, i, kv->idx[i]);
   /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
   const char *main_entry = v->steps[v->nsteps - 1].entry;
   for (int i = 0; i < v->nsteps; i++)

@@ -184,16 +184,17 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
   int bn = Registry_knobInt(&variant_fa3, kv, "block_n", 128);
   int ks = Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
   const char *sched = Registry_knobStr(&variant_fa3, kv, "sched");
+  int persist = Registry_knobInt(&variant_fa3, kv, "persist", 0);
   int nc = Registry_fa3Consumers(kv);
   if (ks == 2 && bm != 64) return "fa3: kv_split=2 needs block_m=64 (two warpgroups on 64 rows)";
   if (nc > 3) return "fa3: at most 3 consumer warpgroups (block_m/64 * kv_split)";
   /* Three consumers get 160 registers each: S, P and O of D=128 or 176-key tiles do not fit. */
   if (nc == 3 && (s->D != 64 || bn > 128))
     return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
-  if (ks == 2 && Registry_knobInt(&variant_fa3, kv, "persist", 0))
+  if (ks == 2 && persist)
     return "fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)";
   /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
-  if (nc == 3 && sched && strcmp(sched, "plain") == 0 && Registry_knobInt(&variant_fa3, kv, "persist", 0))
+  if (nc == 3 && sched && strcmp(sched, "plain") == 0 && persist)
     return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
   if (sched && strcmp(sched, "pingpong") == 0 && (ks != 1 || nc < 2))
     return "fa3: sched=pingpong needs 2-3 warpgroups on the same key tiles (kv_split=1, block_m>=128)";

@@ -56,13 +56,10 @@ static char *LadderCompile_ptx(const Variant *v, const KnobValues *kv, int D) {
   opts[nopt++] = "-std=c++17";
   opts[nopt++] = "-default-device";
   opts[nopt++] = owned[nowned++] = Util_asprintf("-DHEAD_DIM=%d", D);
-  for (int i = 0; i < v->nknobs; i++) {
-    const char *val = v->knobs[i].values[kv->idx[i]];
-    char *end;
-    strtol(val, &end, 10);
-    /* As Jit_compileVariant: non-numeric values become their index (acc=fp16 -> 1). */
-    opts[nopt++] = owned[nowned++] = *end ? Util_asprintf("-D%s=%d", v->knobs[i].macro, kv->idx[i])
-                                          : Util_asprintf("-D%s=%s", v->knobs[i].macro, val);
+  for (int i = 0; i < v->nknobs; i++) { /* the defines Jit_compileVariant passes */
+    char *def = Jit_knobDefine(v, i, kv->idx[i]);
+    opts[nopt++] = owned[nowned++] = Util_asprintf("-D%s", def);
+    free(def);
   }
   nvrtcProgram prog;
   if (!src || !hdr[0] || !hdr[1] ||

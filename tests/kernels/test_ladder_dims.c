@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/jit.h"
 #include "kernels/reference.h"
 #include "kernels/registry.h"
 #include "tests/unit/check.h"
@@ -157,7 +158,7 @@ static void LadderDims_fa3(void) {
   CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
 }
 
-/* The JIT turns a word knob value into its index (kernels/jit.c), and mma.cu leaves out its
+/* The JIT turns a word knob value into its index (Jit_knobDefine), and mma.cu leaves out its
  * split kernel when SPLIT_KV == 1: only split=1 may come out as 1. */
 static void LadderDims_mmaSplitMacro(void) {
   const Variant *v = Registry_find("mma");
@@ -168,11 +169,9 @@ static void LadderDims_mmaSplitMacro(void) {
     if (strcmp(v->knobs[k].macro, "SPLIT_KV") != 0) continue;
     found = 1;
     for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
-      const char *val = v->knobs[k].values[i];
-      char *end;
-      long n = strtol(val, &end, 10);
-      long macro = *end == '\0' ? n : i;
-      CHECK((macro == 1) == (strcmp(val, "1") == 0));
+      char *def = Jit_knobDefine(v, k, i);
+      CHECK((strcmp(def, "SPLIT_KV=1") == 0) == (strcmp(v->knobs[k].values[i], "1") == 0));
+      free(def);
     }
   }
   CHECK(found);
