@@ -147,17 +147,14 @@ def best_records(records, field="p50"):
     return best, other
 
 
-def kernel_busy_us(prof, flush_name):
+def kernel_busy_us(activities):
     """Per call: the summed durations of its kernels and memsets, the calls cut at each flush
-    kernel. Not first start to last end: cuDNN's calls run a memset, then the kernel after a
-    host-side gap of 10-15 us at the small shapes (2026-11-23, H200), which is not GPU work."""
-    kernels = []
-    for e in prof.profiler.kineto_results.events():
-        if e.device_type() == torch_device_cuda():
-            kernels.append((e.start_ns(), e.duration_ns(), e.name()))
-    kernels.sort()
+    kernel (the first activity is one). Not first start to last end: cuDNN's calls run a
+    memset, then the kernel after a host-side gap of 10-15 us at the small shapes (2026-11-23,
+    H200), which is not GPU work. activities: (start_ns, duration_ns, name), sorted."""
+    flush_name = activities[0][2]
     calls, cur = [], None
-    for _, dur, name in kernels:
+    for _, dur, name in activities:
         if name == flush_name:
             if cur is not None:
                 calls.append(cur / 1000.0)
@@ -187,12 +184,12 @@ def kernel_time(fn, flush, reps=100, warmup=20):
             flush.fill_(1)
             fn()
         torch.cuda.synchronize()
-    # The flush kernel's name: the first kernel of the trace is a flush.
-    names = sorted((e.start_ns(), e.name()) for e in prof.profiler.kineto_results.events()
-                   if e.device_type() == torch_device_cuda())
-    if not names:
+    activities = sorted((e.start_ns(), e.duration_ns(), e.name())
+                        for e in prof.profiler.kineto_results.events()
+                        if e.device_type() == torch_device_cuda())
+    if not activities:
         raise RuntimeError("torch.profiler recorded no kernels")
-    busy = kernel_busy_us(prof, names[0][1])
+    busy = kernel_busy_us(activities)
     if len(busy) != reps:
         raise RuntimeError("kernel timestamps for %d of %d calls" % (len(busy), reps))
     return statistics.median(busy)
@@ -442,8 +439,8 @@ def main():
     if ncu:
         for (v, shape), r in bests["kernel"].items():
             # The fastest knob settings by kernel time go under ncu, three for small shapes, two
-            # for large ones: the two clocks rank persistent grids differently (persistent kernels,
-            # cuDNN's too, read 10-20 us longer by kernel timestamps after the L2 flush).
+            # for large ones: the two clocks can rank persistent grids differently (persistent
+            # kernels, cuDNN's too, have read 0-25 us longer by kernel timestamps, varying by call).
             for cand in top_records(records, v, shape, 3 if shape in SMALL else 2):
                 t = ncu_benchtop(ncu, a.benchtop, v, shape, cand["knobs"])
                 log("compare_sdpa: ncu %s %s %s: %s" % (v, shape, cand["knobs"], t))
