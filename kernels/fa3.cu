@@ -44,7 +44,7 @@
 #define KV_SPLIT 1
 #endif
 #ifndef SCHED
-#define SCHED 0 /* knob sched: 0 pingpong, 1 plain */
+#define SCHED 0 /* knob sched: 0 pingpong, 1 plain, 2 ahead */
 #endif
 #ifndef PERSIST
 #define PERSIST 0
@@ -84,144 +84,10 @@ static_assert(!(PERSIST && KV_SPLIT == 2), "fa3: persistent blocks need KV_SPLIT
 #define TRACE(slot) do { } while (0)
 #endif
 
-namespace {
+#include "fa3_tile.cuh"
 
 // mbarrier kinds per (ring, stage)
 enum { FULL_K = 0, FULL_V = 1, EMPTY_K = 2, EMPTY_V = 3 };
-
-__device__ __forceinline__ void wgmma_qk(float (&s)[SREGS], unsigned long long da,
-                                         unsigned long long db, int scale_d) {
-#if BLOCK_N == 64
-  bt_wgmma_ss_n64(s, da, db, scale_d);
-#elif BLOCK_N == 128
-  bt_wgmma_ss_n128(s, da, db, scale_d);
-#else
-  bt_wgmma_ss_n176(s, da, db, scale_d);
-#endif
-}
-__device__ __forceinline__ void wgmma_pv(float (&o)[OREGS], const unsigned (&a)[4],
-                                         unsigned long long db) {
-#if HEAD_DIM == 64
-  bt_wgmma_rs_n64(o, a, db);
-#else
-  bt_wgmma_rs_n128(o, a, db);
-#endif
-}
-
-// S = Q K^T for one warpgroup: 64 x BLOCK_N, HEAD_DIM/16 k-steps. K-major 128B-swizzled
-// operands: a k-step is a 32-byte step inside the 128-byte row, 4 per 64-column block.
-__device__ __forceinline__ void issue_qk(float (&s)[SREGS], unsigned q, unsigned k) {
-  bt_wgmma_fence();
-#pragma unroll
-  for (int kk = 0; kk < HEAD_DIM / 16; kk++) {
-    const unsigned koff = (kk & 3) * 32;
-    wgmma_qk(s, bt_wgmma_desc(q + (kk >> 2) * (64 * 128) + koff, 16, 1024),
-             bt_wgmma_desc(k + (kk >> 2) * (BLOCK_N * 128) + koff, 16, 1024), kk > 0);
-  }
-  bt_wgmma_commit();
-}
-
-// O += P V: P from registers (the S accumulator layout is the A-fragment layout), V MN-major:
-// 16 keys = two 8-row groups of 1024 bytes per k-step; LBO = the next 64-column block of d.
-__device__ __forceinline__ void issue_pv(float (&o)[OREGS], const unsigned (&pa)[BLOCK_N / 16][4],
-                                         unsigned v) {
-  bt_wgmma_fence();
-#pragma unroll
-  for (int kk = 0; kk < BLOCK_N / 16; kk++)
-    wgmma_pv(o, pa[kk], bt_wgmma_desc(v + kk * 2048, BLOCK_N * 128, 1024));
-  bt_wgmma_commit();
-}
-
-// Keys past S, and (causal) keys after the query row, to -inf. Rows a/b: s[4j+0,1], s[4j+2,3].
-__device__ __forceinline__ void mask_tile(float (&s)[SREGS], int n0, int S, bool causal,
-                                          int row_a, int c4) {
-  const float NEG_INF = __int_as_float(0xff800000);
-#pragma unroll
-  for (int j = 0; j < BLOCK_N / 8; j++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int key = n0 + 8 * j + 2 * c4 + (e & 1);
-      const int row = row_a + 8 * (e >> 1);
-      if (key >= S || (causal && key > row)) s[4 * j + e] = NEG_INF;
-    }
-}
-
-struct Rows { // online-softmax state of this thread's two query rows (a = g, b = g + 8)
-  float m_a, m_b, l_a, l_b; // m: the base P is taken against, log2 domain (score * sl2)
-};
-
-// log2 of the largest unnormalised P: a row's base moves only when a score exceeds it by this
-// much (FlashAttention-4's conditional rescaling), so P <= 256 in fp16 and O is rescaled
-// rarely; exact in the result, since O and l share the base.
-#define RESCALE_SLACK 8.f
-
-// Online softmax of one tile in place (s becomes P, unnormalised); returns through al_* the
-// factors that rescale O (and already rescaled l): exactly 1 unless the row's base moved. A row
-// with no visible key yet keeps base -inf: 0 is used so that -inf - -inf never occurs, and
-// bt_ex2(-inf) = 0 masks cleanly.
-__device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float sl2, float &al_a,
-                                             float &al_b) {
-  const float NEG_INF = __int_as_float(0xff800000);
-  float mx_a = NEG_INF, mx_b = NEG_INF;
-#pragma unroll
-  for (int j = 0; j < BLOCK_N / 8; j++) {
-    mx_a = fmaxf(mx_a, fmaxf(s[4 * j], s[4 * j + 1]));
-    mx_b = fmaxf(mx_b, fmaxf(s[4 * j + 2], s[4 * j + 3]));
-  }
-  mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 1));
-  mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, 2));
-  mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 1));
-  mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, 2));
-  const float tm_a = mx_a * sl2, tm_b = mx_b * sl2; // -inf: no visible key in this tile
-  al_a = 1.f;
-  al_b = 1.f;
-  if (tm_a > r.m_a + RESCALE_SLACK) {
-    al_a = bt_ex2(r.m_a - tm_a); // 0 when the old base was -inf
-    r.m_a = tm_a;
-  }
-  if (tm_b > r.m_b + RESCALE_SLACK) {
-    al_b = bt_ex2(r.m_b - tm_b);
-    r.m_b = tm_b;
-  }
-  const float ms_a = r.m_a == NEG_INF ? 0.f : r.m_a;
-  const float ms_b = r.m_b == NEG_INF ? 0.f : r.m_b;
-  float rs_a = 0.f, rs_b = 0.f;
-#pragma unroll
-  for (int j = 0; j < BLOCK_N / 8; j++) {
-    s[4 * j] = bt_ex2(fmaf(s[4 * j], sl2, -ms_a));
-    s[4 * j + 1] = bt_ex2(fmaf(s[4 * j + 1], sl2, -ms_a));
-    s[4 * j + 2] = bt_ex2(fmaf(s[4 * j + 2], sl2, -ms_b));
-    s[4 * j + 3] = bt_ex2(fmaf(s[4 * j + 3], sl2, -ms_b));
-    rs_a += s[4 * j] + s[4 * j + 1];
-    rs_b += s[4 * j + 2] + s[4 * j + 3];
-  }
-  r.l_a = r.l_a * al_a + rs_a; // quad-partial; reduced once at the end
-  r.l_b = r.l_b * al_b + rs_b;
-}
-
-__device__ __forceinline__ void pack_p(const float (&s)[SREGS], unsigned (&pa)[BLOCK_N / 16][4]) {
-#pragma unroll
-  for (int kk = 0; kk < BLOCK_N / 16; kk++) {
-    pa[kk][0] = bt_pack_half2(s[8 * kk], s[8 * kk + 1]);
-    pa[kk][1] = bt_pack_half2(s[8 * kk + 2], s[8 * kk + 3]);
-    pa[kk][2] = bt_pack_half2(s[8 * kk + 4], s[8 * kk + 5]);
-    pa[kk][3] = bt_pack_half2(s[8 * kk + 6], s[8 * kk + 7]);
-  }
-}
-
-// One vote per warp: the multiplies run only when a row of this warp moved its base.
-__device__ __forceinline__ void rescale_o(float (&o)[OREGS], float al_a, float al_b) {
-  if (!__any_sync(0xffffffffu, al_a != 1.f || al_b != 1.f)) return;
-#pragma unroll
-  for (int j = 0; j < OREGS / 4; j++) {
-    o[4 * j] *= al_a;
-    o[4 * j + 1] *= al_a;
-    o[4 * j + 2] *= al_b;
-    o[4 * j + 3] *= al_b;
-  }
-}
-
-} // namespace
 
 // Work tile t of the logical grid (x fastest: query blocks of one head run together, so their
 // K/V stay in L2); causal blocks heaviest first. Key ring r walks key tiles
@@ -359,13 +225,79 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     if (cnt > 0) {
       bt_mbar_wait(bar_q, (unsigned)(local & 1));
       CTRACE(1);
-      float s[SREGS];
       unsigned pa[BLOCK_N / 16][4];
       float al_a, al_b;
       // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
       auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
 
+#if SCHED == 2
+      // QK^T one tile ahead: a lone warpgroup has no partner to fill the tensor pipe during its
+      // softmax, so S_{i+1} = Q K_{i+1}^T is issued before softmax(S_i) and O += P_i V_i right
+      // after it; both GEMMs of a step run under the next step's softmax. Two S buffers (sx, sy)
+      // swap roles each step (the loop is unrolled by two, so no register copies).
+      float sx[SREGS], sy[SREGS];
+      {
+        const int st = used % STAGES;
+        bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((used / STAGES) & 1));
+        CTRACE(2);
+        issue_qk(sx, myQ, RING_K(ring, st));
+        bt_wgmma_wait<0>();
+        bt_pin(sx);
+        if (lane == 0) {
+          bt_mbar_arrive(BAR(ring, st, EMPTY_K));
+          if (cnt == 1) bt_mbar_arrive(bar_qe);
+        }
+      }
+      auto step = [&](float (&sc)[SREGS], float (&sn)[SREGS], int i, bool more) {
+        const int u = used + i, st = u % STAGES, stn = (u + 1) % STAGES;
+        if (more) {
+          bt_mbar_wait(BAR(ring, stn, FULL_K), (unsigned)(((u + 1) / STAGES) & 1));
+          issue_qk(sn, myQ, RING_K(ring, stn));
+        }
+        const int n0 = (t0 + i) * BLOCK_N;
+        if (needs_mask(n0)) mask_tile(sc, n0, S, causal, row_a, c4);
+        softmax_tile(sc, rw, sl2, al_a, al_b);
+        // Both GEMMs in flight (P_{i-1} V_{i-1}, S_{i+1}) ran under the softmax; all are waited
+        // for before P_i is packed: defining a wgmma's A registers while another wgmma is in
+        // flight makes ptxas serialize every wgmma of the kernel (C7513).
+        bt_wgmma_wait<0>();
+        bt_pin(o);
+        bt_pin(sn);
+        if (lane == 0) {
+          if (i > 0) bt_mbar_arrive(BAR(ring, (u - 1) % STAGES, EMPTY_V));
+          if (more) bt_mbar_arrive(BAR(ring, stn, EMPTY_K));
+          if (i + 2 == cnt) bt_mbar_arrive(bar_qe); // this warp's last read of Q
+        }
+        rescale_o(o, al_a, al_b);
+        pack_p(sc, pa);
+        bt_mbar_wait(BAR(ring, st, FULL_V), (unsigned)((u / STAGES) & 1));
+        issue_pv(o, pa, RING_V(ring, st));
+      };
+      // Every step's "more" is a constant: a branch around a wgmma would merge its registers
+      // with copies, and ptxas serializes all wgmma when copies write accumulators in flight
+      // (C7515). So pairs of steps run while more than two remain, and the tail is peeled.
+      int i = 0;
+      for (; i + 2 < cnt; i += 2) {
+        step(sx, sy, i, true);
+        step(sy, sx, i + 1, true);
+      }
+      CTRACE(4);
+      if (cnt - i == 2) {
+        step(sx, sy, i, true);
+        step(sy, sx, i + 1, false);
+        bt_wgmma_wait<0>();
+        bt_pin(o);
+      } else {
+        step(sx, sy, i, false);
+        bt_wgmma_wait<0>();
+        bt_pin(o);
+      }
+      const int lst = (used + cnt - 1) % STAGES;
+      CTRACE(5);
+      if (lane == 0) bt_mbar_arrive(BAR(ring, lst, EMPTY_V));
+#else
       // Tile 0: S_0 alone.
+      float s[SREGS];
       {
         const int u = used, st = u % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
@@ -429,6 +361,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       bt_pin(o);
       CTRACE(5);
       if (lane == 0) bt_mbar_arrive(BAR(ring, lst, EMPTY_V));
+#endif
     } else if (lane == 0) {
       bt_mbar_arrive(bar_qe); // no tile here (key split, early causal block): Q not needed
     }

@@ -12,8 +12,9 @@
 
 #define JIT_MAX_OPTS 24
 
-static const char *const Jit_headers[] = {"attn_params.h", "common.cuh", "hopper.cuh"};
-enum { JIT_NHEADERS = 3 };
+static const char *const Jit_headers[] = {"attn_params.h", "common.cuh", "hopper.cuh",
+                                         "fa3_tile.cuh"};
+enum { JIT_NHEADERS = 4 };
 
 char *Jit_loadSource(const char *name) {
   if (name[0] == '/') return Util_readFile(name, NULL, 16u << 20); /* an external kernel */
@@ -248,7 +249,9 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   out->build.compile_ms = Util_nowMs() - t0;
   Jit_parsePtxasLog(out->log, main_entry, &out->build);
   Jit_worstSpills(out->log, &out->build);
-  out->ptxas_warning = strstr(out->log, "warning") != NULL;
+  /* ptxas reports serialized wgmma (C7509-C7520) as "info", yet it undoes a kernel's overlap. */
+  out->ptxas_warning = strstr(out->log, "warning") != NULL ||
+                       strstr(out->log, "Potential Performance Loss") != NULL;
 done:
   for (int i = 0; i < nopt; i++) free(opt_owned[i]);
   for (int i = 0; i < JIT_NHEADERS; i++) free(hdr_owned[i]);
