@@ -221,6 +221,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     Rows rw = {NEG_INF, NEG_INF, 0.f, 0.f};
 
 #define CTRACE(k) do { if (ltid == 0 && c < 3) TRACE(4 + 8 * c + (k)); } while (0)
+    // Per-step hooks of a lone consumer (slots 12-27 are free when NC = 1): 4 per key tile.
+#define STRACE(i, k) do { if (NC == 1 && ltid == 0 && (i) < 4) TRACE(12 + 4 * (i) + (k)); } while (0)
     CTRACE(0);
     if (cnt > 0) {
       bt_mbar_wait(bar_q, (unsigned)(local & 1));
@@ -254,15 +256,18 @@ attn_fwd(const __grid_constant__ AttnParams p) {
           bt_mbar_wait(BAR(ring, stn, FULL_K), (unsigned)(((u + 1) / STAGES) & 1));
           issue_qk(sn, myQ, RING_K(ring, stn));
         }
+        STRACE(i, 0);
         const int n0 = (t0 + i) * BLOCK_N;
         if (needs_mask(n0)) mask_tile(sc, n0, S, causal, row_a, c4);
         softmax_tile(sc, rw, sl2, al_a, al_b);
+        STRACE(i, 1);
         // Both GEMMs in flight (P_{i-1} V_{i-1}, S_{i+1}) ran under the softmax; all are waited
         // for before P_i is packed: defining a wgmma's A registers while another wgmma is in
         // flight makes ptxas serialize every wgmma of the kernel (C7513).
         bt_wgmma_wait<0>();
         bt_pin(o);
         bt_pin(sn);
+        STRACE(i, 2);
         if (lane == 0) {
           if (i > 0) bt_mbar_arrive(BAR(ring, (u - 1) % STAGES, EMPTY_V));
           if (more) bt_mbar_arrive(BAR(ring, stn, EMPTY_K));
@@ -271,6 +276,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         rescale_o(o, al_a, al_b);
         pack_p(sc, pa);
         bt_mbar_wait(BAR(ring, st, FULL_V), (unsigned)((u / STAGES) & 1));
+        STRACE(i, 3);
         issue_pv(o, pa, RING_V(ring, st));
       };
       // Every step's "more" is a constant: a branch around a wgmma would merge its registers
@@ -325,18 +331,21 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int i = 1; i < cnt; i++) {
         const int u = used + i, st = u % STAGES, pst = (u - 1) % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
+        STRACE(i, 0);
 #if PINGPONG
         bt_bar_sync(sched_me, 256);
 #endif
         issue_qk(s, myQ, RING_K(ring, st));
         rescale_o(o, al_a, al_b); // to the max P_{i-1} was taken against
         bt_mbar_wait(BAR(ring, pst, FULL_V), (unsigned)(((u - 1) / STAGES) & 1));
+        STRACE(i, 1);
         issue_pv(o, pa, RING_V(ring, pst));
 #if PINGPONG
         if (!(c == NC - 1 && i == cnt - 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
         bt_wgmma_wait<1>(); // S_i is ready; P_{i-1} V_{i-1} may still run
         bt_pin(s);
+        STRACE(i, 2);
         if (lane == 0) {
           bt_mbar_arrive(BAR(ring, st, EMPTY_K));
           if (i == cnt - 1) bt_mbar_arrive(bar_qe);
@@ -344,6 +353,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         const int n0 = (t0 + i) * BLOCK_N;
         if (needs_mask(n0)) mask_tile(s, n0, S, causal, row_a, c4);
         softmax_tile(s, rw, sl2, al_a, al_b);
+        STRACE(i, 3);
         bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
         bt_pin(o);
         bt_pin(s);
@@ -434,6 +444,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     }
     CTRACE(7);
 #undef CTRACE
+#undef STRACE
   }
 #undef RING_K
 #undef RING_V
