@@ -58,7 +58,7 @@
 #define QG_BYTES (64 * 128 * CB)          /* one query group: [CB][64][128 B] */
 #define SREGS (BLOCK_N / 2)               /* S accumulators per thread */
 #define OREGS (HEAD_DIM / 2)              /* O accumulators per thread */
-#define PINGPONG (SCHED == 0 && KV_SPLIT == 1 && NC >= 2)
+#define PINGPONG (SCHED == 0 && NC >= 2)
 #define BAR_SCHED 1                       /* named barriers 1..NC: whose turn to issue */
 #define BAR_MERGE 4
 #define BAR_EPI 5                         /* 5..7: one per query group */
@@ -201,7 +201,9 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
 #if PINGPONG
+#if KV_SPLIT == 1
   if (c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // warpgroup 0 issues first
+#endif
   const int sched_me = BAR_SCHED + c, sched_next = BAR_SCHED + (c + 1) % NC;
 #endif
   int used = 0, local = 0; // tiles this ring has carried; work tiles done
@@ -214,6 +216,14 @@ attn_fwd(const __grid_constant__ AttnParams p) {
 #if PINGPONG
     // The last warpgroup's last arrive would have no partner: the block is done after it.
     const bool final_tile = t + step >= total;
+#if KV_SPLIT == 2
+    // The two key halves take turns only when they hold as many tiles (a turn nobody gives
+    // would hang); ragged or causal halves run unordered. KV_SPLIT=2 blocks carry one tile.
+    const bool pp = w.count(0) == w.count(1);
+    if (pp && c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // ring 0 issues first
+#else
+    const bool pp = true;
+#endif
 #endif
     float o[OREGS];
 #pragma unroll
@@ -309,11 +319,11 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
         CTRACE(2);
 #if PINGPONG
-        bt_bar_sync(sched_me, 256);
+        if (pp) bt_bar_sync(sched_me, 256);
 #endif
         issue_qk(s, myQ, RING_K(ring, st));
 #if PINGPONG
-        if (!(c == NC - 1 && cnt == 1 && final_tile)) bt_bar_arrive(sched_next, 256);
+        if (pp && !(c == NC - 1 && cnt == 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
         bt_wgmma_wait<0>();
         bt_pin(s);
@@ -333,7 +343,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
         STRACE(i, 0);
 #if PINGPONG
-        bt_bar_sync(sched_me, 256);
+        if (pp) bt_bar_sync(sched_me, 256);
 #endif
         issue_qk(s, myQ, RING_K(ring, st));
         rescale_o(o, al_a, al_b); // to the max P_{i-1} was taken against
@@ -341,7 +351,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         STRACE(i, 1);
         issue_pv(o, pa, RING_V(ring, pst));
 #if PINGPONG
-        if (!(c == NC - 1 && i == cnt - 1 && final_tile)) bt_bar_arrive(sched_next, 256);
+        if (pp && !(c == NC - 1 && i == cnt - 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
         bt_wgmma_wait<1>(); // S_i is ready; P_{i-1} V_{i-1} may still run
         bt_pin(s);

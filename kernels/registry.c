@@ -201,8 +201,8 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
       (nc == 3 || bn == 176 || (bn == 128 && (s->D != 64 || ks != 1))))
     return "fa3: sched=ahead keeps two S tiles in registers: needs block_m<=128, block_n=64 (or 128 "
            "with D=64 and kv_split=1)";
-  if (sched && strcmp(sched, "pingpong") == 0 && (ks != 1 || nc < 2))
-    return "fa3: sched=pingpong needs 2-3 warpgroups on the same key tiles (kv_split=1, block_m>=128)";
+  if (sched && strcmp(sched, "pingpong") == 0 && nc < 2)
+    return "fa3: sched=pingpong needs 2-3 consumer warpgroups (block_m>=128, or kv_split=2)";
   if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
     return "fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)";
   return NULL;
@@ -338,7 +338,8 @@ static const Variant variant_fa3 = {
               "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=ahead,persist=0",
-              "block_m=64,block_n=64,stages=4,kv_split=1,sched=ahead,persist=0"},
+              "block_m=64,block_n=64,stages=4,kv_split=1,sched=ahead,persist=0",
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0"},
 };
 
 static const Variant variant_cublas = {
