@@ -11,13 +11,17 @@
 //    of O += P V (V read MN-major through the descriptor, no transpose copy).
 //  - Intra-warpgroup overlap (FA3): QK^T of tile t+1 and PV of tile t are in flight together
 //    while the softmax of tile t+1 runs (wgmma.wait_group 1, then 0).
-//  - Ping-pong (SCHED=0, 2-3 warpgroups on the same key tiles): named barriers let one
-//    warpgroup issue its GEMMs while the other does its softmax, in turn.
+//  - Ping-pong (SCHED=0, 2-3 consumer warpgroups): named barriers let one warpgroup issue its
+//    GEMMs while the other does its softmax, in turn (with KV_SPLIT=2 when both key halves
+//    hold as many tiles).
 //  - KV_SPLIT=2 (small grids): two consumer warpgroups share the same 64 query rows and walk
 //    halves of the key tiles from two rings, then merge (max, sum, O) through shared memory:
 //    half the serial tile walk per block, and the whole machine busy at B*H*S/64 ~ SM count.
-//  - Epilogue: O normalised, written to shared memory in the swizzled layout, then one TMA
-//    store per 64 columns (rows past S are clipped by the tensor map).
+//  - Epilogue: O normalised; one block per work tile stores it straight from the registers and
+//    exits; persistent blocks stage it in shared memory (swizzled) for one TMA store per 64
+//    columns, so the next tile need not wait (rows past S: guarded / clipped by the map).
+//  - The first work tile's Q and first K tile(s) are requested right after the mbarrier init,
+//    before the block-wide barrier: the cold DRAM round trip is the longest wait of a small grid.
 //  - PERSIST=1: the engine launches one block per SM; each walks work tiles (bh, query block),
 //    and the producer loads the next tile's Q and K/V while this one's PV and epilogue finish
 //    (O is staged apart from Q for that; the rings' stages and phases carry on across tiles).
@@ -44,7 +48,7 @@
 #define KV_SPLIT 1
 #endif
 #ifndef SCHED
-#define SCHED 0 /* knob sched: 0 pingpong, 1 plain, 2 ahead */
+#define SCHED 0 /* knob sched: 0 pingpong, 1 plain */
 #endif
 #ifndef PERSIST
 #define PERSIST 0
@@ -114,7 +118,6 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const unsigned base = (bt_smem_u32(smem_raw) + 1023u) & ~1023u;
   const unsigned sQ = base;                                   // [QG][QG_BYTES]
   const unsigned sRing = sQ + QG * QG_BYTES;                  // [KV_SPLIT][STAGES][K|V]
-  const unsigned sO = PERSIST ? sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES : sQ; // O staging
   const unsigned bars = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + (PERSIST ? QG * QG_BYTES : 0);
   const unsigned bar_q = bars, bar_qe = bars + 8; // Q full; Q free again (persistent blocks)
 #define RING_K(r, st) (sRing + ((r) * STAGES + (st)) * 2 * TILE_BYTES)
@@ -129,6 +132,23 @@ attn_fwd(const __grid_constant__ AttnParams p) {
 #else
   const int first = blockIdx.y * tiles_m + blockIdx.x, step = total;
 #endif
+  // Producer thread: Q of work tile w, and tile i of ring r (kind 0 K, 1 V) into stage u % STAGES.
+  auto load_q = [&](const WorkTile &w) {
+    bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
+    for (int g = 0; g < QG; g++)
+      for (int cb = 0; cb < CB; cb++)
+        bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, w.m0 + 64 * g, w.bh,
+                       bar_q);
+  };
+  auto load_kv = [&](const WorkTile &w, int r, int i, int kind, int u) {
+    const int st = u % STAGES;
+    const unsigned full = BAR(r, st, FULL_K + kind);
+    const unsigned dst = kind ? RING_V(r, st) : RING_K(r, st);
+    bt_mbar_expect_tx(full, TILE_BYTES);
+    for (int cb = 0; cb < CB; cb++)
+      bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
+                     (r * w.half + i) * BLOCK_N, w.bh, full);
+  };
 
   if (tid == 0) {
     TRACE(0);
@@ -142,6 +162,16 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         bt_mbar_init(BAR(r, st, EMPTY_V), 4 * QG);
       }
     bt_mbar_fence_init();
+    // The first work tile's Q and first K tile(s) go out now, not after the block-wide barrier
+    // and the producer's setup: the cold DRAM round trip (~2400 cycles) starts ~500 earlier.
+    bt_tmap_prefetch(&p.tmap_q);
+    bt_tmap_prefetch(&p.tmap_k);
+    if (first < total) {
+      const WorkTile w = decode_tile(first, tiles_m, causal, S);
+      load_q(w);
+      for (int r = 0; r < KV_SPLIT; r++)
+        if (w.count(r) > 0) load_kv(w, r, 0, 0, 0);
+    }
   }
   __syncthreads();
 
@@ -151,36 +181,27 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     bt_setmaxnreg_dec<REG_PRODUCER>();
 #endif
     if (tid == 0) {
-      bt_tmap_prefetch(&p.tmap_q);
-      bt_tmap_prefetch(&p.tmap_k);
       bt_tmap_prefetch(&p.tmap_v);
-      bt_tmap_prefetch(&p.tmap_o);
+      if (PERSIST) bt_tmap_prefetch(&p.tmap_o);
       TRACE(1);
       int used[KV_SPLIT]; // tiles each ring has carried so far: stage and phase continue
       for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
       int local = 0;
       for (int t = first; t < total; t += step, local++) {
         const WorkTile w = decode_tile(t, tiles_m, causal, S);
-        if (local > 0) bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
-        bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
-        for (int g = 0; g < QG; g++)
-          for (int cb = 0; cb < CB; cb++)
-            bt_tma_load_3d(sQ + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, w.m0 + 64 * g,
-                           w.bh, bar_q);
+        if (local > 0) {
+          bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
+          load_q(w);
+        }
         for (int i = 0; i < w.half; i++) {
 #pragma unroll
           for (int kind = 0; kind < 2; kind++) // all rings' K first: QK^T needs K before V
             for (int r = 0; r < KV_SPLIT; r++) {
-              if (i >= w.count(r)) continue;
+              if (i >= w.count(r) || (local == 0 && i == 0 && kind == 0)) continue; // sent early
               const int u = used[r] + i, st = u % STAGES;
               // Before refilling a stage, wait until its last tile was released.
               if (u >= STAGES) bt_mbar_wait(BAR(r, st, EMPTY_K + kind), (unsigned)((u / STAGES - 1) & 1));
-              const unsigned full = BAR(r, st, FULL_K + kind);
-              const unsigned dst = kind ? RING_V(r, st) : RING_K(r, st);
-              bt_mbar_expect_tx(full, TILE_BYTES);
-              for (int cb = 0; cb < CB; cb++)
-                bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
-                               (r * w.half + i) * BLOCK_N, w.bh, full);
+              load_kv(w, r, i, kind, u);
             }
         }
         for (int r = 0; r < KV_SPLIT; r++) used[r] += w.count(r);
@@ -197,7 +218,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const int c = wg - 1, qg = c / KV_SPLIT, ring = c % KV_SPLIT;
   const int ltid = tid - 128 * wg, warp = ltid >> 5, lane = ltid & 31;
   const int g = lane >> 2, c4 = lane & 3;
-  const unsigned myQ = sQ + qg * QG_BYTES, myO = sO + qg * QG_BYTES;
+  const unsigned myQ = sQ + qg * QG_BYTES;
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
 #if PINGPONG
@@ -237,83 +258,13 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     if (cnt > 0) {
       bt_mbar_wait(bar_q, (unsigned)(local & 1));
       CTRACE(1);
+      float s[SREGS];
       unsigned pa[BLOCK_N / 16][4];
       float al_a, al_b;
       // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
       auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
 
-#if SCHED == 2
-      // QK^T one tile ahead: a lone warpgroup has no partner to fill the tensor pipe during its
-      // softmax, so S_{i+1} = Q K_{i+1}^T is issued before softmax(S_i) and O += P_i V_i right
-      // after it; both GEMMs of a step run under the next step's softmax. Two S buffers (sx, sy)
-      // swap roles each step (the loop is unrolled by two, so no register copies).
-      float sx[SREGS], sy[SREGS];
-      {
-        const int st = used % STAGES;
-        bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((used / STAGES) & 1));
-        CTRACE(2);
-        issue_qk(sx, myQ, RING_K(ring, st));
-        bt_wgmma_wait<0>();
-        bt_pin(sx);
-        if (lane == 0) {
-          bt_mbar_arrive(BAR(ring, st, EMPTY_K));
-          if (cnt == 1) bt_mbar_arrive(bar_qe);
-        }
-      }
-      auto step = [&](float (&sc)[SREGS], float (&sn)[SREGS], int i, bool more) {
-        const int u = used + i, st = u % STAGES, stn = (u + 1) % STAGES;
-        if (more) {
-          bt_mbar_wait(BAR(ring, stn, FULL_K), (unsigned)(((u + 1) / STAGES) & 1));
-          issue_qk(sn, myQ, RING_K(ring, stn));
-        }
-        STRACE(i, 0);
-        const int n0 = (t0 + i) * BLOCK_N;
-        if (needs_mask(n0)) mask_tile(sc, n0, S, causal, row_a, c4);
-        softmax_tile(sc, rw, sl2, al_a, al_b);
-        STRACE(i, 1);
-        // Both GEMMs in flight (P_{i-1} V_{i-1}, S_{i+1}) ran under the softmax; all are waited
-        // for before P_i is packed: defining a wgmma's A registers while another wgmma is in
-        // flight makes ptxas serialize every wgmma of the kernel (C7513).
-        bt_wgmma_wait<0>();
-        bt_pin(o);
-        bt_pin(sn);
-        STRACE(i, 2);
-        if (lane == 0) {
-          if (i > 0) bt_mbar_arrive(BAR(ring, (u - 1) % STAGES, EMPTY_V));
-          if (more) bt_mbar_arrive(BAR(ring, stn, EMPTY_K));
-          if (i + 2 == cnt) bt_mbar_arrive(bar_qe); // this warp's last read of Q
-        }
-        rescale_o(o, al_a, al_b);
-        pack_p(sc, pa);
-        bt_mbar_wait(BAR(ring, st, FULL_V), (unsigned)((u / STAGES) & 1));
-        STRACE(i, 3);
-        issue_pv(o, pa, RING_V(ring, st));
-      };
-      // Every step's "more" is a constant: a branch around a wgmma would merge its registers
-      // with copies, and ptxas serializes all wgmma when copies write accumulators in flight
-      // (C7515). So pairs of steps run while more than two remain, and the tail is peeled.
-      int i = 0;
-      for (; i + 2 < cnt; i += 2) {
-        step(sx, sy, i, true);
-        step(sy, sx, i + 1, true);
-      }
-      CTRACE(4);
-      if (cnt - i == 2) {
-        step(sx, sy, i, true);
-        step(sy, sx, i + 1, false);
-        bt_wgmma_wait<0>();
-        bt_pin(o);
-      } else {
-        step(sx, sy, i, false);
-        bt_wgmma_wait<0>();
-        bt_pin(o);
-      }
-      const int lst = (used + cnt - 1) % STAGES;
-      CTRACE(5);
-      if (lane == 0) bt_mbar_arrive(BAR(ring, lst, EMPTY_V));
-#else
       // Tile 0: S_0 alone.
-      float s[SREGS];
       {
         const int u = used, st = u % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
@@ -381,7 +332,6 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       bt_pin(o);
       CTRACE(5);
       if (lane == 0) bt_mbar_arrive(BAR(ring, lst, EMPTY_V));
-#endif
     } else if (lane == 0) {
       bt_mbar_arrive(bar_qe); // no tile here (key split, early causal block): Q not needed
     }
@@ -425,8 +375,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     }
 #endif
 
-    // ---- epilogue: normalise, write fp16 O into the staging tile (swizzled, conflict-free:
-    // the 8 rows of a store land in 8 different 16-byte chunks), then TMA-store it ----
+    // ---- epilogue: normalise and write fp16 O ----
     float l_a = rw.l_a, l_b = rw.l_b;
     l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
     l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
@@ -435,8 +384,11 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     const float inv_a = l_a > 0.f ? 1.f / l_a : 0.f, inv_b = l_b > 0.f ? 1.f / l_b : 0.f;
     const int r_a = 16 * warp + g; // row inside the group; r_a + 8 has the same swizzle
 #if PERSIST
+    // Through a swizzled staging tile (conflict-free: the 8 rows of a store land in 8 different
+    // 16-byte chunks) and one TMA store per 64 columns, so that the next tile's Q and K/V loads
+    // need not wait for this tile's stores.
+    const unsigned myO = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + qg * QG_BYTES; // O staging
     bt_bar_sync(BAR_EPI + qg, 128); // the previous tile's store has read the staging tile
-#endif
 #pragma unroll
     for (int j = 0; j < OREGS / 4; j++) {
       const unsigned chunk = myO + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * c4;
@@ -452,6 +404,21 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myO + cb * (64 * 128), 64 * cb, q0, w.bh);
       bt_tma_store_commit_and_wait();
     }
+#else
+    // One work tile per block: stores straight from the registers (two rows x 16 bytes per
+    // quad), so the block exits at once instead of staging, syncing and waiting for a TMA store
+    // to read shared memory (~1000 cycles at the end of the small shapes' critical path).
+    CTRACE(6);
+    unsigned *out = reinterpret_cast<unsigned *>(p.o);
+    const size_t ra = ((size_t)w.bh * S + (size_t)(q0 + r_a)) * HEAD_DIM / 2 + c4;
+    const size_t rb = ra + 8 * HEAD_DIM / 2;
+    const bool in_a = q0 + r_a < S, in_b = q0 + r_a + 8 < S;
+#pragma unroll
+    for (int j = 0; j < OREGS / 4; j++) {
+      if (in_a) out[ra + 4 * j] = bt_pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a);
+      if (in_b) out[rb + 4 * j] = bt_pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b);
+    }
+#endif
     CTRACE(7);
 #undef CTRACE
 #undef STRACE

@@ -196,11 +196,6 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
   /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
   if (nc == 3 && sched && strcmp(sched, "plain") == 0 && persist)
     return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
-  /* ahead holds two S tiles: NVRTC 13.0 spill sweep, session 5 */
-  if (sched && strcmp(sched, "ahead") == 0 &&
-      (nc == 3 || bn == 176 || (bn == 128 && (s->D != 64 || ks != 1))))
-    return "fa3: sched=ahead keeps two S tiles in registers: needs block_m<=128, block_n=64 (or 128 "
-           "with D=64 and kv_split=1)";
   if (sched && strcmp(sched, "pingpong") == 0 && nc < 2)
     return "fa3: sched=pingpong needs 2-3 consumer warpgroups (block_m>=128, or kv_split=2)";
   if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
@@ -316,8 +311,8 @@ static const KnobDesc fa3_knobs[] = {
   {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)"},
   {"kv_split", "KV_SPLIT", {"1", "2"},
    "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory"},
-  {"sched", "SCHED", {"pingpong", "plain", "ahead"},
-   "pingpong: warpgroups take turns issuing GEMMs; ahead: one's QK^T one tile ahead of its softmax"},
+  {"sched", "SCHED", {"pingpong", "plain"},
+   "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA"},
   {"persist", "PERSIST", {"1", "0"},
    "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue"},
 };
@@ -337,8 +332,6 @@ static const Variant variant_fa3 = {
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=1,sched=ahead,persist=0",
-              "block_m=64,block_n=64,stages=4,kv_split=1,sched=ahead,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0"},
 };
 

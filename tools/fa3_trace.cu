@@ -156,11 +156,10 @@ int main(int argc, char **argv) {
     if (at[s].empty()) continue;
     char label[64];
     // With one consumer, slots 12-27 are fa3.cu's per-step hooks (STRACE): 4 per key tile.
-    static const char *ahead[4] = {"S_i+1 issued", "softmax done", "GEMMs waited", "V_i here"};
     static const char *plain[4] = {"K_i here", "V_i-1 here", "S_i ready", "softmax done"};
     if (s < 4) snprintf(label, sizeof label, "%s", names[s] ? names[s] : "?");
     else if (NC == 1 && s >= 12 && s < 28)
-      snprintf(label, sizeof label, "  tile %d: %s", (s - 12) / 4, (SCHED == 2 ? ahead : plain)[(s - 12) % 4]);
+      snprintf(label, sizeof label, "  tile %d: %s", (s - 12) / 4, plain[(s - 12) % 4]);
     else snprintf(label, sizeof label, "consumer %d: %s", (s - 4) / 8, cn[(s - 4) % 8]);
     printf("%-34s %10.2f %12.2f %14.0f\n", label, median(at[s]), median(spread[s]), median(cyc[s]));
   }
