@@ -17,9 +17,9 @@
 //  - KV_SPLIT=2 (small grids): two consumer warpgroups share the same 64 query rows and walk
 //    halves of the key tiles from two rings, then merge (max, sum, O) through shared memory:
 //    half the serial tile walk per block, and the whole machine busy at B*H*S/64 ~ SM count.
-//  - Epilogue: O normalised; one block per work tile stores it straight from the registers and
-//    exits; persistent blocks stage it in shared memory (swizzled) for one TMA store per 64
-//    columns, so the next tile need not wait (rows past S: guarded / clipped by the map).
+//  - Epilogue: O normalised, written to shared memory in the swizzled layout, then one TMA
+//    store per 64 columns (rows past S are clipped by the tensor map). Storing straight from
+//    the registers instead was 0.5 us slower at 2x8x512x64 (kernel notes, session 5).
 //  - The first work tile's Q and first K tile(s) are requested right after the mbarrier init,
 //    before the block-wide barrier: the cold DRAM round trip is the longest wait of a small grid.
 //  - PERSIST=1: the engine launches one block per SM; each walks work tiles (bh, query block),
@@ -118,6 +118,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const unsigned base = (bt_smem_u32(smem_raw) + 1023u) & ~1023u;
   const unsigned sQ = base;                                   // [QG][QG_BYTES]
   const unsigned sRing = sQ + QG * QG_BYTES;                  // [KV_SPLIT][STAGES][K|V]
+  const unsigned sO = PERSIST ? sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES : sQ; // O staging
   const unsigned bars = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + (PERSIST ? QG * QG_BYTES : 0);
   const unsigned bar_q = bars, bar_qe = bars + 8; // Q full; Q free again (persistent blocks)
 #define RING_K(r, st) (sRing + ((r) * STAGES + (st)) * 2 * TILE_BYTES)
@@ -182,7 +183,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
 #endif
     if (tid == 0) {
       bt_tmap_prefetch(&p.tmap_v);
-      if (PERSIST) bt_tmap_prefetch(&p.tmap_o);
+      bt_tmap_prefetch(&p.tmap_o);
       TRACE(1);
       int used[KV_SPLIT]; // tiles each ring has carried so far: stage and phase continue
       for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
@@ -218,7 +219,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const int c = wg - 1, qg = c / KV_SPLIT, ring = c % KV_SPLIT;
   const int ltid = tid - 128 * wg, warp = ltid >> 5, lane = ltid & 31;
   const int g = lane >> 2, c4 = lane & 3;
-  const unsigned myQ = sQ + qg * QG_BYTES;
+  const unsigned myQ = sQ + qg * QG_BYTES, myO = sO + qg * QG_BYTES;
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
 #if PINGPONG
@@ -375,7 +376,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     }
 #endif
 
-    // ---- epilogue: normalise and write fp16 O ----
+    // ---- epilogue: normalise, write fp16 O into the staging tile (swizzled, conflict-free:
+    // the 8 rows of a store land in 8 different 16-byte chunks), then TMA-store it ----
     float l_a = rw.l_a, l_b = rw.l_b;
     l_a += __shfl_xor_sync(0xffffffffu, l_a, 1);
     l_a += __shfl_xor_sync(0xffffffffu, l_a, 2);
@@ -384,11 +386,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     const float inv_a = l_a > 0.f ? 1.f / l_a : 0.f, inv_b = l_b > 0.f ? 1.f / l_b : 0.f;
     const int r_a = 16 * warp + g; // row inside the group; r_a + 8 has the same swizzle
 #if PERSIST
-    // Through a swizzled staging tile (conflict-free: the 8 rows of a store land in 8 different
-    // 16-byte chunks) and one TMA store per 64 columns, so that the next tile's Q and K/V loads
-    // need not wait for this tile's stores.
-    const unsigned myO = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + qg * QG_BYTES; // O staging
     bt_bar_sync(BAR_EPI + qg, 128); // the previous tile's store has read the staging tile
+#endif
 #pragma unroll
     for (int j = 0; j < OREGS / 4; j++) {
       const unsigned chunk = myO + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * c4;
@@ -404,21 +403,6 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int cb = 0; cb < CB; cb++) bt_tma_store_3d(&p.tmap_o, myO + cb * (64 * 128), 64 * cb, q0, w.bh);
       bt_tma_store_commit_and_wait();
     }
-#else
-    // One work tile per block: stores straight from the registers (two rows x 16 bytes per
-    // quad), so the block exits at once instead of staging, syncing and waiting for a TMA store
-    // to read shared memory (~1000 cycles at the end of the small shapes' critical path).
-    CTRACE(6);
-    unsigned *out = reinterpret_cast<unsigned *>(p.o);
-    const size_t ra = ((size_t)w.bh * S + (size_t)(q0 + r_a)) * HEAD_DIM / 2 + c4;
-    const size_t rb = ra + 8 * HEAD_DIM / 2;
-    const bool in_a = q0 + r_a < S, in_b = q0 + r_a + 8 < S;
-#pragma unroll
-    for (int j = 0; j < OREGS / 4; j++) {
-      if (in_a) out[ra + 4 * j] = bt_pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a);
-      if (in_b) out[rb + 4 * j] = bt_pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b);
-    }
-#endif
     CTRACE(7);
 #undef CTRACE
 #undef STRACE
