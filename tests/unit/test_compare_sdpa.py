@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Unit checks of tools/compare_sdpa.py's pure parts (no GPU, no torch): which benchtop records
+go under the ncu verdict. Prints 'N checks, N failed'; exits 1 on a failure."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import compare_sdpa  # noqa: E402
+
+checks = failed = 0
+
+
+def check(cond, what):
+    global checks, failed
+    checks += 1
+    if not cond:
+        failed += 1
+        print("FAIL: " + what)
+
+
+def rec(knobs, p50, status="pass", source="kernel"):
+    return {"variant": "fa3", "shape": "4x16x2048x128", "status": status, "knobs": knobs,
+            "timing": {"source": source, "p50": p50}}
+
+
+# Persistent grids read long by kernel timestamps: the fastest persistent record joins the
+# candidates even when the k fastest are all non-persistent (session 5's 0.99x verdict).
+recs = [rec("block_m=128,persist=0", 225.3), rec("block_m=128,stages=3,persist=0", 226.0),
+        rec("block_m=128,persist=1", 239.2), rec("block_m=192,persist=1", 241.0)]
+got = [r["knobs"] for r in compare_sdpa.top_records(recs, "fa3", "4x16x2048x128", 2)]
+check(got == ["block_m=128,persist=0", "block_m=128,stages=3,persist=0", "block_m=128,persist=1"],
+      "top 2 plus the fastest persistent record: %s" % got)
+# Already among the k fastest: not added twice.
+got = [r["knobs"] for r in compare_sdpa.top_records(recs[2:] + recs[:1], "fa3", "4x16x2048x128", 2)]
+check(got == ["block_m=128,persist=0", "block_m=128,persist=1"], "no duplicate: %s" % got)
+# No persist knob (mma): just the k fastest; failed and non-kernel-clock records never count.
+recs = [rec("split=1", 1.0), rec("split=2", 0.5, status="fail"), rec("split=4", 0.7, source="events"),
+        rec("split=auto", 1.2)]
+got = [r["knobs"] for r in compare_sdpa.top_records(recs, "fa3", "4x16x2048x128", 3)]
+check(got == ["split=1", "split=auto"], "only passing kernel-clock records: %s" % got)
+# persist=10 is not persist=1.
+got = [r["knobs"] for r in compare_sdpa.top_records([rec("a=1", 1.0), rec("persist=10", 2.0)],
+                                                    "fa3", "4x16x2048x128", 1)]
+check(got == ["a=1"], "persist=10 is no persistent record: %s" % got)
+
+print("compare_sdpa: %d checks, %d failed" % (checks, failed))
+sys.exit(1 if failed else 0)
