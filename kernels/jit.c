@@ -259,11 +259,12 @@ done:
 }
 
 char *Jit_knobDefine(const Variant *v, int k, int idx) {
-  const char *val = v->knobs[k].values[idx];
+  const KnobDesc *kd = &v->knobs[k];
+  if (kd->defines[idx]) return Util_asprintf("%s=%s", kd->macro, kd->defines[idx]);
   char *end;
-  strtol(val, &end, 10);
-  if (*end == '\0') return Util_asprintf("%s=%s", v->knobs[k].macro, val);
-  return Util_asprintf("%s=%d", v->knobs[k].macro, idx);
+  strtol(kd->values[idx], &end, 10);
+  if (*end == '\0' && end != kd->values[idx]) return Util_asprintf("%s=%s", kd->macro, kd->values[idx]);
+  return NULL; /* a word with no macro value: a registry bug, caught by test_ladder_dims */
 }
 
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
@@ -277,7 +278,18 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
   char *defs[KNOB_MAX + 2];
   int nd = 0;
   defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
-  for (int i = 0; i < v->nknobs; i++) defs[nd++] = Jit_knobDefine(v, i, kv->idx[i]);
+  for (int i = 0; i < v->nknobs; i++) {
+    defs[nd] = Jit_knobDefine(v, i, kv->idx[i]);
+    if (!defs[nd]) {
+      snprintf(err, errsize, "variant %s: knob %s=%s has no macro value (a registry bug: give it "
+               "KnobDesc.defines)", v->name, v->knobs[i].name, v->knobs[i].values[kv->idx[i]]);
+      for (int d = 0; d < nd; d++) free(defs[d]);
+      free(src);
+      memset(out, 0, sizeof *out);
+      return false;
+    }
+    nd++;
+  }
   /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
   const char *main_entry = v->steps[v->nsteps - 1].entry;
   for (int i = 0; i < v->nsteps; i++)

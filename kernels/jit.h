@@ -22,8 +22,9 @@ typedef struct JitOutput {
  * write the on-disk cache. On failure: false, err holds one line, out->log the NVRTC log. */
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize);
-/* The define NVRTC gets for value idx of knob k of v, "MACRO=VALUE" (caller frees): a numeric
- * value as itself, a word as its index in the value list (acc=fp16 -> ACC_FP16=1). */
+/* The define NVRTC gets for value idx of knob k of v, "MACRO=VALUE" (caller frees): a number
+ * as itself, a word as its KnobDesc.defines entry (acc=fp16 -> ACC_FP16=1); NULL for a word
+ * that has none. */
 char *Jit_knobDefine(const Variant *v, int k, int idx);
 /* Any source (the reference, test kernels); defines like "HEAD_DIM=64". main_entry names the
  * kernel whose resources go into out->build. */

@@ -219,7 +219,8 @@ static const Variant variant_naive = {
 };
 
 static const KnobDesc smem_knobs[] = {
-  {"pad", "PAD", {"0", "8"}, "halves added to each 128-byte K/V row (0: 32-way bank conflicts)"},
+  {"pad", "PAD", {"0", "8"}, "halves added to each 128-byte K/V row (0: 32-way bank conflicts)",
+   {NULL}},
 };
 static const Variant variant_smem = {
   .name = "smem", .source = "smem.cu", .summary = "K/V tiles staged in shared memory",
@@ -236,7 +237,7 @@ static const Variant variant_swizzle = {
 };
 
 static const KnobDesc cp_async_knobs[] = {
-  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async pipeline depth)"},
+  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async pipeline depth)", {NULL}},
 };
 static const Variant variant_cp_async = {
   .name = "cp_async", .source = "cp_async.cu",
@@ -254,7 +255,8 @@ static const Variant variant_wmma_qk = {
 };
 
 static const KnobDesc wmma_knobs[] = {
-  {"acc", "ACC_FP16", {"fp32", "fp16"}, "PV accumulator type (fp16: the notebook's 2x claim)"},
+  {"acc", "ACC_FP16", {"fp32", "fp16"}, "PV accumulator type (fp16: the notebook's 2x claim)",
+   {"0", "1"}},
 };
 static const Variant variant_wmma = {
   .name = "wmma", .source = "wmma.cu", .summary = "WMMA for QK^T and PV",
@@ -264,16 +266,18 @@ static const Variant variant_wmma = {
 };
 
 static const KnobDesc mma_knobs[] = {
-  {"block_m", "BLOCK_M", {"64", "128", "32"}, "query rows per block"},
-  {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile"},
-  {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)"},
-  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)"},
+  {"block_m", "BLOCK_M", {"64", "128", "32"}, "query rows per block", {NULL}},
+  {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile", {NULL}},
+  {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)",
+   {NULL}},
+  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)", {NULL}},
   /* Default 1: auto (2 splits at 2x8x512x64) measured slower, 15.2 vs 12.5 us (H200,
    * 2026-11-22, L2 flushed); see docs/kernel-notes.md. */
-  /* mma.cu compiles the split kernel unless SPLIT_KV == 1; the JIT passes a word value as its
-   * index, so "auto" must not sit at index 1 (tests/kernels/test_ladder_dims.c checks). */
+  /* mma.cu compiles the split kernel unless SPLIT_KV == 1; the count itself comes from dims at
+   * run time, so auto is SPLIT_KV=0 (tests/kernels/test_ladder_dims.c checks). */
   {"split", "SPLIT_KV", {"1", "2", "4", "8", "auto"},
-   "key-range splits per query block, merged by a combine step (auto: by shape, small grids)"},
+   "key-range splits per query block, merged by a combine step (auto: by shape, small grids)",
+   {NULL, NULL, NULL, NULL, "0"}},
 };
 static const Variant variant_mma = {
   .name = "mma", .source = "mma.cu",
@@ -302,15 +306,19 @@ static const Variant variant_fp8 = {
 };
 
 static const KnobDesc fa3_knobs[] = {
-  {"block_m", "BLOCK_M", {"128", "64", "192"}, "query rows per block (64 per consumer warpgroup)"},
-  {"block_n", "BLOCK_N", {"128", "176", "64"}, "keys per K/V tile (the N of the QK^T wgmma)"},
-  {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)"},
+  {"block_m", "BLOCK_M", {"128", "64", "192"}, "query rows per block (64 per consumer warpgroup)",
+   {NULL}},
+  {"block_n", "BLOCK_N", {"128", "176", "64"}, "keys per K/V tile (the N of the QK^T wgmma)",
+   {NULL}},
+  {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)", {NULL}},
   {"kv_split", "KV_SPLIT", {"1", "2"},
-   "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory"},
+   "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory", {NULL}},
   {"sched", "SCHED", {"pingpong", "plain"},
-   "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA"},
+   "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA",
+   {"0", "1"}},
   {"persist", "PERSIST", {"1", "0"},
-   "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue"},
+   "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue",
+   {NULL}},
 };
 static const Variant variant_fa3 = {
   .name = "fa3", .source = "fa3.cu",

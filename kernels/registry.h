@@ -19,6 +19,9 @@ typedef struct KnobDesc {
   const char *macro;  /* passed to NVRTC as -D<macro>=<value> */
   const char *values[KNOB_MAX_VALUES]; /* allowed values, NULL-terminated; [0] is the default */
   const char *help;
+  /* The macro's value for each word value, by index ("auto" -> "0"); a number passes as
+   * itself and needs none. A word without one does not compile (Jit_knobDefine). */
+  const char *defines[KNOB_MAX_VALUES];
 } KnobDesc;
 
 /* One knob setting per knob of the variant: index into KnobDesc.values. */

@@ -57,8 +57,8 @@ static char *LadderCompile_ptx(const Variant *v, const KnobValues *kv, int D) {
   opts[nopt++] = "-default-device";
   opts[nopt++] = owned[nowned++] = Util_asprintf("-DHEAD_DIM=%d", D);
   for (int i = 0; i < v->nknobs; i++) { /* the defines Jit_compileVariant passes */
-    char *def = Jit_knobDefine(v, i, kv->idx[i]);
-    opts[nopt++] = owned[nowned++] = Util_asprintf("-D%s", def);
+    char *def = Jit_knobDefine(v, i, kv->idx[i]); /* never NULL: test_ladder_dims checks */
+    opts[nopt++] = owned[nowned++] = Util_asprintf("-D%s", def ? def : "BT_NO_MACRO_VALUE");
     free(def);
   }
   nvrtcProgram prog;

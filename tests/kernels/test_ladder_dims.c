@@ -158,29 +158,63 @@ static void LadderDims_fa3(void) {
   CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
 }
 
-/* The JIT turns a word knob value into its index (Jit_knobDefine), and mma.cu leaves out its
- * split kernel when SPLIT_KV == 1: only split=1 may come out as 1. */
-static void LadderDims_mmaSplitMacro(void) {
-  const Variant *v = Registry_find("mma");
-  CHECK(v != NULL);
-  if (!v) return;
-  int found = 0;
+/* Every knob value of every variant reaches NVRTC as a macro value: a number as itself, a word
+ * through KnobDesc.defines. The kernels' contracts: mma.cu leaves out its split kernel only
+ * when SPLIT_KV == 1 (auto must not be 1), fa3.cu's SCHED is 0 pingpong / 1 plain, wmma.cu's
+ * ACC_FP16 is 1 for fp16. */
+static int LadderDims_defineIs(const char *variant, const char *macro, const char *value,
+                               const char *want) {
+  const Variant *v = Registry_find(variant);
+  if (!v) return 0;
   for (int k = 0; k < v->nknobs; k++) {
-    if (strcmp(v->knobs[k].macro, "SPLIT_KV") != 0) continue;
-    found = 1;
+    if (strcmp(v->knobs[k].macro, macro) != 0) continue;
     for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
+      if (strcmp(v->knobs[k].values[i], value) != 0) continue;
       char *def = Jit_knobDefine(v, k, i);
-      CHECK((strcmp(def, "SPLIT_KV=1") == 0) == (strcmp(v->knobs[k].values[i], "1") == 0));
+      int ok = def && strcmp(def, want) == 0;
       free(def);
+      return ok;
     }
   }
-  CHECK(found);
+  return 0;
+}
+
+static void LadderDims_knobDefines(void) {
+  for (int n = 0; n < Registry_count; n++) {
+    const Variant *v = Registry_variants[n];
+    for (int k = 0; k < v->nknobs; k++)
+      for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
+        char *def = Jit_knobDefine(v, k, i);
+        CHECK(def != NULL);
+        if (!def) fprintf(stderr, "%s: %s=%s has no macro value\n", v->name, v->knobs[k].name,
+                          v->knobs[k].values[i]);
+        free(def);
+      }
+  }
+  CHECK(LadderDims_defineIs("mma", "SPLIT_KV", "1", "SPLIT_KV=1"));
+  CHECK(LadderDims_defineIs("mma", "SPLIT_KV", "auto", "SPLIT_KV=0"));
+  CHECK(LadderDims_defineIs("mma", "SPLIT_KV", "2", "SPLIT_KV=2"));
+  CHECK(LadderDims_defineIs("fa3", "SCHED", "pingpong", "SCHED=0"));
+  CHECK(LadderDims_defineIs("fa3", "SCHED", "plain", "SCHED=1"));
+  CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp16", "ACC_FP16=1"));
+  CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp32", "ACC_FP16=0"));
+  /* A word without a macro value compiles to nothing: Jit_knobDefine says so with NULL. */
+  static const KnobDesc word = {"w", "W", {"1", "some_word"}, "test knob", {NULL, NULL}};
+  Variant fake;
+  memset(&fake, 0, sizeof fake);
+  fake.name = "fake";
+  fake.knobs = &word;
+  fake.nknobs = 1;
+  char *def = Jit_knobDefine(&fake, 0, 0);
+  CHECK(def && strcmp(def, "W=1") == 0);
+  free(def);
+  CHECK(Jit_knobDefine(&fake, 0, 1) == NULL);
 }
 
 int main(void) {
   LadderDims_variants();
   LadderDims_fa3();
-  LadderDims_mmaSplitMacro();
+  LadderDims_knobDefines();
   LadderDims_cublasSoftmax();
   LadderDims_reference();
   return Check_done("ladder_dims");
