@@ -44,6 +44,12 @@ __device__ __forceinline__ float bt_rescale(float m_old, float m_new) {
   return m_old == -INFINITY ? 0.f : exp2f(m_old - m_new);
 }
 
+// log2 of the largest unnormalised P in the mma.sync/wgmma kernels: a row's base (the max P is
+// taken against) moves only when a score exceeds it by this much (FlashAttention-4's
+// conditional rescaling), so P <= 2^8 = 256, far inside fp16's range, and O is rescaled
+// rarely; exact in the result, since O and the row sum share the base.
+#define BT_RESCALE_SLACK 8.f
+
 // exp2 on the MUFU pipe (approximate, flush-to-zero): the one transcendental of the softmax in
 // the mma.sync/wgmma kernels, which take scores to the log2 domain with one FMA first.
 __device__ __forceinline__ float bt_ex2(float x) {

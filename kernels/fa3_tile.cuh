@@ -69,11 +69,6 @@ struct Rows { // online-softmax state of this thread's two query rows (a = g, b 
   float m_a, m_b, l_a, l_b; // m: the base P is taken against, log2 domain (score * sl2)
 };
 
-// log2 of the largest unnormalised P: a row's base moves only when a score exceeds it by this
-// much (FlashAttention-4's conditional rescaling), so P <= 256 in fp16 and O is rescaled
-// rarely; exact in the result, since O and l share the base.
-#define RESCALE_SLACK 8.f
-
 // Online softmax of one tile in place (s becomes P, unnormalised); returns through al_* the
 // factors that rescale O (and already rescaled l): exactly 1 unless the row's base moved. A row
 // with no visible key yet keeps base -inf: 0 is used so that -inf - -inf never occurs, and
@@ -103,11 +98,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
   const float tm_a = mx_a * sl2, tm_b = mx_b * sl2; // -inf: no visible key in this tile
   al_a = 1.f;
   al_b = 1.f;
-  if (tm_a > r.m_a + RESCALE_SLACK) {
+  if (tm_a > r.m_a + BT_RESCALE_SLACK) {
     al_a = bt_ex2(r.m_a - tm_a); // 0 when the old base was -inf
     r.m_a = tm_a;
   }
-  if (tm_b > r.m_b + RESCALE_SLACK) {
+  if (tm_b > r.m_b + BT_RESCALE_SLACK) {
     al_b = bt_ex2(r.m_b - tm_b);
     r.m_b = tm_b;
   }

@@ -56,9 +56,6 @@ static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
 static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
               "mma: tile chunks must divide evenly among the threads");
 static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
-// log2 of the largest unnormalised P: a base stays until a score exceeds it by this much
-// (FlashAttention-4's conditional rescaling; 2^8 = 256 is far inside fp16's range).
-#define RESCALE_SLACK 8.f
 
 namespace {
 
@@ -276,8 +273,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 
     // ---- online softmax on the accumulators (rows g and g+8 of each m-tile) ----
     // row_m is the base P is taken against, in the log2 domain (score * sl2). It moves only when
-    // a tile's max exceeds it by more than RESCALE_SLACK, so P <= 2^RESCALE_SLACK (fp16 holds
-    // it) and O/l are rescaled rarely; the result is exact since O and l share the base.
+    // a tile's max exceeds it by more than BT_RESCALE_SLACK (common.cuh), so O/l are rescaled
+    // rarely; the result is exact since O and l share the base.
     float alpha[MT][2];
     bool moved = false;
 #pragma unroll
@@ -291,7 +288,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         const float tm = mx * sl2; // -inf for a row with no visible key in this tile
         alpha[mt][h] = 1.f;
-        if (tm > row_m[mt][h] + RESCALE_SLACK) {
+        if (tm > row_m[mt][h] + BT_RESCALE_SLACK) {
           alpha[mt][h] = bt_ex2(row_m[mt][h] - tm);
           row_m[mt][h] = tm;
           moved = true;
