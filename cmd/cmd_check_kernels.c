@@ -85,8 +85,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
   int nvals[KNOB_MAX], failures = 0;
   KnobValues kv;
   for (int k = 0; k < v->nknobs; k++) {
-    nvals[k] = 0;
-    while (nvals[k] < KNOB_MAX_VALUES && v->knobs[k].values[nvals[k]]) nvals[k]++;
+    nvals[k] = Registry_knobValueCount(&v->knobs[k]);
     kv.idx[k] = 0;
   }
   for (;;) {

@@ -73,6 +73,8 @@ extern const int Registry_count;
 const Variant *Registry_find(const char *name);
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);
+/* How many values knob k allows (its NULL-terminated value list). */
+int Registry_knobValueCount(const KnobDesc *k);
 /* Applies "k=v,k=v"; unknown knobs or values give one line in err. ignore_unknown skips knobs
  * the variant does not have (a plan-wide --knob applies to the variants that have it). */
 bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,

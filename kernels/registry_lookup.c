@@ -62,6 +62,12 @@ void Registry_defaults(const Variant *v, KnobValues *kv) {
   memset(kv, 0, sizeof *kv);
 }
 
+int Registry_knobValueCount(const KnobDesc *k) {
+  int n = 0;
+  while (n < KNOB_MAX_VALUES && k->values[n]) n++;
+  return n;
+}
+
 static int Registry_knobIndex(const Variant *v, const char *name, size_t len) {
   for (int i = 0; i < v->nknobs; i++)
     if (strlen(v->knobs[i].name) == len && strncmp(v->knobs[i].name, name, len) == 0) return i;

@@ -54,12 +54,6 @@ void ViewVariants_key(App *a, int ch) {
 
 /* ---- knob editor overlay ---------------------------------------------------------------- */
 
-static int ViewKnobs_valueCount(const KnobDesc *k) {
-  int n = 0;
-  while (n < KNOB_MAX_VALUES && k->values[n]) n++;
-  return n;
-}
-
 void ViewKnobs_draw(App *a) {
   VariantRow *vr = &a->variants[a->vcur.sel];
   const Variant *v = vr->variant;
@@ -80,7 +74,7 @@ void ViewKnobs_draw(App *a) {
     snprintf(line, sizeof line, " %-8s <", k->name);
     Draw_clip(w, y, 1, wd - 2, line);
     int x = 1 + (int)strlen(line);
-    for (int j = 0; j < ViewKnobs_valueCount(k) && x < wd - 2; j++) {
+    for (int j = 0; j < Registry_knobValueCount(k) && x < wd - 2; j++) {
       bool cur = vr->knobs.idx[i] == j;
       char val[48];
       snprintf(val, sizeof val, cur ? " [%s]" : "  %s ", k->values[j]);
@@ -142,7 +136,7 @@ void ViewKnobs_key(App *a, int ch) {
     return;
   }
   const KnobDesc *k = &v->knobs[a->knob_sel];
-  int nvals = ViewKnobs_valueCount(k);
+  int nvals = Registry_knobValueCount(k);
   switch (ch) {
   case KEY_UP: case 'k':
     if (a->knob_sel > 0) a->knob_sel--;
