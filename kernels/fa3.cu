@@ -13,7 +13,8 @@
 //    while the softmax of tile t+1 runs (wgmma.wait_group 1, then 0).
 //  - Ping-pong (SCHED=0, 2-3 consumer warpgroups): named barriers let one warpgroup issue its
 //    GEMMs while the other does its softmax, in turn (with KV_SPLIT=2 when both key halves
-//    hold as many tiles).
+//    hold as many tiles). SCHED=2 puts the turns around the exponentials instead: one
+//    warpgroup at a time on the MUFU pipe, the others' GEMMs and row maxima under it.
 //  - KV_SPLIT=2 (small grids): two consumer warpgroups share the same 64 query rows and walk
 //    halves of the key tiles from two rings, then merge (max, sum, O) through shared memory:
 //    half the serial tile walk per block, and the whole machine busy at B*H*S/64 ~ SM count.
@@ -48,7 +49,7 @@
 #define KV_SPLIT 1
 #endif
 #ifndef SCHED
-#define SCHED 0 /* knob sched: 0 pingpong, 1 plain */
+#define SCHED 0 /* knob sched: 0 pingpong, 1 plain, 2 exp */
 #endif
 #ifndef PERSIST
 #define PERSIST 0
@@ -62,7 +63,9 @@
 #define QG_BYTES (64 * 128 * CB)          /* one query group: [CB][64][128 B] */
 #define SREGS (BLOCK_N / 2)               /* S accumulators per thread */
 #define OREGS (HEAD_DIM / 2)              /* O accumulators per thread */
-#define PINGPONG (SCHED == 0 && NC >= 2)
+#define TURNS (SCHED != 1 && NC >= 2)      /* consumer warpgroups take turns: */
+#define GEMM_TURNS (TURNS && SCHED == 0)  /* at GEMM issue (pingpong) */
+#define EXP_TURNS (TURNS && SCHED == 2)   /* at the exponentials (exp) */
 #define BAR_SCHED 1                       /* named barriers 1..NC: whose turn to issue */
 #define BAR_MERGE 4
 #define BAR_EPI 5                         /* 5..7: one per query group */
@@ -222,7 +225,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const unsigned myQ = sQ + qg * QG_BYTES, myO = sO + qg * QG_BYTES;
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
-#if PINGPONG
+#if TURNS
 #if KV_SPLIT == 1
   if (c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // warpgroup 0 issues first
 #endif
@@ -235,7 +238,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     const int q0 = w.m0 + 64 * qg;
     const int row_a = q0 + 16 * warp + g; // this thread's rows: row_a and row_a + 8
     const int t0 = ring * w.half, cnt = w.count(ring);
-#if PINGPONG
+#if TURNS
     // The last warpgroup's last arrive would have no partner: the block is done after it.
     const bool final_tile = t + step >= total;
 #if KV_SPLIT == 2
@@ -264,17 +267,29 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       float al_a, al_b;
       // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
       auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
+      // The softmax of a tile; with EXP_TURNS its exponentials wait for this warpgroup's turn.
+      auto softmax = [&](float (&sc)[SREGS], Rows &r, float &aa, float &ab, bool last) {
+#if EXP_TURNS
+        softmax_max(sc, r, sl2, aa, ab);
+        if (pp) bt_bar_sync(sched_me, 256);
+        softmax_exp(sc, r, sl2, aa, ab);
+        if (pp && !(c == NC - 1 && last && final_tile)) bt_bar_arrive(sched_next, 256);
+#else
+        (void)last;
+        softmax_tile(sc, r, sl2, aa, ab);
+#endif
+      };
 
       // Tile 0: S_0 alone.
       {
         const int u = used, st = u % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
         CTRACE(2);
-#if PINGPONG
+#if GEMM_TURNS
         if (pp) bt_bar_sync(sched_me, 256);
 #endif
         issue_qk(s, myQ, RING_K(ring, st));
-#if PINGPONG
+#if GEMM_TURNS
         if (pp && !(c == NC - 1 && cnt == 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
         bt_wgmma_wait<0>();
@@ -284,7 +299,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
           if (cnt == 1) bt_mbar_arrive(bar_qe); // this warp's last read of Q
         }
         if (needs_mask(t0 * BLOCK_N)) mask_tile(s, t0 * BLOCK_N, S, causal, row_a, c4);
-        softmax_tile(s, rw, sl2, al_a, al_b);
+        softmax(s, rw, al_a, al_b, cnt == 1);
         pack_p(s, pa);
         CTRACE(3);
       }
@@ -294,7 +309,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         const int u = used + i, st = u % STAGES, pst = (u - 1) % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
         STRACE(i, 0);
-#if PINGPONG
+#if GEMM_TURNS
         if (pp) bt_bar_sync(sched_me, 256);
 #endif
         issue_qk(s, myQ, RING_K(ring, st));
@@ -302,7 +317,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         bt_mbar_wait(BAR(ring, pst, FULL_V), (unsigned)(((u - 1) / STAGES) & 1));
         STRACE(i, 1);
         issue_pv(o, pa, RING_V(ring, pst));
-#if PINGPONG
+#if GEMM_TURNS
         if (pp && !(c == NC - 1 && i == cnt - 1 && final_tile)) bt_bar_arrive(sched_next, 256);
 #endif
         bt_wgmma_wait<1>(); // S_i is ready; P_{i-1} V_{i-1} may still run
@@ -314,7 +329,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         }
         const int n0 = (t0 + i) * BLOCK_N;
         if (needs_mask(n0)) mask_tile(s, n0, S, causal, row_a, c4);
-        softmax_tile(s, rw, sl2, al_a, al_b);
+        softmax(s, rw, al_a, al_b, i == cnt - 1);
         STRACE(i, 3);
         bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
         bt_pin(o);

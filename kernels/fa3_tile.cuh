@@ -69,13 +69,13 @@ struct Rows { // online-softmax state of this thread's two query rows (a = g, b 
   float m_a, m_b, l_a, l_b; // m: the base P is taken against, log2 domain (score * sl2)
 };
 
-// Online softmax of one tile in place (s becomes P, unnormalised); returns through al_* the
-// factors that rescale O (and already rescaled l): exactly 1 unless the row's base moved. A row
-// with no visible key yet keeps base -inf: 0 is used so that -inf - -inf never occurs, and
-// bt_ex2(-inf) = 0 masks cleanly.
-__device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float sl2, float &al_a,
-                                             float &al_b) {
-  const float NEG_INF = __int_as_float(0xff800000);
+// Online softmax of one tile in place (s becomes P, unnormalised), in two halves so that a
+// schedule can put a turn between them (sched=exp: only the exponentials use the MUFU pipe).
+// softmax_max returns through al_* the factors that rescale O (softmax_exp rescales l): exactly
+// 1 unless the row's base moved. A row with no visible key yet keeps base -inf: 0 is used so
+// that -inf - -inf never occurs, and bt_ex2(-inf) = 0 masks cleanly.
+__device__ __forceinline__ void softmax_max(const float (&s)[SREGS], Rows &r, float sl2,
+                                            float &al_a, float &al_b) {
   // Row max in four interleaved chains per row (depth BLOCK_N/32 + 2, not BLOCK_N/8): it is on
   // the critical path, and a full tree would hold BLOCK_N/4 more registers live.
   float ta[4], tb[4];
@@ -106,6 +106,10 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
     al_b = bt_ex2(r.m_b - tm_b);
     r.m_b = tm_b;
   }
+}
+__device__ __forceinline__ void softmax_exp(float (&s)[SREGS], Rows &r, float sl2, float al_a,
+                                            float al_b) {
+  const float NEG_INF = __int_as_float(0xff800000);
   const float ms_a = r.m_a == NEG_INF ? 0.f : r.m_a;
   const float ms_b = r.m_b == NEG_INF ? 0.f : r.m_b;
   float rs_a = 0.f, rs_b = 0.f;
@@ -120,6 +124,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
   }
   r.l_a = r.l_a * al_a + rs_a; // quad-partial; reduced once at the end
   r.l_b = r.l_b * al_b + rs_b;
+}
+__device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float sl2, float &al_a,
+                                             float &al_b) {
+  softmax_max(s, r, sl2, al_a, al_b);
+  softmax_exp(s, r, sl2, al_a, al_b);
 }
 
 __device__ __forceinline__ void pack_p(const float (&s)[SREGS], unsigned (&pa)[BLOCK_N / 16][4]) {

@@ -192,8 +192,8 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
   /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
   if (nc == 3 && sched && strcmp(sched, "plain") == 0 && persist)
     return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
-  if (sched && strcmp(sched, "pingpong") == 0 && nc < 2)
-    return "fa3: sched=pingpong needs 2-3 consumer warpgroups (block_m>=128, or kv_split=2)";
+  if (sched && strcmp(sched, "plain") != 0 && nc < 2)
+    return "fa3: sched=pingpong and sched=exp need 2-3 consumer warpgroups (block_m>=128, or kv_split=2)";
   if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
     return "fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)";
   return NULL;
@@ -313,9 +313,9 @@ static const KnobDesc fa3_knobs[] = {
   {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)", {NULL}},
   {"kv_split", "KV_SPLIT", {"1", "2"},
    "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory", {NULL}},
-  {"sched", "SCHED", {"pingpong", "plain"},
-   "pingpong: consumer warpgroups take turns issuing GEMMs, one's softmax under the other's MMA",
-   {"0", "1"}},
+  {"sched", "SCHED", {"pingpong", "plain", "exp"},
+   "pingpong: consumer warpgroups take turns issuing GEMMs; exp: take turns on the exponentials",
+   {"0", "1", "2"}},
   {"persist", "PERSIST", {"1", "0"},
    "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue",
    {NULL}},
@@ -336,7 +336,8 @@ static const Variant variant_fa3 = {
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0"},
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0",
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0"},
 };
 
 static const Variant variant_cublas = {

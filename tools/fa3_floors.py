@@ -10,6 +10,8 @@ Modes (each keeps the launch shape, shared memory, barriers, merge and TMA store
   loads      no wgmma, no softmax: the TMA loads, barrier waits, merge and O store
   nomma      the softmax without its GEMMs (scores are whatever the registers hold)
   nosoftmax  the GEMMs without the softmax (P is packed from the raw scores)
+  loads_qk   as loads, but no V bytes move (V's full barriers are arrived on, not filled)
+  loads_q    as loads, but only Q moves (no K or V bytes)
 The replaced bodies use empty asm statements with register operands, which cost no
 instructions but keep the compiler from folding the work that is left.
 """
@@ -41,16 +43,24 @@ PV_NONE = """  bt_wgmma_fence();
   for (int kk = 0; kk < BLOCK_N / 16; kk++)
     asm volatile("" : "+f"(o[kk % OREGS]) : "r"(pa[kk][0]), "r"(pa[kk][1]), "r"(pa[kk][2]), "r"(pa[kk][3]), "r"(v));
   bt_wgmma_commit();"""
-SOFTMAX_HEAD = """                                             float &al_b) {
-  const float NEG_INF = __int_as_float(0xff800000);"""
-SOFTMAX_NONE = """                                             float &al_b) {
-  al_a = 1.f;
+SOFTMAX_MAX = """                                            float &al_a, float &al_b) {
+"""
+SOFTMAX_MAX_NONE = SOFTMAX_MAX + """  al_a = 1.f;
   al_b = 1.f;
 #pragma unroll
-  for (int i = 0; i < SREGS; i++) asm volatile("" : "+f"(s[i]));
-  asm volatile("" : "+f"(r.l_a), "+f"(r.l_b), "+f"(r.m_a), "+f"(r.m_b) : "f"(sl2));
+  for (int i = 0; i < SREGS; i++) asm volatile("" :: "f"(s[i]));
+  asm volatile("" : "+f"(r.m_a), "+f"(r.m_b) : "f"(sl2));
   return;
-  const float NEG_INF = __int_as_float(0xff800000);"""
+"""
+SOFTMAX_EXP = """                                            float al_b) {
+"""
+SOFTMAX_EXP_NONE = SOFTMAX_EXP + """#pragma unroll
+  for (int i = 0; i < SREGS; i++) asm volatile("" : "+f"(s[i]));
+  asm volatile("" : "+f"(r.l_a), "+f"(r.l_b) : "f"(sl2), "f"(al_a), "f"(al_b));
+  return;
+"""
+KV_HEAD = """    const unsigned full = BAR(r, st, FULL_K + kind);
+"""
 ENTRY = "attn_fwd(const __grid_constant__ AttnParams p) {\n"
 
 
@@ -67,10 +77,15 @@ def main():
     modes = {
         "launch": {"fa3.cu": [(ENTRY, ENTRY + "  if (p.B > 0) return;\n", "the entry")]},
         "loads": {"fa3_tile.cuh": [(QK_BODY, QK_NONE, "QK^T"), (PV_BODY, PV_NONE, "PV"),
-                                   (SOFTMAX_HEAD, SOFTMAX_NONE, "the softmax")]},
+                                   (SOFTMAX_MAX, SOFTMAX_MAX_NONE, "the row max"),
+                                   (SOFTMAX_EXP, SOFTMAX_EXP_NONE, "the exponentials")]},
         "nomma": {"fa3_tile.cuh": [(QK_BODY, QK_NONE, "QK^T"), (PV_BODY, PV_NONE, "PV")]},
-        "nosoftmax": {"fa3_tile.cuh": [(SOFTMAX_HEAD, SOFTMAX_NONE, "the softmax")]},
+        "nosoftmax": {"fa3_tile.cuh": [(SOFTMAX_MAX, SOFTMAX_MAX_NONE, "the row max"),
+                                   (SOFTMAX_EXP, SOFTMAX_EXP_NONE, "the exponentials")]},
     }
+    for mode, cond in (("loads_qk", "kind == 1"), ("loads_q", "true")):
+        skip = KV_HEAD + f"    if ({cond}) {{ bt_mbar_arrive(full); return; }}\n"
+        modes[mode] = dict(modes["loads"], **{"fa3.cu": [(KV_HEAD, skip, "the K/V load")]})
     for mode, files in modes.items():
         d = out / mode
         d.mkdir(parents=True, exist_ok=True)
@@ -80,6 +95,8 @@ def main():
             text = (d / name).read_text()
             for old, new, what in edits:
                 text = patch(text, old, new, what)
+            if "return;" in "".join(new for _, new, _ in edits):  # the code after it is dead
+                text = "#pragma nv_diag_suppress 128\n" + text
             (d / name).write_text(text)
         print(d)
 
