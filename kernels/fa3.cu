@@ -23,9 +23,6 @@
 //    the registers instead was 0.5 us slower at 2x8x512x64 (kernel notes, session 5).
 //  - The first work tile's Q and first K tile(s) are requested right after the mbarrier init,
 //    before the block-wide barrier: the cold DRAM round trip is the longest wait of a small grid.
-//    Non-persistent blocks (FAST_START) fetch them with plain cp.async from the whole producer
-//    warpgroup, swizzled by hand: a TMA copy first fetches its tensor map, which the L2 flush
-//    has evicted too, one more DRAM round trip before the data's own.
 //  - PERSIST=1: the engine launches one block per SM; each walks work tiles (bh, query block),
 //    and the producer loads the next tile's Q and K/V while this one's PV and epilogue finish
 //    (O is staged apart from Q for that; the rings' stages and phases carry on across tiles).
@@ -72,8 +69,6 @@
 #define BAR_SCHED 1                       /* named barriers 1..NC: whose turn to issue */
 #define BAR_MERGE 4
 #define BAR_EPI 5                         /* 5..7: one per query group */
-#define BAR_PROD 8                        /* the producer warpgroup alone */
-#define FAST_START (!PERSIST)             /* first tile's Q and K by cp.async, not TMA */
 
 static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "fa3: HEAD_DIM must be 64 or 128");
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 176, "fa3: BLOCK_N 64, 128 or 176");
@@ -175,43 +170,13 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     // and the producer's setup: the cold DRAM round trip (~2400 cycles) starts ~500 earlier.
     bt_tmap_prefetch(&p.tmap_q);
     bt_tmap_prefetch(&p.tmap_k);
-    if (!FAST_START && first < total) {
+    if (first < total) {
       const WorkTile w = decode_tile(first, tiles_m, causal, S);
       load_q(w);
       for (int r = 0; r < KV_SPLIT; r++)
         if (w.count(r) > 0) load_kv(w, r, 0, 0, 0);
     }
   }
-#if FAST_START
-  // 16-byte chunks of `rows` rows (from `row0` of head bh, zeros past S) into a 128B-swizzled
-  // tile [CB][rows][128 B] at dst: the layout a TMA box of the same rows would write.
-  auto copy_rows = [&](unsigned dst, const void *src, int bh, int row0, int rows) {
-    const char *base = static_cast<const char *>(src);
-    for (int x = tid; x < rows * CB * 8; x += 128) {
-      const int chunk = x & 7, r = (x >> 3) % rows, cb = (x >> 3) / rows, row = row0 + r;
-      const bool ok = row < S;
-      const char *g = base + ((size_t)bh * S + (ok ? row : 0)) * (HEAD_DIM * 2) + cb * 128 + chunk * 16;
-      bt_cp_async16_u32(dst + cb * (rows * 128) + r * 128 + ((chunk ^ (r & 7)) << 4), g, ok);
-    }
-  };
-  if (wg == 0 && first < total) {
-    bt_bar_sync(BAR_PROD, 128); // the mbarriers are initialised
-    const WorkTile w = decode_tile(first, tiles_m, causal, S);
-    for (int g = 0; g < QG; g++) copy_rows(sQ + g * QG_BYTES, p.q, w.bh, w.m0 + 64 * g, 64);
-    bt_cp_async_mbar_arrive(bar_q);
-    for (int r = 0; r < KV_SPLIT; r++)
-      if (w.count(r) > 0) {
-        copy_rows(RING_K(r, 0), p.k, w.bh, r * w.half * BLOCK_N, BLOCK_N);
-        bt_cp_async_mbar_arrive(BAR(r, 0, FULL_K));
-      }
-    bt_bar_sync(BAR_PROD, 128); // every thread's pending count is raised: arrive (count 1)
-    if (tid == 0) {
-      bt_mbar_arrive(bar_q);
-      for (int r = 0; r < KV_SPLIT; r++)
-        if (w.count(r) > 0) bt_mbar_arrive(BAR(r, 0, FULL_K));
-    }
-  }
-#endif
   __syncthreads();
 
   if (wg == 0) {
@@ -319,9 +284,6 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       {
         const int u = used, st = u % STAGES;
         bt_mbar_wait(BAR(ring, st, FULL_K), (unsigned)((u / STAGES) & 1));
-#if FAST_START
-        bt_fence_proxy_async(); // Q and this K tile were written by cp.async (generic proxy)
-#endif
         CTRACE(2);
 #if GEMM_TURNS
         if (pp) bt_bar_sync(sched_me, 256);

@@ -36,18 +36,6 @@ __device__ __forceinline__ void bt_mbar_wait(unsigned bar, unsigned parity) {
                : "memory");
 }
 
-// cp.async (16 bytes, L1 bypassed, src_bytes 0 zero-fills) to a shared address, and an
-// arrive-on that fires once this thread's earlier cp.async have landed. Without .noinc it
-// raises the barrier's pending count first, so the phase also waits for them.
-__device__ __forceinline__ void bt_cp_async16_u32(unsigned dst, const void *src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void bt_cp_async_mbar_arrive(unsigned bar) {
-  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-
 // ---- TMA: tensor copies through a CUtensorMap (param space, __grid_constant__) -------------
 __device__ __forceinline__ void bt_tmap_prefetch(const BtTensorMap *m) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(m))
