@@ -188,6 +188,13 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       bt_tmap_prefetch(&p.tmap_v);
       bt_tmap_prefetch(&p.tmap_o);
       TRACE(1);
+      // When every block starts at once, all ask for their whole first tile together and the
+      // slowest block's Q waits behind other blocks' V (Q's arrival spread 1.3 us over blocks,
+      // 0.5 us with Q alone). V and later K tiles are needed a QK^T and a softmax after Q, so
+      // non-persistent single-wave grids send them once Q is in (kernel notes, session 6).
+      unsigned nsm;
+      asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+      const bool one_wave = !PERSIST && gridDim.x * gridDim.y <= nsm;
       int used[KV_SPLIT]; // tiles each ring has carried so far: stage and phase continue
       for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
       int local = 0;
@@ -196,6 +203,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         if (local > 0) {
           bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
           load_q(w);
+        } else if (one_wave) {
+          bt_mbar_wait(bar_q, 0u); // the first Q has landed: now the rest of the tile's copies
         }
         for (int i = 0; i < w.half; i++) {
 #pragma unroll
