@@ -107,6 +107,24 @@ __device__ __forceinline__ void softmax_max(const float (&s)[SREGS], Rows &r, fl
     r.m_b = tm_b;
   }
 }
+// 2^x on the FMA pipe (FlashAttention-4's trick): the MUFU pipe does 16 exponentials per clock
+// per SM; part of them can go through a polynomial on the otherwise idle FMA and ALU pipes.
+// x is rounded to j + f (f in [-0.5, 0.5]) by the 1.5 * 2^23 shift, 2^f is a degree-3 fit
+// (relative error < 7.5e-5, well under fp16's 4.9e-4), and j goes into the exponent bits.
+// x below -126 (masked keys: -inf) gives 2^-126, which is 0 once P is packed to fp16.
+__device__ __forceinline__ float poly_ex2(float x) {
+  x = fmaxf(x, -126.f);
+  const float t = x + 12582912.f, f = x - (t - 12582912.f);
+  const float p = fmaf(fmaf(fmaf(0.0551712229f, f, 0.242611004f), f, 0.693261035f), f, 0.999928083f);
+  return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+}
+#ifndef EXP_POLY_EVERY
+#define EXP_POLY_EVERY 0 /* 0: every exponential on MUFU; n: every n-th group of 4 by poly_ex2 */
+#endif
+__device__ __forceinline__ float ex2_at(int j, float x) {
+  return (EXP_POLY_EVERY > 0 && j % (EXP_POLY_EVERY > 0 ? EXP_POLY_EVERY : 1) == EXP_POLY_EVERY - 1)
+             ? poly_ex2(x) : bt_ex2(x);
+}
 __device__ __forceinline__ void softmax_exp(float (&s)[SREGS], Rows &r, float sl2, float al_a,
                                             float al_b) {
   const float NEG_INF = __int_as_float(0xff800000);
@@ -115,10 +133,10 @@ __device__ __forceinline__ void softmax_exp(float (&s)[SREGS], Rows &r, float sl
   float rs_a = 0.f, rs_b = 0.f;
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; j++) {
-    s[4 * j] = bt_ex2(fmaf(s[4 * j], sl2, -ms_a));
-    s[4 * j + 1] = bt_ex2(fmaf(s[4 * j + 1], sl2, -ms_a));
-    s[4 * j + 2] = bt_ex2(fmaf(s[4 * j + 2], sl2, -ms_b));
-    s[4 * j + 3] = bt_ex2(fmaf(s[4 * j + 3], sl2, -ms_b));
+    s[4 * j] = ex2_at(j, fmaf(s[4 * j], sl2, -ms_a));
+    s[4 * j + 1] = ex2_at(j, fmaf(s[4 * j + 1], sl2, -ms_a));
+    s[4 * j + 2] = ex2_at(j, fmaf(s[4 * j + 2], sl2, -ms_b));
+    s[4 * j + 3] = ex2_at(j, fmaf(s[4 * j + 3], sl2, -ms_b));
     rs_a += s[4 * j] + s[4 * j + 1];
     rs_b += s[4 * j + 2] + s[4 * j + 3];
   }
