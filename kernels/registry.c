@@ -319,11 +319,14 @@ static const KnobDesc fa3_knobs[] = {
   {"persist", "PERSIST", {"1", "0"},
    "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue",
    {NULL}},
+  {"exp_poly", "EXP_POLY_EVERY", {"0", "8", "4"},
+   "every n-th group of exponentials by a polynomial on the FMA pipe, not MUFU (0: none)",
+   {NULL}},
 };
 static const Variant variant_fa3 = {
   .name = "fa3", .source = "fa3.cu",
   .summary = "Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong",
-  .knobs = fa3_knobs, .nknobs = 6,
+  .knobs = fa3_knobs, .nknobs = 7,
   .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
   .kind = LAUNCH_KERNELS, .nsteps = 1, .steps = {{"attn_fwd", dims_fa3}},
   .check = check_fa3, .tma_rows = tma_fa3,
@@ -337,7 +340,8 @@ static const Variant variant_fa3 = {
               "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0"},
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0",
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8"},
 };
 
 static const Variant variant_cublas = {

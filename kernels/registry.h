@@ -9,7 +9,7 @@
 
 #include "kernels/shape.h"
 
-#define KNOB_MAX 6
+#define KNOB_MAX 8
 #define KNOB_MAX_VALUES 8
 #define VARIANT_MAX_STEPS 3
 #define VARIANT_MAX_PRESETS 12
