@@ -51,8 +51,9 @@ SWEEPS = {
             "large": ["block_m=32,64,128", "warps=2,4,8", "block_n=32,64", "stages=2", "split=auto,1,2"]},
     # fa3: 64-row blocks (keys split or not) for the small grids; 2-3 ping-ponging warpgroups,
     # persistent or not, for the large ones (refused combinations are n/a before launch).
-    "fa3": {"small": ["block_m=64", "block_n=128,64", "stages=2,4", "kv_split=1,2", "sched=plain,pingpong",
-                      "persist=0"],
+    # (stages=4 never won a small shape; exp_poly only helps two warpgroups on one MUFU pipe.)
+    "fa3": {"small": ["block_m=64", "block_n=128,64", "stages=2", "kv_split=1,2", "sched=plain,pingpong,exp",
+                      "persist=0", "exp_poly=0,8"],
             "large": ["block_m=128,192", "block_n=128", "stages=2,3", "kv_split=1", "sched=pingpong",
                       "persist=1,0"]},
 }
