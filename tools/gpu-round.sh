@@ -12,6 +12,10 @@
 #   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states, or
 #             the space-separated $NCU_SECTIONS) of one launch per entry of $NCU_PROF
 #             ("variant|knobs|shape" or "sdpa|backend|shape")
+#   floors    tools/fa3_floors.py's floor kernels (launch, loads_q, loads_qk, loads, nomma,
+#             nosoftmax) against the kernel itself at 2x8x512x64, cold and warm L2, two
+#             interleaved rounds; $FLOOR_KNOBS: space-separated k=v[,v] (default: the small
+#             shape's presets, "block_m=64 block_n=128 stages=2 kv_split=1,2 sched=plain persist=0")
 #   suite     the whole GPU suite (tests/gpu/run-gpu-suite.sh)
 #   compare   tools/compare-sdpa.sh: benchtop against PyTorch SDPA, the BENCHMARKS.md table
 # Logs and JSON go under OUTDIR; a short summary is printed last.
@@ -146,6 +150,33 @@ if want prof; then
     note "prof $n ($run): exit $?"
     grep -E "^  [a-z_]|Duration|Throughput|Cluster Size|Registers Per|Achieved Occ|Block Size|Grid Size|Busy|Issued Warp|No Eligible|Stall|warp cycles per issued" "$OUT/prof-$n.txt" | head -n 40
   done
+fi
+
+if want floors; then
+  python3 tools/fa3_floors.py "$OUT/floors" > /dev/null || { note "floors: fa3_floors.py failed"; exit 1; }
+  KNOB_ARGS=()
+  for k in ${FLOOR_KNOBS:-block_m=64 block_n=128 stages=2 kv_split=1,2 sched=plain persist=0}; do KNOB_ARGS+=(--knob "$k"); done
+  for round in 1 2; do
+    for mode in kernel launch loads_q loads_qk loads nomma nosoftmax; do
+      for l2 in cold warm; do
+        dir=""; [ "$mode" != kernel ] && dir="$OUT/floors/$mode"
+        flag=(); [ "$l2" = cold ] && flag=(--cold-l2)
+        BENCHTOP_KERNEL_DIR="$dir" timeout 100 "$BT" run -v fa3 "${KNOB_ARGS[@]}" -s 2x8x512x64 "${flag[@]}" \
+          --metrics none --reps 300 --format json -o "$OUT/floor-$mode-$l2-$round.json" > /dev/null 2>> "$OUT/floors.err"
+      done
+    done
+  done
+  note "floors: p50 us per mode (the floor kernels fail verification by design)"
+  python3 - "$OUT" <<'PY'
+import collections, glob, json, sys
+rows = collections.defaultdict(list)
+for f in sorted(glob.glob(sys.argv[1] + "/floor-*.json")):
+    _, mode, l2, _ = f.rsplit("/", 1)[1][:-5].split("-")
+    for r in json.load(open(f))["records"]:
+        p50 = (r.get("timing") or {}).get("p50")
+        if p50: rows[(r["knobs"], mode, l2)].append("%.2f" % p50)
+for (knobs, mode, l2), v in sorted(rows.items()): print("%-60s %-10s %-5s %s" % (knobs, mode, l2, " ".join(v)))
+PY
 fi
 
 if want suite; then
