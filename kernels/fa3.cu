@@ -276,16 +276,17 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       float al_a, al_b;
       // A tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
       auto needs_mask = [&](int n0) { return n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > q0); };
-      // The softmax of a tile; with EXP_TURNS its exponentials wait for this warpgroup's turn.
-      auto softmax = [&](float (&sc)[SREGS], Rows &r, float &aa, float &ab, bool last) {
+      // The softmax of the tile in s; with EXP_TURNS its exponentials wait for this
+      // warpgroup's turn (last: this ring's last tile, whose final arrive may have no partner).
+      auto softmax = [&](bool last) {
 #if EXP_TURNS
-        softmax_max(sc, r, sl2, aa, ab);
+        softmax_max(s, rw, sl2, al_a, al_b);
         if (pp) bt_bar_sync(sched_me, 256);
-        softmax_exp(sc, r, sl2, aa, ab);
+        softmax_exp(s, rw, sl2, al_a, al_b);
         if (pp && !(c == NC - 1 && last && final_tile)) bt_bar_arrive(sched_next, 256);
 #else
         (void)last;
-        softmax_tile(sc, r, sl2, aa, ab);
+        softmax_tile(s, rw, sl2, al_a, al_b);
 #endif
       };
 
@@ -308,7 +309,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
           if (cnt == 1) bt_mbar_arrive(bar_qe); // this warp's last read of Q
         }
         if (needs_mask(t0 * BLOCK_N)) mask_tile(s, t0 * BLOCK_N, S, causal, row_a, c4);
-        softmax(s, rw, al_a, al_b, cnt == 1);
+        softmax(cnt == 1);
         pack_p(s, pa);
         CTRACE(3);
       }
@@ -338,7 +339,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         }
         const int n0 = (t0 + i) * BLOCK_N;
         if (needs_mask(n0)) mask_tile(s, n0, S, causal, row_a, c4);
-        softmax(s, rw, al_a, al_b, i == cnt - 1);
+        softmax(i == cnt - 1);
         STRACE(i, 3);
         bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
         bt_pin(o);

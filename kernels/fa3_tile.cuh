@@ -107,6 +107,10 @@ __device__ __forceinline__ void softmax_max(const float (&s)[SREGS], Rows &r, fl
     r.m_b = tm_b;
   }
 }
+#ifndef EXP_POLY_EVERY
+#define EXP_POLY_EVERY 0 /* 0: every exponential on MUFU; n: every n-th group of 4 by poly_ex2 */
+#endif
+#if EXP_POLY_EVERY > 0
 // 2^x on the FMA pipe (FlashAttention-4's trick): the MUFU pipe does 16 exponentials per clock
 // per SM; part of them can go through a polynomial on the otherwise idle FMA and ALU pipes.
 // x is rounded to j + f (f in [-0.5, 0.5]) by the 1.5 * 2^23 shift, 2^f is a degree-3 fit
@@ -118,12 +122,14 @@ __device__ __forceinline__ float poly_ex2(float x) {
   const float p = fmaf(fmaf(fmaf(0.0551712229f, f, 0.242611004f), f, 0.693261035f), f, 0.999928083f);
   return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
 }
-#ifndef EXP_POLY_EVERY
-#define EXP_POLY_EVERY 0 /* 0: every exponential on MUFU; n: every n-th group of 4 by poly_ex2 */
 #endif
+// The exponential of group j (of four) of a tile: every EXP_POLY_EVERY-th by poly_ex2.
 __device__ __forceinline__ float ex2_at(int j, float x) {
-  return (EXP_POLY_EVERY > 0 && j % (EXP_POLY_EVERY > 0 ? EXP_POLY_EVERY : 1) == EXP_POLY_EVERY - 1)
-             ? poly_ex2(x) : bt_ex2(x);
+#if EXP_POLY_EVERY > 0
+  if (j % EXP_POLY_EVERY == EXP_POLY_EVERY - 1) return poly_ex2(x);
+#endif
+  (void)j;
+  return bt_ex2(x);
 }
 __device__ __forceinline__ void softmax_exp(float (&s)[SREGS], Rows &r, float sl2, float al_a,
                                             float al_b) {

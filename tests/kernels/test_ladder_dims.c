@@ -160,8 +160,8 @@ static void LadderDims_fa3(void) {
 
 /* Every knob value of every variant reaches NVRTC as a macro value: a number as itself, a word
  * through KnobDesc.defines. The kernels' contracts: mma.cu leaves out its split kernel only
- * when SPLIT_KV == 1 (auto must not be 1), fa3.cu's SCHED is 0 pingpong / 1 plain, wmma.cu's
- * ACC_FP16 is 1 for fp16. */
+ * when SPLIT_KV == 1 (auto must not be 1), fa3.cu's SCHED is 0 pingpong / 1 plain / 2 exp,
+ * wmma.cu's ACC_FP16 is 1 for fp16. */
 static int LadderDims_defineIs(const char *variant, const char *macro, const char *value,
                                const char *want) {
   const Variant *v = Registry_find(variant);
@@ -196,6 +196,7 @@ static void LadderDims_knobDefines(void) {
   CHECK(LadderDims_defineIs("mma", "SPLIT_KV", "2", "SPLIT_KV=2"));
   CHECK(LadderDims_defineIs("fa3", "SCHED", "pingpong", "SCHED=0"));
   CHECK(LadderDims_defineIs("fa3", "SCHED", "plain", "SCHED=1"));
+  CHECK(LadderDims_defineIs("fa3", "SCHED", "exp", "SCHED=2"));
   CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp16", "ACC_FP16=1"));
   CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp32", "ACC_FP16=0"));
   /* A word without a macro value compiles to nothing: Jit_knobDefine says so with NULL. */
