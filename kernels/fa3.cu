@@ -18,10 +18,6 @@
 //  - KV_SPLIT=2 (small grids): two consumer warpgroups share the same 64 query rows and walk
 //    halves of the key tiles from two rings, then merge (max, sum, O) through shared memory:
 //    half the serial tile walk per block, and the whole machine busy at B*H*S/64 ~ SM count.
-//  - KV_CTA=2 (small grids, block_m=128): the two CTAs of a cluster take halves of the keys of
-//    the same 128 query rows, so each SM loads half of K and V (80 KB instead of the 136 of a
-//    64-row block with all keys). Rank r owns query group r: the other group's warpgroup sends
-//    its partial to the peer through distributed shared memory; each CTA stores 64 rows.
 //  - Epilogue: O normalised, written to shared memory in the swizzled layout, then one TMA
 //    store per 64 columns (rows past S are clipped by the tensor map). Storing straight from
 //    the registers instead was 0.5 us slower at 2x8x512x64 (kernel notes, session 5).
@@ -31,7 +27,7 @@
 //    and the producer loads the next tile's Q and K/V while this one's PV and epilogue finish
 //    (O is staged apart from Q for that; the rings' stages and phases carry on across tiles).
 // Causal: blocks run heaviest first; key tiles past the block's last row are never loaded; the
-// diagonal tile is masked. Not done: TMA multicast, a dynamic tile scheduler, FP8.
+// diagonal tile is masked. Not done: clusters/multicast, a dynamic tile scheduler, FP8.
 #include "attn_params.h"
 #include "common.cuh"
 #include "hopper.cuh"
@@ -58,9 +54,6 @@
 #ifndef PERSIST
 #define PERSIST 0
 #endif
-#ifndef KV_CTA
-#define KV_CTA 1 /* CTAs of a cluster that split the keys of one query block */
-#endif
 
 #define QG (BLOCK_M / 64)                 /* 64-row query groups */
 #define NC (QG * KV_SPLIT)                /* consumer warpgroups */
@@ -82,13 +75,6 @@ static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 176, "fa3: BLOCK_N 6
 static_assert(KV_SPLIT == 1 || (KV_SPLIT == 2 && QG == 1), "fa3: KV_SPLIT=2 needs BLOCK_M=64");
 static_assert(NC >= 1 && NC <= 3, "fa3: 1 to 3 consumer warpgroups");
 static_assert(!(PERSIST && KV_SPLIT == 2), "fa3: persistent blocks need KV_SPLIT=1");
-static_assert(KV_CTA == 1 || (KV_CTA == 2 && QG == 2 && KV_SPLIT == 1 && !PERSIST),
-              "fa3: KV_CTA=2 needs BLOCK_M=128, KV_SPLIT=1 and PERSIST=0");
-#if KV_CTA == 2
-#define CLUSTER_DIMS __cluster_dims__(2, 1, 1)
-#else
-#define CLUSTER_DIMS
-#endif
 
 // Register split after setmaxnreg (the totals match the cap at entry: 65536 / NTHREADS).
 #if NC == 3
@@ -111,27 +97,24 @@ static_assert(KV_CTA == 1 || (KV_CTA == 2 && QG == 2 && KV_SPLIT == 1 && !PERSIS
 enum { FULL_K = 0, FULL_V = 1, EMPTY_K = 2, EMPTY_V = 3 };
 
 // Work tile t of the logical grid (x fastest: query blocks of one head run together, so their
-// K/V stay in L2); causal blocks heaviest first. The keys are cut into KV_SPLIT * KV_CTA parts;
-// ring r of cluster rank k walks part p = k * KV_SPLIT + r: key tiles [p * half, p * half +
-// count(r)); the producer and the consumers derive it the same way here.
+// K/V stay in L2); causal blocks heaviest first. Key ring r walks key tiles
+// [r * half, r * half + count(r)); the producer and the consumers derive it the same way here.
 struct WorkTile {
-  int bh, m0, n_tiles, half, part0;
-  __device__ int first(int r) const { return (part0 + r) * half; }
-  __device__ int count(int r) const { return max(0, min(half, n_tiles - first(r))); }
+  int bh, m0, n_tiles, half;
+  __device__ int count(int r) const { return max(0, min(half, n_tiles - r * half)); }
 };
-__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int S, int rank) {
+__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int S) {
   WorkTile w;
   w.bh = t / tiles_m;
   const int x = t % tiles_m;
   w.m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
   const int kv_end = causal ? min(S, w.m0 + BLOCK_M) : S; // keys past the block's last row: never
   w.n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
-  w.half = (w.n_tiles + KV_SPLIT * KV_CTA - 1) / (KV_SPLIT * KV_CTA);
-  w.part0 = rank * KV_SPLIT;
+  w.half = (w.n_tiles + KV_SPLIT - 1) / KV_SPLIT;
   return w;
 }
 
-extern "C" __global__ void __launch_bounds__(NTHREADS, 1) CLUSTER_DIMS
+extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 attn_fwd(const __grid_constant__ AttnParams p) {
   extern __shared__ unsigned char smem_raw[];
   // 1024-byte alignment for the 128B-swizzle tiles (the registry adds 1024 bytes of slack).
@@ -139,10 +122,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const unsigned sQ = base;                                   // [QG][QG_BYTES]
   const unsigned sRing = sQ + QG * QG_BYTES;                  // [KV_SPLIT][STAGES][K|V]
   const unsigned sO = PERSIST ? sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES : sQ; // O staging
-  const unsigned sX = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + (PERSIST ? QG * QG_BYTES : 0);
-  const unsigned bars = sX + (KV_CTA == 2 ? XFER_BYTES : 0); // sX: the peer CTA's partial
+  const unsigned bars = sRing + KV_SPLIT * STAGES * 2 * TILE_BYTES + (PERSIST ? QG * QG_BYTES : 0);
   const unsigned bar_q = bars, bar_qe = bars + 8; // Q full; Q free again (persistent blocks)
-  const unsigned bar_x = bars + 8 * (2 + 4 * KV_SPLIT * STAGES); // the peer's partial is in sX
 #define RING_K(r, st) (sRing + ((r) * STAGES + (st)) * 2 * TILE_BYTES)
 #define RING_V(r, st) (RING_K(r, st) + TILE_BYTES)
 #define BAR(r, st, kind) (bars + 8 * (2 + ((r) * STAGES + (st)) * 4 + (kind)))
@@ -153,9 +134,8 @@ attn_fwd(const __grid_constant__ AttnParams p) {
 #if PERSIST
   const int first = blockIdx.x, step = gridDim.x; // the engine launched min(total, SMs) blocks
 #else
-  const int first = blockIdx.y * tiles_m + blockIdx.x / KV_CTA, step = total;
+  const int first = blockIdx.y * tiles_m + blockIdx.x, step = total;
 #endif
-  const int rank = KV_CTA == 2 ? (int)bt_cluster_rank() : 0;
   // Producer thread: Q of work tile w, and tile i of ring r (kind 0 K, 1 V) into stage u % STAGES.
   auto load_q = [&](const WorkTile &w) {
     bt_mbar_expect_tx(bar_q, QG * QG_BYTES);
@@ -171,7 +151,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     bt_mbar_expect_tx(full, TILE_BYTES);
     for (int cb = 0; cb < CB; cb++)
       bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
-                     (w.first(r) + i) * BLOCK_N, w.bh, full);
+                     (r * w.half + i) * BLOCK_N, w.bh, full);
   };
 
   if (tid == 0) {
@@ -185,27 +165,19 @@ attn_fwd(const __grid_constant__ AttnParams p) {
         bt_mbar_init(BAR(r, st, EMPTY_K), 4 * QG); // one arrive per consumer warp of the ring
         bt_mbar_init(BAR(r, st, EMPTY_V), 4 * QG);
       }
-    if (KV_CTA == 2) bt_mbar_init(bar_x, 128); // every thread of the peer's sending warpgroup
     bt_mbar_fence_init();
     // The first work tile's Q and first K tile(s) go out now, not after the block-wide barrier
     // and the producer's setup: the cold DRAM round trip (~2400 cycles) starts ~500 earlier.
     bt_tmap_prefetch(&p.tmap_q);
     bt_tmap_prefetch(&p.tmap_k);
     if (first < total) {
-      const WorkTile w = decode_tile(first, tiles_m, causal, S, rank);
-      if (w.count(0) > 0) load_q(w); // none: a causal block's second key half may be empty
+      const WorkTile w = decode_tile(first, tiles_m, causal, S);
+      load_q(w);
       for (int r = 0; r < KV_SPLIT; r++)
         if (w.count(r) > 0) load_kv(w, r, 0, 0, 0);
     }
   }
   __syncthreads();
-#if KV_CTA == 2
-  // The peer's bar_x is initialised before anyone arrives on it. Both CTAs start together and
-  // the first copies are already out, so this costs nothing the Q round trip does not hide
-  // (the wait at the merge instead made ptxas spill 8 bytes).
-  bt_cluster_arrive_relaxed();
-  bt_cluster_wait();
-#endif
 
   if (wg == 0) {
     // ---------------- producer warpgroup ----------------
@@ -227,11 +199,11 @@ attn_fwd(const __grid_constant__ AttnParams p) {
       for (int r = 0; r < KV_SPLIT; r++) used[r] = 0;
       int local = 0;
       for (int t = first; t < total; t += step, local++) {
-        const WorkTile w = decode_tile(t, tiles_m, causal, S, rank);
+        const WorkTile w = decode_tile(t, tiles_m, causal, S);
         if (local > 0) {
           bt_mbar_wait(bar_qe, (unsigned)((local - 1) & 1));
           load_q(w);
-        } else if (one_wave && w.count(0) > 0) {
+        } else if (one_wave) {
           bt_mbar_wait(bar_q, 0u); // the first Q has landed: now the rest of the tile's copies
         }
         for (int i = 0; i < w.half; i++) {
@@ -263,7 +235,7 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   const float sl2 = p.scale * 1.4426950408889634f;
   const float NEG_INF = __int_as_float(0xff800000);
 #if TURNS
-#if KV_SPLIT == 1 && KV_CTA == 1
+#if KV_SPLIT == 1
   if (c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // warpgroup 0 issues first
 #endif
   const int sched_me = BAR_SCHED + c, sched_next = BAR_SCHED + (c + 1) % NC;
@@ -271,10 +243,10 @@ attn_fwd(const __grid_constant__ AttnParams p) {
   int used = 0, local = 0; // tiles this ring has carried; work tiles done
 
   for (int t = first; t < total; t += step, local++) {
-    const WorkTile w = decode_tile(t, tiles_m, causal, S, rank);
+    const WorkTile w = decode_tile(t, tiles_m, causal, S);
     const int q0 = w.m0 + 64 * qg;
     const int row_a = q0 + 16 * warp + g; // this thread's rows: row_a and row_a + 8
-    const int t0 = w.first(ring), cnt = w.count(ring);
+    const int t0 = ring * w.half, cnt = w.count(ring);
 #if TURNS
     // The last warpgroup's last arrive would have no partner: the block is done after it.
     const bool final_tile = t + step >= total;
@@ -283,9 +255,6 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     // would hang); ragged or causal halves run unordered. KV_SPLIT=2 blocks carry one tile.
     const bool pp = w.count(0) == w.count(1);
     if (pp && c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256); // ring 0 issues first
-#elif KV_CTA == 2
-    const bool pp = true; // one work tile per block, both warpgroups on the same key tiles
-    if (cnt > 0 && c == NC - 1) bt_bar_arrive(BAR_SCHED + 0, 256);
 #else
     const bool pp = true;
 #endif
@@ -398,23 +367,38 @@ attn_fwd(const __grid_constant__ AttnParams p) {
     // ---- merge the two key halves: ring 1's consumer hands (O, m, l) over through ring 1's
     // stage memory, idle now (all its loads were consumed, all its wgmma reads are complete;
     // blocks are not persistent with KV_SPLIT=2, so no later tile refills it).
-    if (ring == 1) {
-      put_partial(RING_K(1, 0), ltid, o, rw);
-      bt_bar_arrive(BAR_MERGE, 256);
-      continue;
+    {
+      const unsigned xfer = RING_K(1, 0);
+      if (ring == 1) {
+#pragma unroll
+        for (int i = 0; i < OREGS; i++)
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + (i * 128 + ltid) * 4), "f"(o[i]) : "memory");
+        const float st4[4] = {rw.m_a, rw.m_b, rw.l_a, rw.l_b};
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(xfer + ((OREGS + i) * 128 + ltid) * 4), "f"(st4[i]) : "memory");
+        bt_bar_arrive(BAR_MERGE, 256);
+        continue;
+      }
+      bt_bar_sync(BAR_MERGE, 256);
+      float x[4];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x[i]) : "r"(xfer + ((OREGS + i) * 128 + ltid) * 4) : "memory");
+      const float mn_a = fmaxf(rw.m_a, x[0]), mn_b = fmaxf(rw.m_b, x[1]);
+      const float f0_a = rw.m_a == NEG_INF ? 0.f : bt_ex2(rw.m_a - mn_a); // bases: log2 domain
+      const float f1_a = x[0] == NEG_INF ? 0.f : bt_ex2(x[0] - mn_a);
+      const float f0_b = rw.m_b == NEG_INF ? 0.f : bt_ex2(rw.m_b - mn_b);
+      const float f1_b = x[1] == NEG_INF ? 0.f : bt_ex2(x[1] - mn_b);
+      rw.l_a = rw.l_a * f0_a + x[2] * f1_a;
+      rw.l_b = rw.l_b * f0_b + x[3] * f1_b;
+#pragma unroll
+      for (int i = 0; i < OREGS; i++) {
+        float y;
+        asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(y) : "r"(xfer + (i * 128 + ltid) * 4) : "memory");
+        o[i] = (i & 2) ? o[i] * f0_b + y * f1_b : o[i] * f0_a + y * f1_a;
+      }
     }
-    bt_bar_sync(BAR_MERGE, 256);
-    merge_partial(RING_K(1, 0), ltid, o, rw);
-#elif KV_CTA == 2
-    // ---- merge the key halves of the two CTAs: the warpgroup whose rows the peer owns sends
-    // its partial into the peer's sX and arrives on the peer's bar_x; the owner merges it.
-    if (qg != rank) {
-      put_partial(bt_mapa(sX, (unsigned)rank ^ 1u), ltid, o, rw);
-      bt_mbar_arrive_remote(bt_mapa(bar_x, (unsigned)rank ^ 1u));
-      continue;
-    }
-    bt_mbar_wait_cluster(bar_x, 0u);
-    merge_partial(sX, ltid, o, rw);
 #endif
 
     // ---- epilogue: normalise, write fp16 O into the staging tile (swizzled, conflict-free:

@@ -177,43 +177,4 @@ __device__ __forceinline__ void rescale_o(float (&o)[OREGS], float al_a, float a
   }
 }
 
-// A warpgroup's partial result over its keys (O unnormalised, then m_a, m_b, l_a, l_b),
-// handed to the warpgroup that owns the same rows: 16 bytes per thread per store, the 128
-// threads side by side (conflict-free), in this CTA (kv_split=2) or the peer CTA (kv_cta=2:
-// buf is then a shared::cluster address from bt_mapa).
-#define XFER_BYTES ((OREGS + 4) * 128 * 4)
-__device__ __forceinline__ void put_partial(unsigned buf, int ltid, const float (&o)[OREGS],
-                                            const Rows &r) {
-#pragma unroll
-  for (int j = 0; j < OREGS / 4; j++)
-    bt_st_cluster_v4(buf + (j * 128 + ltid) * 16, o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]);
-  bt_st_cluster_v4(buf + ((OREGS / 4) * 128 + ltid) * 16, r.m_a, r.m_b, r.l_a, r.l_b);
-}
-__device__ __forceinline__ float4 ld_shared_v4(unsigned a) {
-  float4 v;
-  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a) : "memory");
-  return v;
-}
-// Merges the partial in buf (this CTA's shared memory) into this warpgroup's (O, m, l).
-__device__ __forceinline__ void merge_partial(unsigned buf, int ltid, float (&o)[OREGS], Rows &r) {
-  const float NEG_INF = __int_as_float(0xff800000);
-  const float4 x = ld_shared_v4(buf + ((OREGS / 4) * 128 + ltid) * 16); // m_a, m_b, l_a, l_b
-  const float mn_a = fmaxf(r.m_a, x.x), mn_b = fmaxf(r.m_b, x.y);
-  const float f0_a = r.m_a == NEG_INF ? 0.f : bt_ex2(r.m_a - mn_a); // bases: log2 domain
-  const float f1_a = x.x == NEG_INF ? 0.f : bt_ex2(x.x - mn_a);
-  const float f0_b = r.m_b == NEG_INF ? 0.f : bt_ex2(r.m_b - mn_b);
-  const float f1_b = x.y == NEG_INF ? 0.f : bt_ex2(x.y - mn_b);
-  r.l_a = r.l_a * f0_a + x.z * f1_a;
-  r.l_b = r.l_b * f0_b + x.w * f1_b;
-#pragma unroll
-  for (int j = 0; j < OREGS / 4; j++) {
-    const float4 y = ld_shared_v4(buf + (j * 128 + ltid) * 16);
-    o[4 * j] = o[4 * j] * f0_a + y.x * f1_a;
-    o[4 * j + 1] = o[4 * j + 1] * f0_a + y.y * f1_a;
-    o[4 * j + 2] = o[4 * j + 2] * f0_b + y.z * f1_b;
-    o[4 * j + 3] = o[4 * j + 3] * f0_b + y.w * f1_b;
-  }
-}
-
 } // namespace

@@ -36,44 +36,6 @@ __device__ __forceinline__ void bt_mbar_wait(unsigned bar, unsigned parity) {
                : "memory");
 }
 
-// ---- clusters: distributed shared memory between the CTAs of a cluster --------------------
-__device__ __forceinline__ unsigned bt_cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-// The address in CTA `rank`'s shared memory at the offset `a` has in this CTA's.
-__device__ __forceinline__ unsigned bt_mapa(unsigned a, unsigned rank) {
-  unsigned r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(rank));
-  return r;
-}
-__device__ __forceinline__ void bt_st_cluster_v4(unsigned a, float x, float y, float z, float w) {
-  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(a), "f"(x), "f"(y),
-               "f"(z), "f"(w) : "memory");
-}
-// Arrive on an mbarrier of another CTA, after (release) this thread's writes into its memory.
-__device__ __forceinline__ void bt_mbar_arrive_remote(unsigned bar_cluster_addr) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(
-                   bar_cluster_addr) : "memory");
-}
-// bt_mbar_wait that also sees (acquire) what other CTAs' arrivals released.
-__device__ __forceinline__ void bt_mbar_wait_cluster(unsigned bar, unsigned parity) {
-  asm volatile("{\n.reg .pred done;\n"
-               "WAIT:\n"
-               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-               "@!done bra WAIT;\n}\n" ::"r"(bar), "r"(parity)
-               : "memory");
-}
-// Every thread of every CTA in the cluster arrives, then waits: e.g. the peers' mbarriers are
-// initialised before anyone signals them.
-__device__ __forceinline__ void bt_cluster_arrive_relaxed() {
-  asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
-}
-__device__ __forceinline__ void bt_cluster_wait() {
-  asm volatile("barrier.cluster.wait;\n" ::: "memory");
-}
-
 // ---- TMA: tensor copies through a CUtensorMap (param space, __grid_constant__) -------------
 __device__ __forceinline__ void bt_tmap_prefetch(const BtTensorMap *m) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(m))

@@ -160,16 +160,12 @@ static size_t Registry_fa3Smem(const Shape *s, const KnobValues *kv) {
   size_t st = (size_t)Registry_knobInt(&variant_fa3, kv, "stages", 2);
   size_t ks = (size_t)Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
   size_t persist = (size_t)Registry_knobInt(&variant_fa3, kv, "persist", 0);
-  /* kv_cta=2: the peer's partial (O in fp32 plus max and sum per thread) and its mbarrier */
-  size_t xfer = Registry_knobInt(&variant_fa3, kv, "kv_cta", 1) == 2 ? ((size_t)s->D / 2 + 4) * 512 + 8 : 0;
   return (1 + persist) * bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 +
-         8 * (2 + 4 * ks * st) + xfer + 1024;
+         8 * (2 + 4 * ks * st) + 1024;
 }
 static void dims_fa3(const Shape *s, const KnobValues *kv, LaunchDims *d) {
   int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
-  /* kv_cta=2: the kernel is compiled with 2-CTA clusters along x (__cluster_dims__) */
-  unsigned kv_cta = (unsigned)Registry_knobInt(&variant_fa3, kv, "kv_cta", 1);
-  Registry_set(d, Registry_ceilDiv(s->S, bm) * kv_cta, (unsigned)(s->B * s->H), 1,
+  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1,
                (unsigned)(128 * (Registry_fa3Consumers(kv) + 1)), Registry_fa3Smem(s, kv));
   d->persistent = Registry_knobInt(&variant_fa3, kv, "persist", 0) != 0;
 }
@@ -193,8 +189,6 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
     return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
   if (ks == 2 && persist)
     return "fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)";
-  if (Registry_knobInt(&variant_fa3, kv, "kv_cta", 1) == 2 && (bm != 128 || ks != 1 || persist))
-    return "fa3: kv_cta=2 needs block_m=128, kv_split=1 and persist=0 (each CTA owns 64 of the rows)";
   /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
   if (nc == 3 && sched && strcmp(sched, "plain") == 0 && persist)
     return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
@@ -328,14 +322,11 @@ static const KnobDesc fa3_knobs[] = {
   {"exp_poly", "EXP_POLY_EVERY", {"0", "8", "4"},
    "every n-th group of exponentials by a polynomial on the FMA pipe, not MUFU (0: none)",
    {NULL}},
-  {"kv_cta", "KV_CTA", {"1", "2"},
-   "CTAs of a cluster splitting the keys of one query block, merged in distributed shared memory",
-   {NULL}},
 };
 static const Variant variant_fa3 = {
   .name = "fa3", .source = "fa3.cu",
   .summary = "Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong",
-  .knobs = fa3_knobs, .nknobs = 8,
+  .knobs = fa3_knobs, .nknobs = 7,
   .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
   .kind = LAUNCH_KERNELS, .nsteps = 1, .steps = {{"attn_fwd", dims_fa3}},
   .check = check_fa3, .tma_rows = tma_fa3,
@@ -350,8 +341,7 @@ static const Variant variant_fa3 = {
               "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0",
               "block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8",
-              "block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=0,kv_cta=2"},
+              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8"},
 };
 
 static const Variant variant_cublas = {

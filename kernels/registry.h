@@ -12,7 +12,7 @@
 #define KNOB_MAX 8
 #define KNOB_MAX_VALUES 8
 #define VARIANT_MAX_STEPS 3
-#define VARIANT_MAX_PRESETS 16
+#define VARIANT_MAX_PRESETS 12
 
 typedef struct KnobDesc {
   const char *name;   /* as typed: --knob pad=8 */

@@ -105,8 +105,7 @@ static void LadderDims_reference(void) {
     }
 }
 
-/* fa3: threads = a producer warpgroup + block_m/64 * kv_split consumers; the grid covers S
- * (kv_cta=2: with whole 2-CTA clusters along x, two CTAs per query block);
+/* fa3: threads = a producer warpgroup + block_m/64 * kv_split consumers; the grid covers S;
  * what the registry accepts fits one SM's 227 KiB; the TMA boxes are 64 rows of Q/O and
  * block_n rows of K/V; persist=1 asks the engine for a persistent grid. */
 static void LadderDims_fa3(void) {
@@ -122,8 +121,6 @@ static void LadderDims_fa3(void) {
     CHECK(Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err));
     int bm = Registry_knobInt(v, &kv, "block_m", -1), bn = Registry_knobInt(v, &kv, "block_n", -1);
     int ks = Registry_knobInt(v, &kv, "kv_split", -1), persist = Registry_knobInt(v, &kv, "persist", -1);
-    int kc = Registry_knobInt(v, &kv, "kv_cta", -1);
-    CHECK(kc == 1 || kc == 2);
     for (int D = 64; D <= 128; D += 64)
       for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
         Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
@@ -136,10 +133,7 @@ static void LadderDims_fa3(void) {
         LaunchDims d;
         memset(&d, 0xff, sizeof d);
         v->steps[0].dims(&s, &kv, &d);
-        CHECK(d.grid[0] % (unsigned)kc == 0);
-        LaunchDims blocks = d;
-        blocks.grid[0] /= (unsigned)kc;
-        LadderDims_checkGrid(&blocks, &s, bm, 128 * (bm / 64 * ks + 1));
+        LadderDims_checkGrid(&d, &s, bm, 128 * (bm / 64 * ks + 1));
         CHECK(d.smem <= 232448);
         CHECK(d.persistent == (persist == 1));
         int rows[4] = {0, 0, 0, 0};
@@ -159,19 +153,6 @@ static void LadderDims_fa3(void) {
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=192", &kv, false, err, sizeof err));
   CHECK(Registry_supports(v, &s128, &kv, 90, why, sizeof why) != NULL);
-  /* a key split over a cluster: 128-row blocks only (rank r owns query group r), and it adds
-   * the peer's partial, (D/2 + 4) floats per thread of a warpgroup, to shared memory */
-  Registry_defaults(v, &kv);
-  CHECK(Registry_applyKnobs(v, "block_m=64,kv_cta=2,sched=plain,persist=0", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) != NULL);
-  Registry_defaults(v, &kv);
-  CHECK(Registry_applyKnobs(v, "block_m=128,kv_cta=2,persist=0", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) == NULL);
-  LaunchDims d1, d2;
-  v->steps[0].dims(&s, &kv, &d2);
-  CHECK(Registry_applyKnobs(v, "kv_cta=1", &kv, false, err, sizeof err));
-  v->steps[0].dims(&s, &kv, &d1);
-  CHECK(d2.grid[0] == 2 * d1.grid[0] && d2.smem == d1.smem + (64 / 2 + 4) * 512 + 8);
   Registry_defaults(v, &kv);
   CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) == NULL);
   CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
