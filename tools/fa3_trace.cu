@@ -94,15 +94,15 @@ int main(int argc, char **argv) {
   encode((CUtensorMap *)&p.tmap_v, v, B, H, S, D, BLOCK_N);
   encode((CUtensorMap *)&p.tmap_o, o, B, H, S, D, 64);
 
-  const int tiles_m = (S + BLOCK_M - 1) / BLOCK_M, blocks = tiles_m * KV_CTA * B * H;
+  const int tiles_m = (S + BLOCK_M - 1) / BLOCK_M, blocks = tiles_m * B * H;
   if (PERSIST || blocks > 4096) {
     fprintf(stderr, "fa3_trace: traces non-persistent launches of at most 4096 blocks\n");
     return 2;
   }
   const size_t smem = (size_t)QG * QG_BYTES + (size_t)KV_SPLIT * STAGES * 2 * TILE_BYTES +
-                      8 * (2 + 4 * KV_SPLIT * STAGES) + (KV_CTA == 2 ? XFER_BYTES + 8 : 0) + 1024;
+                      8 * (2 + 4 * KV_SPLIT * STAGES) + 1024;
   CK(cudaFuncSetAttribute(attn_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  dim3 grid(tiles_m * KV_CTA, B * H); // KV_CTA=2: the kernel's __cluster_dims__ pair along x
+  dim3 grid(tiles_m, B * H);
   for (int i = 0; i < 20; i++) attn_fwd<<<grid, NTHREADS, smem>>>(p);
   CK(cudaDeviceSynchronize());
 
@@ -147,8 +147,8 @@ int main(int argc, char **argv) {
   static const char *names[32] = {"block entry (tid 0)", "producer: barriers ready", "producer: all loads issued", 0};
   static const char *cn[8] = {"start", "Q arrived", "K tile 0 arrived", "tile 0 softmax done",
                               "loop done (last PV next)", "last PV done", "O staged (store next)", "O stored"};
-  printf("fa3_trace %dx%dx%dx%d%s BLOCK_M=%d BLOCK_N=%d STAGES=%d KV_SPLIT=%d KV_CTA=%d SCHED=%d: %d blocks x %d threads, %zu B smem\n",
-         B, H, S, D, causal ? ":causal" : "", BLOCK_M, BLOCK_N, STAGES, KV_SPLIT, KV_CTA, SCHED, blocks, NTHREADS, smem);
+  printf("fa3_trace %dx%dx%dx%d%s BLOCK_M=%d BLOCK_N=%d STAGES=%d KV_SPLIT=%d SCHED=%d: %d blocks x %d threads, %zu B smem\n",
+         B, H, S, D, causal ? ":causal" : "", BLOCK_M, BLOCK_N, STAGES, KV_SPLIT, SCHED, blocks, NTHREADS, smem);
   printf("events %.2f us, trace span (first entry to last hook) %.2f us, medians of %d reps\n",
          median(event_us), median(span_us), reps);
   printf("%-34s %10s %12s %14s\n", "hook", "median us", "spread us", "cycles (own)");
