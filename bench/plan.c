@@ -122,8 +122,9 @@ static void Plan_expandVariant(const Plan *p, const Variant *v, PlanEntry **out,
       knob_idx[slot] = k;
       nvals[slot] = 0;
       char *save = NULL;
+      const int allowed = Registry_knobValueCount(&v->knobs[k]);
       for (char *val = strtok_r(values, ",", &save); val; val = strtok_r(NULL, ",", &save))
-        for (int j = 0; j < KNOB_MAX_VALUES && v->knobs[k].values[j]; j++)
+        for (int j = 0; j < allowed; j++)
           if (strcmp(v->knobs[k].values[j], val) == 0 && nvals[slot] < KNOB_MAX_VALUES)
             vals[slot][nvals[slot]++] = j;
       if (slot == nk) nk++;

@@ -30,7 +30,7 @@ static int List_variants(void) {
     for (int k = 0; k < v->nknobs; k++) {
       const KnobDesc *kd = &v->knobs[k];
       printf("           knob %s =", kd->name);
-      for (int j = 0; j < KNOB_MAX_VALUES && kd->values[j]; j++)
+      for (int j = 0; j < Registry_knobValueCount(kd); j++)
         printf("%s%s", j ? "|" : " ", kd->values[j]);
       printf(" (default %s)%s%s\n", kd->values[0] ? kd->values[0] : "?", kd->help ? "  " : "",
              kd->help ? kd->help : "");

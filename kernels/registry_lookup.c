@@ -96,12 +96,13 @@ bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, boo
       break;
     }
     const KnobDesc *kd = &v->knobs[k];
+    const int nvals = Registry_knobValueCount(kd);
     int found = -1;
-    for (int j = 0; j < KNOB_MAX_VALUES && kd->values[j]; j++)
+    for (int j = 0; j < nvals; j++)
       if (strcmp(kd->values[j], eq + 1) == 0) found = j;
     if (found < 0) {
       char allowed[128] = "";
-      for (int j = 0; j < KNOB_MAX_VALUES && kd->values[j]; j++) {
+      for (int j = 0; j < nvals; j++) {
         if (j) strncat(allowed, "|", sizeof allowed - strlen(allowed) - 1);
         strncat(allowed, kd->values[j], sizeof allowed - strlen(allowed) - 1);
       }
