@@ -7,7 +7,7 @@
 
 #include "bench/gpu.h"
 #include "common/util.h"
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "cupti/profiler.h"
 
 typedef struct MetricsLaunch {

@@ -6,7 +6,7 @@
 
 #include "cmd/commands.h"
 #include "common/util.h"
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "cupti/nvpw.h"
 #include "cupti/profiler.h"
 #include "kernels/registry.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
-#include "bench/run_loop.h"
+#include "cmd/run_loop.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/diff.h"

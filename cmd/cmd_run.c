@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/run_loop.h"
+#include "cmd/run_loop.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/export.h"

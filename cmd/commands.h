@@ -16,7 +16,4 @@ extern const Command *const Command_table[];
 const Command *Command_find(const char *name);
 void Command_printHelp(void);
 
-/* The TUI (tui/app.c): path may be NULL (newest session or the bundled example). */
-int Tui_main(const char *path);
-
 #endif

@@ -8,6 +8,7 @@
 #include "cmd/commands.h"
 #include "common/revision.h"
 #include "common/util.h"
+#include "tui/tui_main.h"
 
 /* A crash prints its stack on stderr for the bug report, then takes the default action. */
 static void Main_onCrash(int sig) {

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "sessions/record.h"
 
 /* The one line shown for every metric when the driver restricts performance counters. */

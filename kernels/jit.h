@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernels/build_info.h"
 #include "kernels/registry.h"
-#include "sessions/record.h"
 
 typedef struct JitOutput {
   void *cubin;

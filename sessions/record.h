@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/build_info.h"
 #include "kernels/shape.h"
 
 #define RECORD_NAME_MAX 32
@@ -63,14 +64,6 @@ typedef struct ErrorStats {
   int64_t nan_count, inf_count, unwritten;
   bool checked;
 } ErrorStats;
-
-typedef struct BuildInfo {
-  int regs, smem_static, smem_dynamic, stack_bytes, spill_stores, spill_loads; /* -1: unknown */
-  double compile_ms;
-  bool cache_hit;
-  char source_hash[20]; /* 16 hex digits */
-  char arch[16];        /* sm_90, sm_90a, ... */
-} BuildInfo;
 
 typedef struct Clocks {
   double sm_mhz_before, sm_mhz_after, mem_mhz_before, mem_mhz_after;

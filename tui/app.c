@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "cmd/commands.h"
 #include "common/util.h"
 #include "tui/tui.h"
+#include "tui/tui_main.h"
 
 static volatile sig_atomic_t App_signal;
 

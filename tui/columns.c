@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "sessions/export.h"
 
 const Column Columns[COL_COUNT] = {

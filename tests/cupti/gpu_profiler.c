@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "cupti/profiler.h"
 #include "kernels/jit.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "sessions/record.h"
 
 static int failures;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 #include "cupti/nvpw.h"
 
 static int failures;

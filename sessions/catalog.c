@@ -1,5 +1,5 @@
 /* Headline metric catalog and --metrics spec parsing. */
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "bench/run_loop.h"
+#include "cmd/run_loop.h"
 
 #include <math.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 
 #include "bench/runner.h"
 #include "common/util.h"
-#include "cupti/catalog.h"
+#include "sessions/catalog.h"
 
 static volatile sig_atomic_t RunLoop_interrupted;
 

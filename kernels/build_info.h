@@ -1,0 +1,16 @@
+/* What compiling a kernel produced: the ptxas resource report and where the cubin came from.
+ * Made by the JIT (kernels/jit.c), kept in every record (sessions/record.h). */
+#ifndef BENCHTOP_BUILD_INFO_H
+#define BENCHTOP_BUILD_INFO_H
+
+#include <stdbool.h>
+
+typedef struct BuildInfo {
+  int regs, smem_static, smem_dynamic, stack_bytes, spill_stores, spill_loads; /* -1: unknown */
+  double compile_ms;
+  bool cache_hit;
+  char source_hash[20]; /* 16 hex digits */
+  char arch[16];        /* sm_90, sm_90a, ... */
+} BuildInfo;
+
+#endif
