@@ -25,7 +25,7 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   size_t nscales = 3 * (size_t)n->bh;
   bool fits = n->elems <= b->elems && n->workspace_bytes <= b->workspace_bytes &&
               n->partial_elems <= b->partial_elems && (!n->fp8 || (b->q8 && nscales <= b->nscales));
-  size_t flush_need = n->cold_l2 ? (size_t)g->info.l2_bytes * 2 : 0;
+  size_t flush_need = n->cold_l2 ? DeviceProps_flushBytes(&g->props) : 0;
   if (fits && flush_need <= b->flush_bytes) return true;
 
   size_t e = n->elems > b->elems ? n->elems : b->elems;

@@ -36,7 +36,7 @@ bool Gpu_runCublas(Gpu *g, GpuModule *m, const Variant *v, const KnobValues *kv,
     return false;
   Shape s = {p->B, p->H, p->S, p->D, p->causal != 0};
   LaunchDims d;
-  v->steps[0].dims(&s, kv, &d);
+  v->steps[0].dims(&s, kv, &g->props, &d);
   if (!Gpu_launch(g, m->kernels[0], &d, p, err, errsize)) return false;
   return Cublas_check(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, &one,
                                                  p->v, CUDA_R_16F, D, sd, probs, CUDA_R_16F, S, ss,

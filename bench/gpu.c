@@ -89,6 +89,9 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   d->cupti_version = cuptiGetVersion(&cv) == CUPTI_SUCCESS ? (int)cv : -1;
   d->peak_tflops = NAN;
   g->cc = prop.major * 10 + prop.minor;
+  g->props = (DeviceProps){.cc = g->cc, .sm_count = prop.multiProcessorCount,
+                           .l2_bytes = prop.l2CacheSize,
+                           .smem_optin = (int)prop.sharedMemPerBlockOptin};
   g->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   Jit_archFor(g->cc, false, g->arch, sizeof g->arch);
   GPU_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
@@ -157,8 +160,7 @@ bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p
   dim3 grid = {d->grid[0], d->grid[1], d->grid[2]};
   if (d->persistent) { /* one block per SM at most; the kernel walks the rest */
     unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
-    unsigned sms = g->info.sm_count > 0 ? (unsigned)g->info.sm_count : 1u;
-    grid = (dim3){blocks < sms ? (unsigned)blocks : sms, 1, 1};
+    grid = (dim3){DeviceProps_persistentBlocks(&g->props, blocks), 1, 1};
   }
   dim3 block = {d->block[0], d->block[1], d->block[2]};
   AttnParams copy = *p;
@@ -174,7 +176,7 @@ bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m
   Shape s = {p->B, p->H, p->S, p->D, p->causal != 0};
   for (int i = 0; i < v->nsteps; i++) {
     LaunchDims d;
-    v->steps[i].dims(&s, kv, &d);
+    v->steps[i].dims(&s, kv, &g->props, &d);
     if (d.grid[0] == 0 || d.grid[1] == 0 || d.grid[2] == 0) continue; /* step not needed here */
     if (!Gpu_launch(g, m->kernels[i], &d, p, err, errsize)) return false;
   }

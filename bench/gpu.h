@@ -34,6 +34,7 @@ typedef struct GpuBuffers {
 
 typedef struct Gpu {
   int device, cc;
+  DeviceProps props;      /* what launch geometry and the heuristics read (kernels/device_props.h) */
   int max_threads_per_sm; /* for theoretical occupancy, read once at start */
   char arch[16];
   DeviceInfo info;

@@ -51,8 +51,9 @@ bool Measure_flushL2(Gpu *g, char *err, size_t errsize) {
   static unsigned v = 1;
   v++;
   void *args[] = {&ptr, &n, &v};
-  GPU_CHECK(cudaLaunchKernel((const void *)g->util.kernels[2], (dim3){(unsigned)g->info.sm_count * 4, 1, 1},
-                             (dim3){512, 1, 1}, args, 0, g->stream),
+  GPU_CHECK(cudaLaunchKernel((const void *)g->util.kernels[2],
+                             (dim3){DeviceProps_flushBlocks(&g->props), 1, 1}, (dim3){512, 1, 1},
+                             args, 0, g->stream),
             "flushing L2");
   return true;
 }
@@ -142,7 +143,7 @@ static void Measure_kernelFacts(Gpu *g, const Variant *v, const KnobValues *kv, 
       fa = fi;
     }
   LaunchDims d;
-  v->steps[main_step].dims(s, kv, &d);
+  v->steps[main_step].dims(s, kv, &g->props, &d);
   rec->build.smem_dynamic = (int)d.smem;
   if (have) {
     rec->build.regs = fa.numRegs;
@@ -313,14 +314,14 @@ bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel
   rec->device = g->info;
   Util_isoTime(rec->created, sizeof rec->created);
 
-  if (Registry_supports(v, s, &e->knobs, g->cc, why, sizeof why)) {
+  if (Registry_supports(v, s, &e->knobs, &g->props, why, sizeof why)) {
     Measure_fail(rec, REC_NA, "n/a: ", why);
     return true;
   }
   BufferNeeds need = {.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
                       .cold_l2 = e->opts.cold_l2};
   need.workspace_bytes = v->workspace_bytes ? v->workspace_bytes(s, &e->knobs) : 0;
-  int splits = v->num_splits ? v->num_splits(s, &e->knobs, g->info.sm_count) : 1;
+  int splits = v->num_splits ? v->num_splits(s, &e->knobs, &g->props) : 1;
   if (splits > 1) need.partial_elems = (size_t)splits * need.elems;
   if (!Buffers_ensure(g, &need, err, sizeof err)) {
     Measure_fail(rec, REC_NA, "n/a: ", err);

@@ -17,14 +17,18 @@ static void Registry_set(LaunchDims *d, unsigned gx, unsigned gy, unsigned gz, u
 }
 
 /* naive: one thread per query row, 128 rows per block. */
-static void dims_naive(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_naive(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                       LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 128, 0);
 }
 
 /* smem/swizzle: 64 query rows per block, 4 warps of 16 rows; K/V tiles of 32 keys in static
  * shared memory sized inside the kernel. */
-static void dims_rows64(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_rows64(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                        LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
 }
@@ -32,14 +36,17 @@ static void dims_rows64(const Shape *s, const KnobValues *kv, LaunchDims *d) {
 /* cp_async: as smem/swizzle, with dynamic shared memory (the layout of cp_async.cu): the Q
  * tile [64][D] fp16, `stages` K and V tiles [32][D] fp16, the probabilities [64][32] fp32. */
 static const Variant variant_cp_async;
-static void dims_cp_async(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_cp_async(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                          LaunchDims *d) {
+  (void)dev;
   int stages = Registry_knobInt(&variant_cp_async, kv, "stages", 2);
   size_t smem = (size_t)64 * s->D * 2 + (size_t)stages * 2 * 32 * s->D * 2 + (size_t)64 * 32 * 4;
   Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, smem);
 }
 
 /* wmma_qk / wmma: 4 warps, 64 query rows per block (16 rows a warp). */
-static void dims_wmma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_wmma(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
 }
@@ -47,12 +54,11 @@ static void dims_wmma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
 /* mma: block_m query rows per block, `warps` warps; dynamic shared memory for the Q tile and
  * `stages` K/V tiles of block_n rows; grid.z = key splits. */
 static const Variant variant_mma;
-/* Split-KV count (issue 8). split=N asks for N (capped by the key tiles); split=auto doubles
- * the splits while the grid stays within 8 warps per SM (2 per scheduler, enough to hide the
- * mma/softmax latency) and every split keeps >= 2 key tiles. dims cannot see the device, so
- * auto assumes MMA_AUTO_SMS (H100 SXM/H200); num_splits must agree with dims, so it does too. */
-#define MMA_AUTO_SMS 132
-static int Registry_mmaSplits(const Shape *s, const KnobValues *kv) {
+/* Split-KV count. split=N asks for N (capped by the key tiles); split=auto doubles the splits
+ * while the grid stays within 8 warps per SM of this device (2 per scheduler, enough to hide
+ * the mma/softmax latency) and every split keeps >= 2 key tiles. dims and num_splits both
+ * come from here, so the launch and the partial buffers always agree. */
+static int Registry_mmaSplits(const Shape *s, const KnobValues *kv, const DeviceProps *dev) {
   int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
   int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
   int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
@@ -60,14 +66,14 @@ static int Registry_mmaSplits(const Shape *s, const KnobValues *kv) {
   int ktiles = (int)Registry_ceilDiv(s->S, bn);
   if (want > 0) return want < ktiles ? want : ktiles;
   long warps_total = (long)Registry_ceilDiv(s->S, bm) * s->B * s->H * warps;
+  long sms = dev->sm_count > 0 ? dev->sm_count : 1;
   int splits = 1;
-  while (splits < 8 && warps_total * splits * 2 <= 8L * MMA_AUTO_SMS && ktiles >= splits * 4)
+  while (splits < 8 && warps_total * splits * 2 <= 8L * sms && ktiles >= splits * 4)
     splits *= 2;
   return splits;
 }
-static int splits_mma(const Shape *s, const KnobValues *kv, int sm_count) {
-  (void)sm_count; /* see Registry_mmaSplits */
-  return Registry_mmaSplits(s, kv);
+static int splits_mma(const Shape *s, const KnobValues *kv, const DeviceProps *dev) {
+  return Registry_mmaSplits(s, kv, dev);
 }
 static void dims_mma_grid(const Shape *s, const KnobValues *kv, LaunchDims *d, unsigned splits) {
   int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
@@ -79,17 +85,19 @@ static void dims_mma_grid(const Shape *s, const KnobValues *kv, LaunchDims *d, u
                (unsigned)(32 * warps), smem);
 }
 /* attn_fwd runs unsplit shapes, attn_split split ones: each gets an empty grid otherwise. */
-static void dims_mma(const Shape *s, const KnobValues *kv, LaunchDims *d) {
-  dims_mma_grid(s, kv, d, Registry_mmaSplits(s, kv) > 1 ? 0u : 1u);
+static void dims_mma(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
+  dims_mma_grid(s, kv, d, Registry_mmaSplits(s, kv, dev) > 1 ? 0u : 1u);
 }
-static void dims_mma_split(const Shape *s, const KnobValues *kv, LaunchDims *d) {
-  int splits = Registry_mmaSplits(s, kv);
+static void dims_mma_split(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                           LaunchDims *d) {
+  int splits = Registry_mmaSplits(s, kv, dev);
   dims_mma_grid(s, kv, d, splits > 1 ? (unsigned)splits : 0u);
 }
 /* mma's combine: 128 threads, one per (row, 8 halves of d); an empty grid (skipped) unsplit. */
-static void dims_mma_combine(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_mma_combine(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                             LaunchDims *d) {
   int rows = 128 / (s->D / 8 > 0 ? s->D / 8 : 1);
-  unsigned gx = Registry_mmaSplits(s, kv) > 1 ? Registry_ceilDiv(s->S, rows) : 0;
+  unsigned gx = Registry_mmaSplits(s, kv, dev) > 1 ? Registry_ceilDiv(s->S, rows) : 0;
   Registry_set(d, gx, (unsigned)(s->B * s->H), 1, 128, 0);
 }
 
@@ -127,11 +135,14 @@ static const char *check_mma(const Shape *s, const KnobValues *kv) {
 /* fp8: quantize Q and K per (b,h) (grid.y 0: Q, 1: K; one block per head), then attention
  * with fp8.cu's fixed tiling: 64 query rows, 4 warps, 2 stages of 64 keys; dynamic shared
  * memory Q8 [64][D] + 2 x K8 [64][D] bytes + 2 x V [64][D] fp16 = 7*64*D bytes. */
-static void dims_fp8_quant(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_fp8_quant(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                           LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, (unsigned)(s->B * s->H), 2, 1, 256, 0);
 }
-static void dims_fp8(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_fp8(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128,
                (size_t)7 * 64 * s->D);
@@ -163,7 +174,8 @@ static size_t Registry_fa3Smem(const Shape *s, const KnobValues *kv) {
   return (1 + persist) * bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 +
          8 * (2 + 4 * ks * st) + 1024;
 }
-static void dims_fa3(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_fa3(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
+  (void)dev;
   int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
   Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1,
                (unsigned)(128 * (Registry_fa3Consumers(kv) + 1)), Registry_fa3Smem(s, kv));
@@ -200,7 +212,9 @@ static const char *check_fa3(const Shape *s, const KnobValues *kv) {
 }
 
 /* cublas: the softmax kernel, one block per score row. */
-static void dims_softmax(const Shape *s, const KnobValues *kv, LaunchDims *d) {
+static void dims_softmax(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                         LaunchDims *d) {
+  (void)dev;
   (void)kv;
   Registry_set(d, (unsigned)s->S, (unsigned)(s->B * s->H), 1, 256, 0);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernels/device_props.h"
 #include "kernels/shape.h"
 
 #define KNOB_MAX 8
@@ -36,9 +37,11 @@ typedef struct LaunchDims {
                       walks the grid's blocks itself (x fastest, then y, then z) */
 } LaunchDims;
 
+/* Launch geometry may depend on the device (mma's split=auto on its SM count): dims gets the
+ * device's own properties, never NULL. */
 typedef struct KernelStep {
   const char *entry; /* extern "C" __global__ name in the variant's .cu */
-  void (*dims)(const Shape *s, const KnobValues *kv, LaunchDims *out);
+  void (*dims)(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *out);
 } KernelStep;
 
 typedef enum { LAUNCH_KERNELS, LAUNCH_CUBLAS } LaunchKind;
@@ -60,7 +63,7 @@ typedef struct Variant {
   const char *(*check)(const Shape *s, const KnobValues *kv);
   /* Scratch the variant needs (AttnParams.workspace etc.); NULL means none. */
   size_t (*workspace_bytes)(const Shape *s, const KnobValues *kv);
-  int (*num_splits)(const Shape *s, const KnobValues *kv, int sm_count); /* NULL: 1 */
+  int (*num_splits)(const Shape *s, const KnobValues *kv, const DeviceProps *dev); /* NULL: 1 */
   /* TMA tensor maps the kernels read from AttnParams (bench/tensor_maps.c builds them): rows of
    * the box for Q, K, V, O, each 64 columns wide; 0 = no map. NULL: the variant uses none. */
   void (*tma_rows)(const Shape *s, const KnobValues *kv, int rows[4]);
@@ -84,9 +87,10 @@ int Registry_knobInt(const Variant *v, const KnobValues *kv, const char *name, i
 const char *Registry_knobStr(const Variant *v, const KnobValues *kv, const char *name);
 /* "k=v,k=v" for all knobs. */
 void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, size_t size);
-/* NULL when the variant can run this shape on a device of compute capability cc (x10; 0 means
- * any device), else a reason ("n/a: ..." is prefixed by the caller). */
-const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv, int cc,
-                              char *buf, size_t size);
+/* NULL when the variant can run this shape on device dev (its compute capability, and the
+ * shared memory each step asks for against what one block may opt into there; NULL dev: any
+ * supported device), else a reason ("n/a: ..." is prefixed by the caller). */
+const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv,
+                              const DeviceProps *dev, char *buf, size_t size);
 
 #endif

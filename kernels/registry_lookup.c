@@ -139,8 +139,9 @@ void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, siz
   }
 }
 
-const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv, int cc,
-                              char *buf, size_t size) {
+const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv,
+                              const DeviceProps *dev, char *buf, size_t size) {
+  int cc = dev ? dev->cc : 0;
   bool d_ok = false;
   for (int i = 0; i < 4 && v->head_dims[i]; i++) d_ok |= v->head_dims[i] == s->D;
   if (!d_ok) {
@@ -164,6 +165,16 @@ const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues
     const char *why = v->check(s, kv);
     if (why) {
       snprintf(buf, size, "%s", why);
+      return buf;
+    }
+  }
+  /* The device's own shared-memory limit: the launch would fail with a bare CUDA error. */
+  for (int i = 0; dev && dev->smem_optin > 0 && i < v->nsteps; i++) {
+    LaunchDims d;
+    v->steps[i].dims(s, kv, dev, &d);
+    if (d.grid[0] && d.grid[1] && d.grid[2] && d.smem > (size_t)dev->smem_optin) {
+      snprintf(buf, size, "%s asks for %zu bytes of shared memory per block, this GPU allows %d",
+               v->name, d.smem, dev->smem_optin);
       return buf;
     }
   }

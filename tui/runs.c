@@ -245,7 +245,7 @@ void App_prebuild(App *a, const VariantRow *vr) {
     Plan_defaultOptions(&e.opts);
     Util_strlcpy(e.metrics, "none", sizeof e.metrics);
     char why[256];
-    if (Registry_supports(vr->variant, &e.shape, &e.knobs, 0, why, sizeof why)) continue;
+    if (Registry_supports(vr->variant, &e.shape, &e.knobs, NULL, why, sizeof why)) continue;
     Runner_prebuild(a->runner, &e);
   }
   if (!a->running) Util_strlcpy(a->worker, "compiling in the background", sizeof a->worker);

@@ -9,6 +9,7 @@
 #include "kernels/reference.h"
 #include "kernels/registry.h"
 #include "tests/unit/check.h"
+#include "tests/unit/devices.h"
 
 /* Query rows one block owns and its threads, as written in each kernel (BM, THREADS). */
 static const struct {
@@ -46,10 +47,10 @@ static void LadderDims_variants(void) {
         for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
           Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
           char why[256];
-          CHECK(Registry_supports(v, &s, &kv, 80, why, sizeof why) == NULL);
+          CHECK(Registry_supports(v, &s, &kv, &Test_A100, why, sizeof why) == NULL);
           LaunchDims d;
           memset(&d, 0xff, sizeof d);
-          v->steps[0].dims(&s, &kv, &d);
+          v->steps[0].dims(&s, &kv, &Test_A100, &d);
           LadderDims_checkGrid(&d, &s, Ladder[i].rows, Ladder[i].threads);
           if (strcmp(v->name, "cp_async") == 0) {
             /* Q [64][D] + stages * (K + V) [32][D] fp16 + P [64][32] fp32, as cp_async.cu
@@ -65,7 +66,7 @@ static void LadderDims_variants(void) {
       /* D outside {64, 128} is refused, with a reason. */
       Shape odd = {1, 1, 128, 96, false};
       char why[256];
-      CHECK(Registry_supports(v, &odd, &kv, 80, why, sizeof why) != NULL);
+      CHECK(Registry_supports(v, &odd, &kv, &Test_A100, why, sizeof why) != NULL);
     }
   }
 }
@@ -82,7 +83,7 @@ static void LadderDims_cublasSoftmax(void) {
   for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
     Shape s = {2, 3, Ragged[k], 64, (k & 1) != 0};
     LaunchDims d;
-    v->steps[0].dims(&s, &kv, &d);
+    v->steps[0].dims(&s, &kv, &Test_L4, &d);
     CHECK(d.grid[0] == (unsigned)s.S); /* one block per score row */
     CHECK(d.grid[1] == 6 && d.grid[2] == 1);
     CHECK(d.block[0] == 256 && d.smem == 0);
@@ -124,7 +125,7 @@ static void LadderDims_fa3(void) {
     for (int D = 64; D <= 128; D += 64)
       for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
         Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
-        const char *no = Registry_supports(v, &s, &kv, 90, why, sizeof why);
+        const char *no = Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why);
         if (no) {
           CHECK(strncmp(no, "fa3: ", 5) == 0);
           continue;
@@ -132,7 +133,7 @@ static void LadderDims_fa3(void) {
         accepted++;
         LaunchDims d;
         memset(&d, 0xff, sizeof d);
-        v->steps[0].dims(&s, &kv, &d);
+        v->steps[0].dims(&s, &kv, &Test_H100, &d);
         LadderDims_checkGrid(&d, &s, bm, 128 * (bm / 64 * ks + 1));
         CHECK(d.smem <= 232448);
         CHECK(d.persistent == (persist == 1));
@@ -149,13 +150,13 @@ static void LadderDims_fa3(void) {
   Shape s = {1, 1, 512, 64, false}, s128 = {1, 1, 512, 128, false};
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=64,kv_split=2,sched=plain,persist=1", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) != NULL);
+  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) != NULL);
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=192", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s128, &kv, 90, why, sizeof why) != NULL);
+  CHECK(Registry_supports(v, &s128, &kv, &Test_H100, why, sizeof why) != NULL);
   Registry_defaults(v, &kv);
-  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) == NULL);
-  CHECK(Registry_supports(v, &s, &kv, 89, why, sizeof why) != NULL);
+  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) == NULL);
+  CHECK(Registry_supports(v, &s, &kv, &Test_L4, why, sizeof why) != NULL);
 }
 
 /* Every knob value of every variant reaches NVRTC as a macro value: a number as itself, a word

@@ -6,6 +6,7 @@
 #include "bench/plan.h"
 #include "bench/stats.h"
 #include "check.h"
+#include "devices.h"
 #include "kernels/registry.h"
 #include "kernels/shape.h"
 
@@ -52,7 +53,7 @@ static void test_registry(void) {
   CHECK(Registry_applyKnobs(v, "bogus=1", &kv, true, err, sizeof err));
   Shape s = {1, 1, 64, 96, false};
   char why[256];
-  CHECK(Registry_supports(v, &s, &kv, 90, why, sizeof why) != NULL);
+  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) != NULL);
   /* Every shipped preset parses, and every variant's geometry covers every query row. */
   for (int i = 0; i < Registry_count; i++) {
     const Variant *x = Registry_variants[i];

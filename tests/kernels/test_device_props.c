@@ -1,0 +1,172 @@
+/* Every heuristic that depends on the device reads the device's own properties: mma's
+ * split=auto (warps per SM), the persistent grid (one block per SM), the cold-L2 flush (twice
+ * the L2), the shared-memory ceiling (what one block may opt into), the compute capability a
+ * variant needs. Checked on an L4 (58 SMs, 48 MiB L2, sm_89, 99 KiB) and an H100 (132 SMs,
+ * 50 MiB, sm_90, 227 KiB), no GPU needed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/device_props.h"
+#include "kernels/jit.h"
+#include "kernels/registry.h"
+#include "tests/unit/check.h"
+#include "tests/unit/devices.h"
+
+static KnobValues DeviceTest_knobs(const Variant *v, const char *spec) {
+  KnobValues kv;
+  char err[256];
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, spec, &kv, false, err, sizeof err));
+  return kv;
+}
+
+/* mma's splits, the grids of its three steps and the partial buffers agree on every device:
+ * attn_fwd runs unsplit, attn_split and combine split, and auto keeps the split grid within 8
+ * warps per SM of the device it runs on. */
+static int DeviceTest_mmaSplits(const DeviceProps *dev, const char *shape_knobs, const Shape *s) {
+  const Variant *v = Registry_find("mma");
+  CHECK(v && v->num_splits && v->nsteps == 3);
+  if (!v) return -1;
+  KnobValues kv = DeviceTest_knobs(v, shape_knobs);
+  int splits = v->num_splits(s, &kv, dev);
+  LaunchDims fwd, split, combine;
+  v->steps[0].dims(s, &kv, dev, &fwd);
+  v->steps[1].dims(s, &kv, dev, &split);
+  v->steps[2].dims(s, &kv, dev, &combine);
+  if (splits > 1) {
+    CHECK(fwd.grid[2] == 0 && split.grid[2] == (unsigned)splits && combine.grid[0] > 0);
+    long warps = (long)split.grid[0] * split.grid[1] * split.grid[2] * (split.block[0] / 32);
+    if (strstr(shape_knobs, "split=auto")) CHECK(warps <= 8L * dev->sm_count);
+  } else {
+    CHECK(splits == 1 && fwd.grid[2] == 1 && split.grid[2] == 0 && combine.grid[0] == 0);
+  }
+  return splits;
+}
+
+static void DeviceTest_mma(void) {
+  const char *autok = "block_m=64,block_n=64,warps=4,stages=2,split=auto";
+  Shape small = {2, 8, 512, 64, false}, one_head = {1, 1, 2048, 64, false},
+        large = {4, 16, 2048, 128, false};
+  /* 2x8x512x64: 128 blocks of 4 warps. 2 splits fill an H100's 132 SMs with 8 warps each;
+   * on an L4's 58 the unsplit grid already gives 8.8 warps per SM. */
+  CHECK(DeviceTest_mmaSplits(&Test_H100, autok, &small) == 2);
+  CHECK(DeviceTest_mmaSplits(&Test_L4, autok, &small) == 1);
+  /* One head of 2048 rows: 32 blocks; the H100 takes 8 splits, the L4 2. */
+  CHECK(DeviceTest_mmaSplits(&Test_H100, autok, &one_head) == 8);
+  CHECK(DeviceTest_mmaSplits(&Test_L4, autok, &one_head) == 2);
+  /* A large grid needs no split anywhere; an explicit split is taken as asked everywhere. */
+  CHECK(DeviceTest_mmaSplits(&Test_H100, autok, &large) == 1);
+  CHECK(DeviceTest_mmaSplits(&Test_L4, autok, &large) == 1);
+  CHECK(DeviceTest_mmaSplits(&Test_L4, "split=4", &small) == 4);
+  CHECK(DeviceTest_mmaSplits(&Test_H100, "split=4", &small) == 4);
+  CHECK(DeviceTest_mmaSplits(&Test_L4, "split=1", &one_head) == 1);
+}
+
+/* fa3 persist=1 asks for a persistent grid; the engine launches one block per SM at most. */
+static void DeviceTest_persistent(void) {
+  const Variant *v = Registry_find("fa3");
+  CHECK(v != NULL);
+  if (!v) return;
+  KnobValues kv = DeviceTest_knobs(v, "persist=1");
+  Shape s = {4, 16, 2048, 128, false};
+  LaunchDims d;
+  v->steps[0].dims(&s, &kv, &Test_H100, &d);
+  CHECK(d.persistent);
+  unsigned long long blocks = (unsigned long long)d.grid[0] * d.grid[1] * d.grid[2];
+  CHECK(blocks == 16 * 64);
+  CHECK(DeviceProps_persistentBlocks(&Test_H100, blocks) == 132);
+  CHECK(DeviceProps_persistentBlocks(&Test_L4, blocks) == 58);
+  CHECK(DeviceProps_persistentBlocks(&Test_L4, 40) == 40); /* a grid smaller than the device */
+  CHECK(DeviceProps_persistentBlocks(&Test_H100, 1) == 1);
+}
+
+/* --cold-l2 writes twice the device's L2 with 4 blocks per SM. */
+static void DeviceTest_flush(void) {
+  CHECK(DeviceProps_flushBytes(&Test_L4) == (size_t)96 << 20);
+  CHECK(DeviceProps_flushBytes(&Test_H100) == (size_t)100 << 20);
+  CHECK(DeviceProps_flushBytes(&Test_H200) == (size_t)120 << 20);
+  CHECK(DeviceProps_flushBlocks(&Test_L4) == 232);
+  CHECK(DeviceProps_flushBlocks(&Test_H100) == 528);
+}
+
+/* A kernel asking for more shared memory than the device lets one block opt into is refused
+ * before launch, saying both numbers; the same kernel runs where the device allows it. */
+static void dims_big(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                     LaunchDims *d) {
+  (void)kv; (void)dev;
+  memset(d, 0, sizeof *d);
+  d->grid[0] = (unsigned)s->S; d->grid[1] = d->grid[2] = 1;
+  d->block[0] = 128; d->block[1] = d->block[2] = 1;
+  d->smem = 100 * 1024;
+}
+
+static void DeviceTest_smem(void) {
+  Variant big;
+  memset(&big, 0, sizeof big);
+  big.name = "big";
+  big.head_dims[0] = 64;
+  big.min_cc = 80;
+  big.kind = LAUNCH_KERNELS;
+  big.nsteps = 1;
+  big.steps[0] = (KernelStep){"attn_fwd", dims_big};
+  KnobValues kv;
+  memset(&kv, 0, sizeof kv);
+  Shape s = {1, 1, 128, 64, false};
+  char why[256];
+  const char *no = Registry_supports(&big, &s, &kv, &Test_L4, why, sizeof why);
+  CHECK(no && strstr(no, "102400") && strstr(no, "101376"));
+  CHECK(Registry_supports(&big, &s, &kv, &Test_H100, why, sizeof why) == NULL);
+  CHECK(Registry_supports(&big, &s, &kv, &Test_A100, why, sizeof why) == NULL);
+  CHECK(Registry_supports(&big, &s, &kv, NULL, why, sizeof why) == NULL); /* any device */
+  /* Every shipped preset of every variant the L4 can run fits its 99 KiB. */
+  int runnable = 0;
+  for (int i = 0; i < Registry_count; i++) {
+    const Variant *v = Registry_variants[i];
+    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+      KnobValues k = DeviceTest_knobs(v, v->presets[p]);
+      for (int D = 64; D <= 128; D += 64) {
+        Shape t = {2, 8, 512, D, false};
+        if (Registry_supports(v, &t, &k, NULL, why, sizeof why)) continue;
+        const char *l4 = Registry_supports(v, &t, &k, &Test_L4, why, sizeof why);
+        CHECK(l4 == NULL || v->min_cc > 89 || v->arch_specific);
+        runnable += l4 == NULL;
+      }
+    }
+  }
+  CHECK(runnable > 20);
+}
+
+/* The compute capability: fa3 is Hopper-only (sm_90a), fp8 needs sm_89 (E4M3 mma), the rest
+ * run from sm_80; the JIT compiles for the device's own architecture. */
+static void DeviceTest_arch(void) {
+  Shape s = {2, 8, 512, 64, false};
+  char why[256], arch[16];
+  KnobValues kv;
+  const Variant *fa3 = Registry_find("fa3"), *fp8 = Registry_find("fp8"), *mma = Registry_find("mma");
+  CHECK(fa3 && fp8 && mma);
+  if (!fa3 || !fp8 || !mma) return;
+  Registry_defaults(fa3, &kv);
+  const char *no = Registry_supports(fa3, &s, &kv, &Test_L4, why, sizeof why);
+  CHECK(no && strstr(no, "sm_90") && strstr(no, "sm_89"));
+  CHECK(Registry_supports(fa3, &s, &kv, &Test_H100, why, sizeof why) == NULL);
+  Registry_defaults(fp8, &kv);
+  CHECK(Registry_supports(fp8, &s, &kv, &Test_L4, why, sizeof why) == NULL);
+  CHECK(Registry_supports(fp8, &s, &kv, &Test_A100, why, sizeof why) != NULL);
+  Registry_defaults(mma, &kv);
+  CHECK(Registry_supports(mma, &s, &kv, &Test_L4, why, sizeof why) == NULL);
+  Jit_archFor(Test_L4.cc, false, arch, sizeof arch);
+  CHECK(strcmp(arch, "sm_89") == 0);
+  Jit_archFor(Test_H100.cc, true, arch, sizeof arch);
+  CHECK(strcmp(arch, "sm_90a") == 0);
+  Jit_archFor(Test_H100.cc, false, arch, sizeof arch);
+  CHECK(strcmp(arch, "sm_90") == 0);
+}
+
+int main(void) {
+  DeviceTest_mma();
+  DeviceTest_persistent();
+  DeviceTest_flush();
+  DeviceTest_smem();
+  DeviceTest_arch();
+  return Check_done("device_props");
+}
