@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <locale.h>
 #include <langinfo.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,57 +31,30 @@ void App_message(App *a, bool error, const char *fmt, ...) {
   a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
 }
 
-/* ---- results order ---------------------------------------------------------------------- */
-
-static const App *App_sortApp;
-
-static int App_sortCmp(const void *x, const void *y) {
-  const App *a = App_sortApp;
-  int i = *(const int *)x, j = *(const int *)y;
-  const Record *ri = &a->session.records[i], *rj = &a->session.records[j];
-  ColumnId c = (ColumnId)a->sort_col;
-  if (Columns[c].numeric) {
-    /* n/a last in both directions. */
-    bool ni = isnan(Columns_value(ri, c)), nj = isnan(Columns_value(rj, c));
-    if (ni != nj) return ni ? 1 : -1;
-  }
-  int r = Columns_compare(ri, rj, c);
-  if (a->sort_desc) r = -r;
-  return r ? r : (i > j) - (i < j); /* ties keep arrival order */
+void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
+  Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
+  Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
+  a->prompt.on_yes = on_yes;
+  a->overlay = OVERLAY_CONFIRM;
+  a->dirty |= DIRTY_OVERLAY;
 }
 
-void App_rebuildOrder(App *a) {
-  const Record *keep = App_selectedRecord(a);
-  int keep_idx = keep ? (int)(keep - a->session.records) : -1;
-  int n = a->session.nrecords;
-  a->order = Util_xrealloc(a->order, (size_t)(n ? n : 1) * sizeof *a->order);
-  if (a->marked_cap < n) {
-    a->marked = Util_xrealloc(a->marked, (size_t)n * sizeof *a->marked);
-    memset(a->marked + a->marked_cap, 0, (size_t)(n - a->marked_cap) * sizeof *a->marked);
-    a->marked_cap = n;
-  }
-  for (int i = 0; i < n; i++) a->order[i] = i;
-  a->norder = n;
-  if (a->sort_col >= 0 && a->sort_col < COL_COUNT && n > 1) {
-    App_sortApp = a;
-    qsort(a->order, (size_t)n, sizeof *a->order, App_sortCmp);
-  }
-  for (int i = 0; i < n; i++)
-    if (a->order[i] == keep_idx) a->rcur.sel = i;
-  a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
-}
+static void App_quitNow(App *a) { a->quit = true; }
 
-const Record *App_selectedRecord(const App *a) {
-  if (a->norder == 0 || a->rcur.sel < 0 || a->rcur.sel >= a->norder) return NULL;
-  return &a->session.records[a->order[a->rcur.sel]];
+void App_requestQuit(App *a) {
+  if (a->run.running)
+    App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
+                "still running; x cancels the run", App_quitNow);
+  else a->quit = true;
 }
 
 /* ---- session ---------------------------------------------------------------------------- */
 
 static void App_initPanels(App *a) {
-  a->nvariants = 0;
-  for (int i = 0; i < Registry_count && a->nvariants < (int)(sizeof a->variants / sizeof a->variants[0]); i++) {
-    VariantRow *vr = &a->variants[a->nvariants++];
+  VariantsView *vv = &a->variants;
+  vv->count = 0;
+  for (int i = 0; i < Registry_count && vv->count < (int)(sizeof vv->rows / sizeof vv->rows[0]); i++) {
+    VariantRow *vr = &vv->rows[vv->count++];
     vr->variant = Registry_variants[i];
     vr->checked = false;
     Registry_defaults(vr->variant, &vr->knobs);
@@ -114,13 +86,14 @@ void App_setSession(App *a, Session *s, const char *path) {
     free(a->original);
     a->original = NULL;
   }
-  free(a->marked);
-  a->marked = NULL;
-  a->marked_cap = 0;
-  a->norder = 0; /* the old order indexes the old records */
-  a->rcur.sel = a->rcur.top = 0;
+  ResultsView *rv = &a->results;
+  free(rv->marked);
+  rv->marked = NULL;
+  rv->marked_cap = 0;
+  rv->norder = 0; /* the old order indexes the old records */
+  rv->cur.sel = rv->cur.top = 0;
   a->autosave_ok = true;
-  App_rebuildOrder(a);
+  Results_rebuild(a);
   App_initPanels(a);
   a->view = VIEW_MAIN;
   a->dirty = DIRTY_ALL;
@@ -295,12 +268,12 @@ static void App_loop(App *a) {
     if (a->dirty) App_draw(a);
     struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}};
     int nfds = 1, timeout = -1;
-    if (a->runner) {
-      int fd = Runner_fd(a->runner);
+    if (a->run.runner) {
+      int fd = Runner_fd(a->run.runner);
       if (fd >= 0) fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
-      timeout = Runner_timeoutMs(a->runner);
+      timeout = Runner_timeoutMs(a->run.runner);
       /* A run between workers has no fd yet: look again shortly rather than sleep forever. */
-      if (Runner_busy(a->runner) && fd < 0 && (timeout < 0 || timeout > 100)) timeout = 100;
+      if (Runner_busy(a->run.runner) && fd < 0 && (timeout < 0 || timeout > 100)) timeout = 100;
     }
     int n = poll(fds, (nfds_t)nfds, timeout);
     if (n < 0 && errno != EINTR) break;
@@ -318,16 +291,16 @@ static void App_loop(App *a) {
 
 static void App_free(App *a) {
   App_freeWindows(a);
-  if (a->runner) Runner_free(a->runner);
+  if (a->run.runner) Runner_free(a->run.runner);
   ViewPicker_free(a);
   Session_free(&a->session);
   if (a->original) {
     Session_free(a->original);
     free(a->original);
   }
-  free(a->order);
-  free(a->marked);
-  free(a->shapes);
+  free(a->results.order);
+  free(a->results.marked);
+  free(a->shapes.rows);
   free(a);
 }
 
@@ -338,11 +311,11 @@ int Tui_main(const char *path) {
   }
   setlocale(LC_ALL, "");
   App *a = Util_xcalloc(1, sizeof *a);
-  a->sort_col = -1;
-  a->col_cursor = COL_P50;
+  a->results.sort_col = -1;
+  a->results.col_cursor = COL_P50;
   a->focus = PANEL_RESULTS;
   a->autosave_ok = true;
-  Util_strlcpy(a->worker, "idle", sizeof a->worker);
+  Util_strlcpy(a->run.worker, "idle", sizeof a->run.worker);
   if (!App_loadInitial(a, path)) {
     App_free(a);
     return BT_EXIT_FAILED;
@@ -358,7 +331,7 @@ int Tui_main(const char *path) {
   a->dirty = DIRTY_ALL;
   App_loop(a);
   int sig = App_signal;
-  if (a->running && a->runner) Runner_cancel(a->runner);
+  if (a->run.running && a->run.runner) Runner_cancel(a->run.runner);
   bool saved = true;
   char err[512] = "";
   if (a->session.dirty && a->session.path[0] && !a->from_example)

@@ -1,112 +1,62 @@
-/* The key map: overlays take keys first, then keys that work everywhere, then the open view
- * (detail, compare) or the focused panel. The help overlay prints Keys_help, so every key
- * handled here has a line there. */
+/* The key tables and their dispatcher. What is on screen picks a chain of tables, most
+ * specific first: an overlay's own table alone, or the view's table then the global one, or on
+ * the main view the focused panel's table, list movement, the main view's and the global one.
+ * A key runs the first binding that lists it. The help overlay prints every table and the key
+ * bar the chain's bar words, so a key cannot work without being documented, nor be documented
+ * without working. */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "tui/tui.h"
 
-const KeyHelp Keys_help[] = {
-  {"Tab / S-Tab", "main", "next / previous panel (Variants, Shapes, Results)"},
-  {"1 2 3", "main", "focus Variants, Shapes, Results"},
-  {"Up Down / k j", "lists", "move the cursor"},
-  {"PgUp PgDn g G", "lists", "page, first, last"},
-  {"Space", "Variants", "check / uncheck the variant for the next run"},
-  {"Enter / e", "Variants", "edit knobs (Left/Right pick allowed values, p presets)"},
-  {"Space", "Shapes", "check / uncheck the shape"},
-  {"a", "Shapes", "add a shape (BxHxSxD[:causal])"},
-  {"Enter / e", "Shapes", "edit the shape"},
-  {"d / Del", "Shapes", "delete the shape"},
-  {"Space", "Results", "mark / unmark the record (for compare)"},
-  {"u", "Results", "clear all marks"},
-  {"Left Right / h l", "Results", "move the column cursor"},
-  {"s", "Results", "sort by the column under the cursor (again: reverse)"},
-  {"n", "Results", "back to arrival order"},
-  {"H / A", "Results", "hide the column / show all columns"},
-  {"Enter", "Results", "detail of the record"},
-  {"c", "main", "compare the marked records side by side"},
-  {"b", "Compare", "make the selected column the baseline"},
-  {"h l / j k", "Compare", "select column / scroll rows"},
-  {"j k / h l", "Detail", "scroll / previous and next record"},
-  {"Esc / q", "views", "back to the main view"},
-  {"r", "any", "run checked variants x checked shapes"},
-  {"x", "any", "cancel the run"},
-  {"R", "any", "replay the session's plan; results show p50 vs the original"},
-  {"o", "any", "open a session (sessions dir and examples)"},
-  {"S", "any", "save the session as..."},
-  {"t", "any", "next theme"},
-  {"Ctrl-L", "any", "repaint the screen"},
-  {"?  F1", "any", "this help (j/k scroll, any other key closes)"},
-  {"q", "main", "quit (asks first while a run is in flight)"},
-};
-const int Keys_helpCount = (int)(sizeof Keys_help / sizeof Keys_help[0]);
+/* ---- keys that work on every view ---------------------------------------------------------- */
 
-static void Keys_cycleTheme(App *a) {
+static void Keys_cycleTheme(App *a, int ch) {
+  (void)ch;
   if (a->themes.count == 0) return;
   a->theme_idx = (a->theme_idx + 1) % a->themes.count;
   char err[512];
-  bool ok = Theme_apply(&a->themes, a->theme_idx, err, sizeof err);
+  Theme_apply(&a->themes, a->theme_idx, err, sizeof err);
   if (err[0]) App_message(a, true, "theme %s: %s", a->themes.names[a->theme_idx], err);
   else App_message(a, false, "theme: %s%s", a->themes.names[a->theme_idx],
                    Theme_colorEnabled() ? "" : " (NO_COLOR or no colours: attributes only)");
-  (void)ok;
   a->dirty = DIRTY_ALL;
 }
 
-/* Keys that mean the same thing whatever is on screen; true when ch was one of them. */
-static bool Keys_global(App *a, int ch) {
-  switch (ch) {
-  case '?': case KEY_F(1):
-    a->overlay = OVERLAY_HELP;
-    a->help_scroll = 0;
-    a->dirty |= DIRTY_OVERLAY;
-    return true;
-  case 't': Keys_cycleTheme(a); return true;
-  case 'r': App_startRun(a); return true;
-  case 'x': App_cancelRun(a); return true;
-  case 'R': App_replay(a); return true;
-  case 'o': ViewPicker_open(a); return true;
-  case 'S': {
-    char path[4096];
-    if (a->session.path[0] && !a->from_example) Util_strlcpy(path, a->session.path, sizeof path);
-    else Session_defaultPath(path, sizeof path);
-    ViewPrompt_open(a, PROMPT_SAVE_AS, "save as: ", path);
-    return true;
-  }
-  case 12: /* Ctrl-L */
-    clearok(curscr, TRUE);
-    a->dirty = DIRTY_ALL;
-    return true;
-  default: return false;
-  }
+static void Keys_help(App *a, int ch) { (void)ch; ViewHelp_open(a); }
+static void Keys_run(App *a, int ch) { (void)ch; App_startRun(a); }
+static void Keys_cancel(App *a, int ch) { (void)ch; App_cancelRun(a); }
+static void Keys_replay(App *a, int ch) { (void)ch; App_replay(a); }
+static void Keys_open(App *a, int ch) { (void)ch; ViewPicker_open(a); }
+
+static void Keys_saveAs(App *a, int ch) {
+  (void)ch;
+  char path[4096];
+  if (a->session.path[0] && !a->from_example) Util_strlcpy(path, a->session.path, sizeof path);
+  else Session_defaultPath(path, sizeof path);
+  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as: ", path);
 }
 
-static ListCursor *Keys_focusedCursor(App *a, int *count) {
-  switch (a->focus) {
-  case PANEL_VARIANTS: *count = a->nvariants; return &a->vcur;
-  case PANEL_SHAPES: *count = a->nshapes; return &a->scur;
-  default: *count = a->norder; return &a->rcur;
-  }
+static void Keys_repaint(App *a, int ch) {
+  (void)ch;
+  clearok(curscr, TRUE);
+  a->dirty = DIRTY_ALL;
 }
 
-static bool Keys_navigate(App *a, int ch) {
-  int count;
-  ListCursor *c = Keys_focusedCursor(a, &count);
-  int page = a->focus == PANEL_RESULTS ? getmaxy(a->w_results) - 3 : 5;
-  if (page < 1) page = 1;
-  switch (ch) {
-  case KEY_UP: case 'k': ListCursor_move(c, count, -1); break;
-  case KEY_DOWN: case 'j': ListCursor_move(c, count, 1); break;
-  case KEY_PPAGE: ListCursor_move(c, count, -page); break;
-  case KEY_NPAGE: ListCursor_move(c, count, page); break;
-  case KEY_HOME: case 'g': ListCursor_move(c, count, -count); break;
-  case KEY_END: case 'G': ListCursor_move(c, count, count); break;
-  default: return false;
-  }
-  static const unsigned region[PANEL_COUNT] = {DIRTY_VARIANTS, DIRTY_SHAPES, DIRTY_RESULTS};
-  a->dirty |= region[a->focus] | (a->focus == PANEL_RESULTS ? DIRTY_SIDE : 0);
-  return true;
-}
+static const KeyBinding Keys_globalBindings[] = {
+  {{'r'}, "r", "r run", "run checked variants x checked shapes", Keys_run},
+  {{'x'}, "x", "x cancel", "cancel the run", Keys_cancel},
+  {{'R'}, "R", NULL, "replay the session's plan; results show p50 vs the original", Keys_replay},
+  {{'o'}, "o", "o open", "open a session (sessions dir and examples)", Keys_open},
+  {{'S'}, "S", NULL, "save the session as...", Keys_saveAs},
+  {{'t'}, "t", "t theme", "next theme", Keys_cycleTheme},
+  {{12}, "Ctrl-L", NULL, "repaint the screen", Keys_repaint},
+  {{'?', KEY_F(1)}, "?  F1", "? help", "this help", Keys_help},
+};
+static const KeyTable Keys_global = KEY_TABLE("any", Keys_globalBindings);
+
+/* ---- the main view ------------------------------------------------------------------------- */
 
 static void Keys_focus(App *a, PanelId p) {
   if (p == a->focus) return;
@@ -114,18 +64,109 @@ static void Keys_focus(App *a, PanelId p) {
   a->dirty |= DIRTY_VARIANTS | DIRTY_SHAPES | DIRTY_RESULTS | DIRTY_KEYBAR;
 }
 
-static void Keys_helpOverlay(App *a, int ch) {
-  switch (ch) {
-  case KEY_DOWN: case 'j': a->help_scroll++; break;
-  case KEY_UP: case 'k': if (a->help_scroll > 0) a->help_scroll--; break;
-  case KEY_NPAGE: case ' ': a->help_scroll += 10; break;
-  case KEY_PPAGE: a->help_scroll = a->help_scroll > 10 ? a->help_scroll - 10 : 0; break;
-  default:
-    a->overlay = OVERLAY_NONE;
-    a->dirty = DIRTY_ALL;
-    return;
+static void Keys_nextPanel(App *a, int ch) {
+  int step = ch == KEY_BTAB ? PANEL_COUNT - 1 : 1;
+  Keys_focus(a, (PanelId)((a->focus + step) % PANEL_COUNT));
+}
+
+static void Keys_panel(App *a, int ch) { Keys_focus(a, (PanelId)(ch - '1')); }
+static void Keys_compare(App *a, int ch) { (void)ch; ViewCompare_open(a); }
+static void Keys_quit(App *a, int ch) { (void)ch; App_requestQuit(a); }
+
+static const KeyBinding Keys_mainBindings[] = {
+  {{'\t', KEY_BTAB}, "Tab / S-Tab", "Tab panel",
+   "next / previous panel (Variants, Shapes, Results)", Keys_nextPanel},
+  {{'1', '2', '3'}, "1 2 3", NULL, "focus Variants, Shapes, Results", Keys_panel},
+  {{'c'}, "c", "c compare", "compare the marked records side by side", Keys_compare},
+  {{'q'}, "q", "q quit", "quit (asks first while a run is in flight)", Keys_quit},
+};
+static const KeyTable Keys_main = KEY_TABLE("main", Keys_mainBindings);
+
+static ListCursor *Keys_focusedCursor(App *a, int *count) {
+  switch (a->focus) {
+  case PANEL_VARIANTS: *count = a->variants.count; return &a->variants.cur;
+  case PANEL_SHAPES: *count = a->shapes.count; return &a->shapes.cur;
+  default: *count = a->results.norder; return &a->results.cur;
   }
-  a->dirty |= DIRTY_OVERLAY;
+}
+
+static void Keys_move(App *a, int ch) {
+  int count;
+  ListCursor *c = Keys_focusedCursor(a, &count);
+  int page = a->focus == PANEL_RESULTS && a->w_results ? getmaxy(a->w_results) - 3 : 5;
+  if (page < 1) page = 1;
+  switch (ch) {
+  case KEY_UP: case 'k': ListCursor_move(c, count, -1); break;
+  case KEY_DOWN: case 'j': ListCursor_move(c, count, 1); break;
+  case KEY_PPAGE: ListCursor_move(c, count, -page); break;
+  case KEY_NPAGE: ListCursor_move(c, count, page); break;
+  case KEY_HOME: case 'g': ListCursor_move(c, count, -count); break;
+  default: ListCursor_move(c, count, count); break; /* End, G */
+  }
+  static const unsigned region[PANEL_COUNT] = {DIRTY_VARIANTS, DIRTY_SHAPES, DIRTY_RESULTS};
+  a->dirty |= region[a->focus] | (a->focus == PANEL_RESULTS ? DIRTY_SIDE : 0);
+}
+
+static const KeyBinding Keys_listBindings[] = {
+  {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", NULL, "move the cursor", Keys_move},
+  {{KEY_PPAGE, KEY_NPAGE}, "PgUp PgDn", NULL, "page up / down", Keys_move},
+  {{KEY_HOME, 'g', KEY_END, 'G'}, "Home g / End G", NULL, "first / last", Keys_move},
+};
+static const KeyTable Keys_list = KEY_TABLE("lists", Keys_listBindings);
+
+/* ---- the chain and the dispatcher ---------------------------------------------------------- */
+
+int Keys_chain(const App *a, const KeyTable **out, int max) {
+  int n = 0;
+#define PUSH(t) do { if (n < max) out[n++] = &(t); } while (0)
+  switch (a->overlay) {
+  case OVERLAY_HELP: PUSH(ViewHelp_keys); return n;
+  case OVERLAY_PICKER: PUSH(ViewPicker_keys); return n;
+  case OVERLAY_KNOBS: PUSH(ViewKnobs_keys); return n;
+  case OVERLAY_PROMPT: PUSH(ViewPrompt_keys); return n;
+  case OVERLAY_CONFIRM: PUSH(ViewConfirm_keys); return n;
+  case OVERLAY_NONE: break;
+  }
+  if (a->view == VIEW_DETAIL) {
+    PUSH(ViewDetail_keys);
+  } else if (a->view == VIEW_COMPARE) {
+    PUSH(ViewCompare_keys);
+  } else {
+    if (a->focus == PANEL_VARIANTS) PUSH(ViewVariants_keys);
+    else if (a->focus == PANEL_SHAPES) PUSH(ViewShapes_keys);
+    else PUSH(ViewResults_keys);
+    PUSH(Keys_list);
+    PUSH(Keys_main);
+  }
+  PUSH(Keys_global);
+#undef PUSH
+  return n;
+}
+
+static bool Keys_matches(const KeyBinding *b, int ch) {
+  for (int i = 0; i < KEYS_PER_BINDING && b->keys[i]; i++)
+    if (b->keys[i] == ch || b->keys[i] == KEYS_ANY ||
+        (b->keys[i] == KEYS_PRINTABLE && ch >= 32 && ch < 127))
+      return true;
+  return false;
+}
+
+const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch) {
+  for (int t = 0; t < n; t++)
+    for (int i = 0; i < chain[t]->count; i++)
+      if (Keys_matches(&chain[t]->bindings[i], ch)) return &chain[t]->bindings[i];
+  return NULL;
+}
+
+const KeyTable *const *Keys_all(int *count) {
+  /* In the order the help lists them: what works everywhere first. */
+  static const KeyTable *const all[] = {
+    &Keys_global, &Keys_main, &Keys_list, &ViewVariants_keys, &ViewKnobs_keys,
+    &ViewShapes_keys, &ViewResults_keys, &ViewCompare_keys, &ViewDetail_keys,
+    &ViewPicker_keys, &ViewPrompt_keys, &ViewConfirm_keys, &ViewHelp_keys,
+  };
+  *count = (int)(sizeof all / sizeof all[0]);
+  return all;
 }
 
 void Keys_handle(App *a, int ch) {
@@ -134,45 +175,24 @@ void Keys_handle(App *a, int ch) {
     a->message[0] = 0;
     a->dirty |= DIRTY_KEYBAR;
   }
-  switch (a->overlay) {
-  case OVERLAY_HELP: Keys_helpOverlay(a, ch); return;
-  case OVERLAY_PICKER: ViewPicker_key(a, ch); return;
-  case OVERLAY_KNOBS: ViewKnobs_key(a, ch); return;
-  case OVERLAY_PROMPT: case OVERLAY_CONFIRM: ViewPrompt_key(a, ch); return;
-  case OVERLAY_NONE: break;
+  const KeyTable *chain[8];
+  int n = Keys_chain(a, chain, 8);
+  const KeyBinding *b = Keys_lookup(chain, n, ch);
+  if (!b) return;
+  const KeyTable *before = chain[0];
+  b->action(a, ch);
+  /* Another view or overlay now: the key bar shows its keys. */
+  if (Keys_chain(a, chain, 8) > 0 && chain[0] != before) a->dirty |= DIRTY_KEYBAR;
+}
+
+void Keys_barText(const KeyTable *t, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < t->count; i++) {
+    if (!t->bindings[i].bar) continue;
+    int w = snprintf(buf + len, size - len, "%s%s", len ? "  " : " ", t->bindings[i].bar);
+    if (w < 0 || (size_t)w >= size - len) return; /* truncated, still terminated */
+    len += (size_t)w;
   }
-  if (Keys_global(a, ch)) return;
-  if (a->view == VIEW_DETAIL) {
-    ViewDetail_key(a, ch);
-    return;
-  }
-  if (a->view == VIEW_COMPARE) {
-    ViewCompare_key(a, ch);
-    return;
-  }
-  switch (ch) {
-  case 'q':
-    if (a->running) {
-      Util_strlcpy(a->confirm_text, "A run is in flight. Quit anyway (it is cancelled)? y/n",
-                   sizeof a->confirm_text);
-      a->overlay = OVERLAY_CONFIRM;
-      a->dirty |= DIRTY_OVERLAY;
-    } else {
-      a->quit = true;
-    }
-    return;
-  case '\t': Keys_focus(a, (PanelId)((a->focus + 1) % PANEL_COUNT)); return;
-  case KEY_BTAB: Keys_focus(a, (PanelId)((a->focus + PANEL_COUNT - 1) % PANEL_COUNT)); return;
-  case '1': Keys_focus(a, PANEL_VARIANTS); return;
-  case '2': Keys_focus(a, PANEL_SHAPES); return;
-  case '3': Keys_focus(a, PANEL_RESULTS); return;
-  case 'c': ViewCompare_open(a); return;
-  default: break;
-  }
-  if (Keys_navigate(a, ch)) return;
-  switch (a->focus) {
-  case PANEL_VARIANTS: ViewVariants_key(a, ch); break;
-  case PANEL_SHAPES: ViewShapes_key(a, ch); break;
-  default: ViewResults_key(a, ch); break;
-  }
+  if (len + 1 < size) Util_strlcpy(buf + len, " ", size - len);
 }

@@ -21,17 +21,17 @@ void App_autosave(App *a) {
 /* ---- runs ------------------------------------------------------------------------------- */
 
 static void App_submit(App *a, PlanEntry *entries, int count) {
-  if (!a->runner) a->runner = Runner_new(NULL);
-  if (!a->runner) {
+  if (!a->run.runner) a->run.runner = Runner_new(NULL);
+  if (!a->run.runner) {
     App_message(a, true, "cannot start the worker (benchtop worker): see stderr");
     return;
   }
-  Runner_submit(a->runner, entries, count);
-  if (!a->running) a->done = 0, a->total = 0;
-  a->total += count;
-  a->running = true;
-  a->no_gpu = false;
-  Util_strlcpy(a->worker, "starting worker", sizeof a->worker);
+  Runner_submit(a->run.runner, entries, count);
+  if (!a->run.running) a->run.done = 0, a->run.total = 0;
+  a->run.total += count;
+  a->run.running = true;
+  a->run.no_gpu = false;
+  Util_strlcpy(a->run.worker, "starting worker", sizeof a->run.worker);
   a->dirty |= DIRTY_STATUS;
 }
 
@@ -68,11 +68,12 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
 void App_startRun(App *a) {
   const VariantRow *vars[32];
   int nvar = 0, nshape = 0;
-  for (int i = 0; i < a->nvariants; i++)
-    if (a->variants[i].checked) vars[nvar++] = &a->variants[i];
-  Shape *shapes = Util_xcalloc((size_t)(a->nshapes ? a->nshapes : 1), sizeof *shapes);
-  for (int i = 0; i < a->nshapes; i++)
-    if (a->shapes[i].checked) shapes[nshape++] = a->shapes[i].shape;
+  for (int i = 0; i < a->variants.count; i++)
+    if (a->variants.rows[i].checked) vars[nvar++] = &a->variants.rows[i];
+  const ShapesView *sv = &a->shapes;
+  Shape *shapes = Util_xcalloc((size_t)(sv->count ? sv->count : 1), sizeof *shapes);
+  for (int i = 0; i < sv->count; i++)
+    if (sv->rows[i].checked) shapes[nshape++] = sv->rows[i].shape;
   if (nvar == 0 || nshape == 0) {
     App_message(a, true, "check at least one variant and one shape (Space), then r");
     free(shapes);
@@ -126,7 +127,7 @@ static int App_entriesFromRecords(const Session *s, PlanEntry **out) {
 }
 
 void App_replay(App *a) {
-  if (a->running) {
+  if (a->run.running) {
     App_message(a, true, "a run is in flight: x cancels it first");
     return;
   }
@@ -158,24 +159,25 @@ void App_replay(App *a) {
   Plan_copy(&a->session.plan, &orig->plan);
   Session_defaultPath(a->session.path, sizeof a->session.path);
   a->from_example = false;
-  free(a->marked);
-  a->marked = NULL;
-  a->marked_cap = 0;
-  a->norder = 0;
-  a->rcur.sel = a->rcur.top = 0;
-  App_rebuildOrder(a);
+  ResultsView *rv = &a->results;
+  free(rv->marked);
+  rv->marked = NULL;
+  rv->marked_cap = 0;
+  rv->norder = 0;
+  rv->cur.sel = rv->cur.top = 0;
+  Results_rebuild(a);
   App_submit(a, entries, n);
   free(entries);
   App_message(a, false, "replaying %d entries; 'vs orig': p50 against the original (e: by events)", n);
 }
 
 void App_cancelRun(App *a) {
-  if (!a->running || !a->runner) {
+  if (!a->run.running || !a->run.runner) {
     App_message(a, false, "nothing is running");
     return;
   }
-  Runner_cancel(a->runner);
-  Util_strlcpy(a->worker, "cancelling", sizeof a->worker);
+  Runner_cancel(a->run.runner);
+  Util_strlcpy(a->run.worker, "cancelling", sizeof a->run.worker);
   App_message(a, false, "cancelling the run");
   a->dirty |= DIRTY_STATUS;
 }
@@ -183,40 +185,40 @@ void App_cancelRun(App *a) {
 static void App_runnerEvent(App *a, RunnerEvent *ev) {
   switch (ev->kind) {
   case RUNNER_HELLO:
-    Util_strlcpy(a->device, ev->device.name, sizeof a->device);
+    Util_strlcpy(a->run.device, ev->device.name, sizeof a->run.device);
     if (!a->session.has_device) {
       a->session.device = ev->device;
       a->session.has_device = true;
     }
-    Util_strlcpy(a->worker, "worker ready", sizeof a->worker);
+    Util_strlcpy(a->run.worker, "worker ready", sizeof a->run.worker);
     break;
   case RUNNER_PROGRESS:
-    a->done = ev->done;
-    if (ev->total > 0) a->total = ev->total;
-    Util_strlcpy(a->worker, ev->message, sizeof a->worker);
+    a->run.done = ev->done;
+    if (ev->total > 0) a->run.total = ev->total;
+    Util_strlcpy(a->run.worker, ev->message, sizeof a->run.worker);
     break;
   case RUNNER_RECORD:
     Session_add(&a->session, &ev->record);
     Record_free(&ev->record);
-    if (a->done < a->total) a->done++;
-    App_rebuildOrder(a);
+    if (a->run.done < a->run.total) a->run.done++;
+    Results_rebuild(a);
     App_autosave(a);
     break;
   case RUNNER_BUILT:
     App_message(a, strstr(ev->message, "build failed") != NULL, "%s", ev->message);
-    if (!a->running) Util_strlcpy(a->worker, "worker ready", sizeof a->worker);
+    if (!a->run.running) Util_strlcpy(a->run.worker, "worker ready", sizeof a->run.worker);
     break;
   case RUNNER_NO_GPU:
-    a->no_gpu = true;
-    snprintf(a->worker, sizeof a->worker, "no GPU: %.140s", ev->message);
+    a->run.no_gpu = true;
+    snprintf(a->run.worker, sizeof a->run.worker, "no GPU: %.140s", ev->message);
     /* Said aloud only for a run the user asked for: a background build on a machine without a
      * GPU fails quietly (the status line says it), not over whatever the user is doing. */
-    if (a->running) App_message(a, true, "no GPU: %s", ev->message);
+    if (a->run.running) App_message(a, true, "no GPU: %s", ev->message);
     break;
   case RUNNER_FINISHED:
-    a->running = false;
-    snprintf(a->worker, sizeof a->worker, "idle (%d/%d done)", a->done, a->total);
-    if (!a->no_gpu) App_message(a, false, "run finished: %d records", a->done);
+    a->run.running = false;
+    snprintf(a->run.worker, sizeof a->run.worker, "idle (%d/%d done)", a->run.done, a->run.total);
+    if (!a->run.no_gpu) App_message(a, false, "run finished: %d records", a->run.done);
     break;
   default: return;
   }
@@ -226,16 +228,17 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
 /* A knob changed: compile the variant at its new setting in the worker now, for each head
  * dimension among the checked shapes (64 when none is checked), so the next run starts warm. */
 void App_prebuild(App *a, const VariantRow *vr) {
-  if (a->no_gpu) return;
+  if (a->run.no_gpu) return;
   int dims[8], nd = 0;
-  for (int i = 0; i < a->nshapes && nd < 8; i++) {
-    if (!a->shapes[i].checked) continue;
+  const ShapesView *sv = &a->shapes;
+  for (int i = 0; i < sv->count && nd < 8; i++) {
+    if (!sv->rows[i].checked) continue;
     bool seen = false;
-    for (int j = 0; j < nd; j++) seen |= dims[j] == a->shapes[i].shape.D;
-    if (!seen) dims[nd++] = a->shapes[i].shape.D;
+    for (int j = 0; j < nd; j++) seen |= dims[j] == sv->rows[i].shape.D;
+    if (!seen) dims[nd++] = sv->rows[i].shape.D;
   }
   if (nd == 0) dims[nd++] = 64;
-  if (!a->runner) a->runner = Runner_new(NULL);
+  if (!a->run.runner) a->run.runner = Runner_new(NULL);
   for (int i = 0; i < nd; i++) {
     PlanEntry e;
     memset(&e, 0, sizeof e);
@@ -246,17 +249,17 @@ void App_prebuild(App *a, const VariantRow *vr) {
     Util_strlcpy(e.metrics, "none", sizeof e.metrics);
     char why[256];
     if (Registry_supports(vr->variant, &e.shape, &e.knobs, NULL, why, sizeof why)) continue;
-    Runner_prebuild(a->runner, &e);
+    Runner_prebuild(a->run.runner, &e);
   }
-  if (!a->running) Util_strlcpy(a->worker, "compiling in the background", sizeof a->worker);
+  if (!a->run.running) Util_strlcpy(a->run.worker, "compiling in the background", sizeof a->run.worker);
   a->dirty |= DIRTY_STATUS;
 }
 
 void App_pollRunner(App *a) {
-  if (!a->runner) return;
+  if (!a->run.runner) return;
   RunnerEvent ev;
   memset(&ev, 0, sizeof ev);
-  while (Runner_poll(a->runner, &ev)) {
+  while (Runner_poll(a->run.runner, &ev)) {
     App_runnerEvent(a, &ev);
     memset(&ev, 0, sizeof ev);
   }

@@ -28,28 +28,28 @@ static void Statusline_session(const App *a, char *buf, size_t size) {
 void Statusline_draw(App *a) {
   WINDOW *w = a->w_status;
   int width = getmaxx(w);
-  attr_t base = Theme_attr(a->running ? TH_STATUS_BUSY : TH_STATUS);
+  attr_t base = Theme_attr(a->run.running ? TH_STATUS_BUSY : TH_STATUS);
   wbkgdset(w, ' ' | base);
   werase(w);
   wattrset(w, base);
   mvwhline(w, 0, 0, ' ', width);
   char sess[512], dev[160], work[256];
   Statusline_session(a, sess, sizeof sess);
-  if (a->no_gpu) snprintf(dev, sizeof dev, "no GPU");
-  else if (a->device[0]) snprintf(dev, sizeof dev, "%s", a->device);
+  if (a->run.no_gpu) snprintf(dev, sizeof dev, "no GPU");
+  else if (a->run.device[0]) snprintf(dev, sizeof dev, "%s", a->run.device);
   else if (a->session.has_device) snprintf(dev, sizeof dev, "recorded on %s", a->session.device.name);
   else snprintf(dev, sizeof dev, "device: not started");
   /* Progress as a bar of # over the width that is left, so it reads at 80 columns. */
-  if (a->running) {
+  if (a->run.running) {
     int barw = width / 6;
     if (barw > 24) barw = 24;
     char bar[32];
-    int fill = a->total > 0 ? a->done * barw / a->total : 0;
+    int fill = a->run.total > 0 ? a->run.done * barw / a->run.total : 0;
     for (int i = 0; i < barw; i++) bar[i] = i < fill ? '#' : '-';
     bar[barw] = 0;
-    snprintf(work, sizeof work, "%d/%d [%s] %s", a->done, a->total, bar, a->worker);
+    snprintf(work, sizeof work, "%d/%d [%s] %s", a->run.done, a->run.total, bar, a->run.worker);
   } else {
-    snprintf(work, sizeof work, "%s", a->worker);
+    snprintf(work, sizeof work, "%s", a->run.worker);
   }
   char line[1024];
   snprintf(line, sizeof line, " benchtop | %s | %s | %s", sess, dev, work);
@@ -72,38 +72,21 @@ void Keybar_draw(App *a) {
     wnoutrefresh(w);
     return;
   }
-  static const char *const main_keys[][2] = {
-    {"Tab", "panel"}, {"Spc", "check/mark"}, {"Enter", "edit/detail"}, {"r", "run"},
-    {"x", "cancel"}, {"c", "compare"}, {"s", "sort"}, {"t", "theme"}, {"o", "open"},
-    {"?", "help"}, {"q", "quit"},
-  };
-  static const char *const detail_keys[][2] = {
-    {"j/k", "scroll"}, {"h/l", "prev/next"}, {"Esc", "back"}, {"r", "run"}, {"t", "theme"},
-    {"?", "help"},
-  };
-  static const char *const compare_keys[][2] = {
-    {"h/l", "column"}, {"b", "baseline"}, {"j/k", "scroll"}, {"Enter", "detail"},
-    {"Esc", "back"}, {"?", "help"},
-  };
-  const char *const(*keys)[2] = main_keys;
-  int n = (int)(sizeof main_keys / sizeof main_keys[0]);
-  if (a->view == VIEW_DETAIL) {
-    keys = detail_keys;
-    n = (int)(sizeof detail_keys / sizeof detail_keys[0]);
-  } else if (a->view == VIEW_COMPARE) {
-    keys = compare_keys;
-    n = (int)(sizeof compare_keys / sizeof compare_keys[0]);
-  }
-  int x = 0;
-  for (int i = 0; i < n; i++) {
-    int need = (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 2;
-    if (x + need > width) break;
-    wattrset(w, Theme_attr(TH_KEY));
-    mvwaddstr(w, 0, x, keys[i][0]);
-    x += (int)strlen(keys[i][0]);
-    wattrset(w, base);
-    mvwprintw(w, 0, x, " %s ", keys[i][1]);
-    x += (int)strlen(keys[i][1]) + 2;
-  }
+  /* The bar words of the tables that apply now (keys.c): a key shown here is a key that works. */
+  const KeyTable *chain[8];
+  int n = Keys_chain(a, chain, 8), x = 0;
+  for (int t = 0; t < n; t++)
+    for (int i = 0; i < chain[t]->count; i++) {
+      const char *bar = chain[t]->bindings[i].bar;
+      if (!bar) continue;
+      const char *sp = strchr(bar, ' ');
+      int klen = sp ? (int)(sp - bar) : (int)strlen(bar), need = (int)strlen(bar) + 1;
+      if (x + need > width) continue; /* a shorter one further on may still fit */
+      wattrset(w, Theme_attr(TH_KEY));
+      mvwaddnstr(w, 0, x, bar, klen);
+      wattrset(w, base);
+      mvwprintw(w, 0, x + klen, "%s ", bar + klen);
+      x += need;
+    }
   wnoutrefresh(w);
 }

@@ -1,6 +1,10 @@
-/* The TUI's shared state and the functions each view file exports. Data collection (the
- * runner's events, the session) is kept apart from drawing, as htop does it: events change
- * the App and mark regions dirty; the draw step repaints only dirty regions. */
+/* The TUI's state and the functions each view file exports. Data collection (the runner's
+ * events, the session) is kept apart from drawing, as htop does it: events change the App and
+ * mark regions dirty; the draw step repaints only dirty regions.
+ *
+ * Each view owns one struct of state (VariantsView, ResultsView, ...) inside the App, and one
+ * key table (KeyTable) that both dispatches its keys and documents them: the help overlay and
+ * the key bar print the same tables the dispatcher walks (keys.c), so they cannot drift. */
 #ifndef BENCHTOP_TUI_H
 #define BENCHTOP_TUI_H
 
@@ -32,6 +36,36 @@ enum {
   DIRTY_OVERLAY = 1 << 7, DIRTY_ALL = 0xff,
 };
 
+typedef struct App App;
+
+/* ---- the key table ------------------------------------------------------------------------ */
+
+/* Key codes that stand for every printable character (a prompt's text) and for any key at
+ * all; they match after the bindings listed before them in their table. */
+#define KEYS_PRINTABLE (-2)
+#define KEYS_ANY (-3)
+#define KEYS_PER_BINDING 4
+
+typedef void (*KeyAction)(App *a, int ch);
+
+typedef struct KeyBinding {
+  int keys[KEYS_PER_BINDING]; /* 0-terminated (no binding uses NUL) */
+  const char *label;          /* the keys as the help writes them: "Up Down / k j" */
+  const char *bar;            /* word for the key bar (NULL: help only) */
+  const char *help;           /* one line for the help overlay */
+  KeyAction action;
+} KeyBinding;
+
+typedef struct KeyTable {
+  const char *where;          /* where the keys work, as the help says it: "Results" */
+  const KeyBinding *bindings;
+  int count;
+} KeyTable;
+
+#define KEY_TABLE(where, array) {where, array, (int)(sizeof array / sizeof array[0])}
+
+/* ---- per-view state ----------------------------------------------------------------------- */
+
 typedef struct ListCursor {
   int sel, top;
 } ListCursor;
@@ -42,60 +76,96 @@ typedef struct VariantRow {
   KnobValues knobs;
 } VariantRow;
 
+typedef struct VariantsView {
+  VariantRow rows[32];
+  int count;
+  ListCursor cur;
+  int knob_sel;           /* knob editor overlay: the knob row */
+} VariantsView;
+
 typedef struct ShapeRow {
   Shape shape;
   bool checked;
 } ShapeRow;
 
-typedef struct App {
-  Session session;
-  Session *original;      /* replay: the session replayed, for deltas (NULL otherwise) */
-  bool autosave_ok;       /* last autosave worked (or nothing to save yet) */
-  char autosave_err[256];
-  bool from_example;      /* opened the bundled example: new records go to a fresh file */
+typedef struct ShapesView {
+  ShapeRow *rows;
+  int count, cap;
+  ListCursor cur;
+} ShapesView;
 
-  Runner *runner;
-  bool running;
-  int done, total;
-  char worker[160];       /* worker state in words: idle, starting, running..., no GPU */
-  bool no_gpu;
-  char device[96];
-
-  VariantRow variants[32];
-  int nvariants;
-  ListCursor vcur;
-  ShapeRow *shapes;
-  int nshapes, shapes_cap;
-  ListCursor scur;
-
-  int *order;             /* results: record indices in display order */
+typedef struct ResultsView {
+  int *order;             /* record indices in display order */
   int norder;
-  ListCursor rcur;
+  ListCursor cur;
   bool *marked;           /* per record index */
   int marked_cap;
   int sort_col;           /* ColumnId, or -1: arrival order */
   bool sort_desc;
   int col_cursor;         /* ColumnId under the column cursor */
   bool col_hidden[COL_COUNT];
+} ResultsView;
 
-  int cmp[16];            /* compare: record indices, cmp[baseline] is the baseline */
-  int ncmp, cmp_base, cmp_sel, cmp_first, cmp_scroll;
-  int detail_scroll;
-  int help_scroll;
+typedef struct CompareView {
+  int rec[16];            /* record indices, rec[base] is the baseline */
+  int count, base, sel, first, scroll;
+} CompareView;
+
+typedef struct DetailView {
+  int scroll;
+  ViewId back;            /* where Esc goes back to */
+} DetailView;
+
+typedef struct HelpView {
+  int scroll;
+} HelpView;
+
+typedef struct PickerView {
+  char **paths;           /* session files */
+  int count;
+  ListCursor cur;
+} PickerView;
+
+typedef struct PromptView {
+  PromptKind kind;
+  char label[64];
+  char buf[256];
+  int len;
+  char confirm_text[160];
+  char confirm_no[96];    /* what n says */
+  void (*on_yes)(App *a); /* the confirm overlay's action */
+} PromptView;
+
+/* The runner and what it last said. */
+typedef struct RunState {
+  Runner *runner;
+  bool running;
+  int done, total;
+  char worker[160];       /* worker state in words: idle, starting, running..., no GPU */
+  bool no_gpu;
+  char device[96];
+} RunState;
+
+struct App {
+  Session session;
+  Session *original;      /* replay: the session replayed, for deltas (NULL otherwise) */
+  bool autosave_ok;       /* last autosave worked (or nothing to save yet) */
+  char autosave_err[256];
+  bool from_example;      /* opened the bundled example: new records go to a fresh file */
+
+  RunState run;
+  VariantsView variants;
+  ShapesView shapes;
+  ResultsView results;
+  CompareView compare;
+  DetailView detail;
+  HelpView help;
+  PickerView picker;
+  PromptView prompt;
 
   PanelId focus;
   ViewId view;
-  ViewId detail_return;    /* where Esc in the detail view goes back to */
   OverlayId overlay;
-  PromptKind prompt_kind;
-  char prompt_label[64];
-  char prompt_buf[256];
-  int prompt_len;
-  char confirm_text[128];
-  int knob_sel;           /* knob editor: knob row */
-  char **picker;          /* session files */
-  int npicker;
-  ListCursor pcur;
 
   ThemeSet themes;
   int theme_idx;
@@ -108,29 +178,37 @@ typedef struct App {
   int rows, cols;
   bool too_small;
   WINDOW *w_status, *w_var, *w_shape, *w_results, *w_side, *w_keys, *w_body, *w_overlay;
-} App;
+};
 
 /* app.c */
 void App_message(App *a, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void App_rebuildOrder(App *a);
-const Record *App_selectedRecord(const App *a);
+void App_setSession(App *a, Session *s, const char *path);
+/* Quits, or asks first while a run is in flight. */
+void App_requestQuit(App *a);
+/* Opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
+void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a));
+/* results.c: the results table's data (order, sort), apart from its drawing. */
+void Results_rebuild(App *a);
+const Record *Results_selected(const App *a);
+/* runs.c */
 void App_startRun(App *a);
 void App_replay(App *a);
 void App_cancelRun(App *a);
-void App_setSession(App *a, Session *s, const char *path);
-/* runs.c */
 void App_autosave(App *a);
 void App_pollRunner(App *a);
 void App_prebuild(App *a, const VariantRow *vr);
 
-/* keys.c: one key press, routed to the overlay, the view or the focused panel. */
+/* keys.c: one key press, routed through the key tables of what is on screen. */
 void Keys_handle(App *a, int ch);
-/* Every key, for the help overlay (the same table the dispatcher documents). */
-typedef struct KeyHelp {
-  const char *keys, *where, *what;
-} KeyHelp;
-extern const KeyHelp Keys_help[];
-extern const int Keys_helpCount;
+/* The tables that apply now, most specific first (the order keys are looked up in); returns
+ * how many were written to out. */
+int Keys_chain(const App *a, const KeyTable **out, int max);
+/* The binding for ch in a chain, or NULL. */
+const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch);
+/* A table's bar words on one line (" h/l column  b baseline "), for an overlay's footer. */
+void Keys_barText(const KeyTable *t, char *buf, size_t size);
+/* Every table, for the help overlay: *count gets how many. */
+const KeyTable *const *Keys_all(int *count);
 
 /* Drawing helpers (draw.c). */
 void Draw_box(App *a, WINDOW *w, const char *title, bool focused);
@@ -155,30 +233,28 @@ void Page_begin(Page *p, App *a, WINDOW *w, int scroll, int top, int height, int
 void Page_text(Page *p, ThemeElem el, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void Page_newline(Page *p);
 
-/* Views: one file each. */
+/* Views: one file each; each exports its key table. */
+extern const KeyTable ViewVariants_keys, ViewKnobs_keys, ViewShapes_keys, ViewResults_keys,
+    ViewDetail_keys, ViewCompare_keys, ViewHelp_keys, ViewPicker_keys, ViewPrompt_keys,
+    ViewConfirm_keys;
 void ViewVariants_draw(App *a);
-void ViewVariants_key(App *a, int ch);
 void ViewKnobs_draw(App *a);
-void ViewKnobs_key(App *a, int ch);
 void ViewShapes_draw(App *a);
-void ViewShapes_key(App *a, int ch);
 void ViewShapes_load(App *a);
 bool ViewShapes_submit(App *a, const char *text, bool replace, char *err, size_t errsize);
 void ViewResults_draw(App *a);
-void ViewResults_key(App *a, int ch);
 void ViewDetail_draw(App *a, WINDOW *w, bool framed);
-void ViewDetail_key(App *a, int ch);
+/* Opens the detail of the selected record; Esc goes back to `back`. */
+void ViewDetail_open(App *a, ViewId back);
 void ViewCompare_open(App *a);
 void ViewCompare_draw(App *a);
-void ViewCompare_key(App *a, int ch);
+void ViewHelp_open(App *a);
 void ViewHelp_draw(App *a);
 void ViewPicker_open(App *a);
 void ViewPicker_draw(App *a);
-void ViewPicker_key(App *a, int ch);
 void ViewPicker_free(App *a);
 void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial);
 void ViewPrompt_draw(App *a);
-void ViewPrompt_key(App *a, int ch);
 void Statusline_draw(App *a);
 void Keybar_draw(App *a);
 

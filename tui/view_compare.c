@@ -11,18 +11,17 @@
 #define CMP_COL 20
 
 void ViewCompare_open(App *a) {
-  a->ncmp = 0;
+  CompareView *cv = &a->compare;
+  const ResultsView *rv = &a->results;
+  cv->count = 0;
   /* Display order, so the columns read like the table they were marked in. */
-  for (int i = 0; i < a->norder && a->ncmp < (int)(sizeof a->cmp / sizeof a->cmp[0]); i++)
-    if (a->marked[a->order[i]]) a->cmp[a->ncmp++] = a->order[i];
-  if (a->ncmp < 2) {
+  for (int i = 0; i < rv->norder && cv->count < (int)(sizeof cv->rec / sizeof cv->rec[0]); i++)
+    if (rv->marked[rv->order[i]]) cv->rec[cv->count++] = rv->order[i];
+  if (cv->count < 2) {
     App_message(a, true, "mark at least two records with Space in Results, then c");
     return;
   }
-  a->cmp_base = 0;
-  a->cmp_sel = 0;
-  a->cmp_first = 0;
-  a->cmp_scroll = 0;
+  cv->base = cv->sel = cv->first = cv->scroll = 0;
   a->view = VIEW_COMPARE;
   a->dirty = DIRTY_ALL;
 }
@@ -47,18 +46,19 @@ static void ViewCompare_cell(Page *p, const Record *r, const Record *base, const
 }
 
 void ViewCompare_draw(App *a) {
+  CompareView *cv = &a->compare;
   WINDOW *w = a->w_body;
   werase(w);
   int h = getmaxy(w), width = getmaxx(w);
   char title[96];
-  snprintf(title, sizeof title, "Compare %d records", a->ncmp);
+  snprintf(title, sizeof title, "Compare %d records", cv->count);
   Draw_box(a, w, title, true);
   int fit = (width - 2 - CMP_LABEL) / CMP_COL;
   if (fit < 1) fit = 1;
-  if (a->cmp_sel < a->cmp_first) a->cmp_first = a->cmp_sel;
-  if (a->cmp_sel >= a->cmp_first + fit) a->cmp_first = a->cmp_sel - fit + 1;
-  int last = a->cmp_first + fit < a->ncmp ? a->cmp_first + fit : a->ncmp;
-  const Record *base = &a->session.records[a->cmp[a->cmp_base]];
+  if (cv->sel < cv->first) cv->first = cv->sel;
+  if (cv->sel >= cv->first + fit) cv->first = cv->sel - fit + 1;
+  int last = cv->first + fit < cv->count ? cv->first + fit : cv->count;
+  const Record *base = &a->session.records[cv->rec[cv->base]];
 
   /* Header: four lines naming each record; the selected column in the cursor colour. */
   static const char *const head[] = {"variant", "knobs", "shape", "status"};
@@ -66,69 +66,87 @@ void ViewCompare_draw(App *a) {
     wattrset(w, Theme_attr(TH_HEADER));
     mvwhline(w, 1 + hl, 1, ' ', width - 2);
     mvwprintw(w, 1 + hl, 1, " %-*s", CMP_LABEL - 1, head[hl]);
-    for (int c = a->cmp_first; c < last; c++) {
-      const Record *r = &a->session.records[a->cmp[c]];
+    for (int c = cv->first; c < last; c++) {
+      const Record *r = &a->session.records[cv->rec[c]];
       char text[RECORD_KNOBS_MAX];
-      if (hl == 0) snprintf(text, sizeof text, "%s%s", c == a->cmp_base ? "=" : "", r->variant);
+      if (hl == 0) snprintf(text, sizeof text, "%s%s", c == cv->base ? "=" : "", r->variant);
       else if (hl == 1) snprintf(text, sizeof text, "%s", r->knobs[0] ? r->knobs : "-");
       else if (hl == 2) Shape_format(&r->shape, text, sizeof text);
       else snprintf(text, sizeof text, "%s", Record_statusName(r->status));
-      attr_t at = Theme_attr(c == a->cmp_base ? TH_BASELINE : TH_HEADER);
-      if (c == a->cmp_sel) at = Theme_attr(TH_CURSOR);
+      attr_t at = Theme_attr(c == cv->base ? TH_BASELINE : TH_HEADER);
+      if (c == cv->sel) at = Theme_attr(TH_CURSOR);
       wattrset(w, at);
-      mvwprintw(w, 1 + hl, 1 + CMP_LABEL + (c - a->cmp_first) * CMP_COL, " %-*.*s", CMP_COL - 2,
+      mvwprintw(w, 1 + hl, 1 + CMP_LABEL + (c - cv->first) * CMP_COL, " %-*.*s", CMP_COL - 2,
                 CMP_COL - 2, text);
     }
   }
   Page p;
   int body_h = h - 2 - 4 - 1;
   int maxscroll = Columns_compareRowCount - body_h;
-  if (a->cmp_scroll > maxscroll) a->cmp_scroll = maxscroll > 0 ? maxscroll : 0;
-  Page_begin(&p, a, w, a->cmp_scroll, 5, body_h, 1, width - 2);
+  if (cv->scroll > maxscroll) cv->scroll = maxscroll > 0 ? maxscroll : 0;
+  Page_begin(&p, a, w, cv->scroll, 5, body_h, 1, width - 2);
   for (int i = 0; i < Columns_compareRowCount; i++) {
     const CompareRow *row = &Columns_compareRows[i];
     const char *dir = row->dir == DIR_LOWER ? "-" : row->dir == DIR_HIGHER ? "+" : " ";
     Page_text(&p, TH_DIM, " %-*s%s", CMP_LABEL - 2, row->label, dir);
-    for (int c = a->cmp_first; c < last; c++)
-      ViewCompare_cell(&p, &a->session.records[a->cmp[c]], base, row, c == a->cmp_base);
+    for (int c = cv->first; c < last; c++)
+      ViewCompare_cell(&p, &a->session.records[cv->rec[c]], base, row, c == cv->base);
     Page_newline(&p);
   }
   wattrset(w, Theme_attr(TH_DIM));
-  char foot[160];
-  snprintf(foot, sizeof foot, " h/l column  b baseline  j/k scroll  Esc back   (%d-%d of %d) ",
-           a->cmp_first + 1, last, a->ncmp);
+  char keys[160], foot[200];
+  Keys_barText(&ViewCompare_keys, keys, sizeof keys);
+  snprintf(foot, sizeof foot, "%s  (%d-%d of %d) ", keys, cv->first + 1, last, cv->count);
   Draw_clip(w, h - 1, 2, width - 4, foot);
   wattrset(w, Theme_attr(TH_NORMAL));
   wnoutrefresh(w);
 }
 
-void ViewCompare_key(App *a, int ch) {
-  switch (ch) {
-  case KEY_LEFT: case 'h': if (a->cmp_sel > 0) a->cmp_sel--; break;
-  case KEY_RIGHT: case 'l': if (a->cmp_sel < a->ncmp - 1) a->cmp_sel++; break;
-  case KEY_DOWN: case 'j': a->cmp_scroll++; break;
-  case KEY_UP: case 'k': if (a->cmp_scroll > 0) a->cmp_scroll--; break;
-  case 'b': {
-    a->cmp_base = a->cmp_sel;
-    const Record *r = &a->session.records[a->cmp[a->cmp_base]];
-    App_message(a, false, "baseline: %s %s", r->variant, r->knobs);
-    break;
-  }
-  case '\n': case KEY_ENTER: {
-    /* Detail of the selected column's record. */
-    for (int i = 0; i < a->norder; i++)
-      if (a->order[i] == a->cmp[a->cmp_sel]) a->rcur.sel = i;
-    a->view = VIEW_DETAIL;
-    a->detail_return = VIEW_COMPARE;
-    a->detail_scroll = 0;
-    a->dirty = DIRTY_ALL;
-    return;
-  }
-  case 27: case 'q': case 'c':
-    a->view = VIEW_MAIN;
-    a->dirty = DIRTY_ALL;
-    return;
-  default: return;
-  }
+static void ViewCompare_column(App *a, int ch) {
+  CompareView *cv = &a->compare;
+  if ((ch == KEY_LEFT || ch == 'h') && cv->sel > 0) cv->sel--;
+  else if (ch != KEY_LEFT && ch != 'h' && cv->sel < cv->count - 1) cv->sel++;
   a->dirty |= DIRTY_BODY;
 }
+
+static void ViewCompare_scroll(App *a, int ch) {
+  CompareView *cv = &a->compare;
+  if (ch == KEY_DOWN || ch == 'j') cv->scroll++;
+  else if (cv->scroll > 0) cv->scroll--;
+  a->dirty |= DIRTY_BODY;
+}
+
+static void ViewCompare_baseline(App *a, int ch) {
+  (void)ch;
+  CompareView *cv = &a->compare;
+  cv->base = cv->sel;
+  const Record *r = &a->session.records[cv->rec[cv->base]];
+  App_message(a, false, "baseline: %s %s", r->variant, r->knobs);
+  a->dirty |= DIRTY_BODY;
+}
+
+static void ViewCompare_detail(App *a, int ch) {
+  (void)ch;
+  const ResultsView *rv = &a->results;
+  for (int i = 0; i < rv->norder; i++)
+    if (rv->order[i] == a->compare.rec[a->compare.sel]) a->results.cur.sel = i;
+  ViewDetail_open(a, VIEW_COMPARE);
+}
+
+static void ViewCompare_close(App *a, int ch) {
+  (void)ch;
+  a->view = VIEW_MAIN;
+  a->dirty = DIRTY_ALL;
+}
+
+static const KeyBinding ViewCompare_bindings[] = {
+  {{KEY_LEFT, KEY_RIGHT, 'h', 'l'}, "Left Right / h l", "h/l column", "select a column",
+   ViewCompare_column},
+  {{'b'}, "b", "b baseline", "make the selected column the baseline", ViewCompare_baseline},
+  {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", "j/k scroll", "scroll the rows",
+   ViewCompare_scroll},
+  {{'\n', KEY_ENTER}, "Enter", "Enter detail", "detail of the selected column's record",
+   ViewCompare_detail},
+  {{27, 'q', 'c'}, "Esc / q / c", "Esc back", "back to the main view", ViewCompare_close},
+};
+const KeyTable ViewCompare_keys = KEY_TABLE("Compare", ViewCompare_bindings);

@@ -214,7 +214,7 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
 
 void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
   werase(w);
-  const Record *r = App_selectedRecord(a);
+  const Record *r = Results_selected(a);
   int h = getmaxy(w), width = getmaxx(w);
   Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
   if (!r) {
@@ -228,20 +228,20 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
   Page p;
   bool scrolls = !framed || a->view == VIEW_DETAIL;
   for (int pass = 0; pass < 2; pass++) {
-    Page_begin(&p, a, w, scrolls ? a->detail_scroll : 0, 1, h - 2, 1, width - 2);
+    Page_begin(&p, a, w, scrolls ? a->detail.scroll : 0, 1, h - 2, 1, width - 2);
     Detail_body(&p, a, r, width - 2);
     int maxscroll = p.line - (h - 2);
     if (maxscroll < 0) maxscroll = 0;
-    if (!scrolls || a->detail_scroll <= maxscroll) {
+    if (!scrolls || a->detail.scroll <= maxscroll) {
       if (scrolls && maxscroll > 0) {
         char pos[32];
-        snprintf(pos, sizeof pos, " %d%% ", (a->detail_scroll * 100) / maxscroll);
+        snprintf(pos, sizeof pos, " %d%% ", (a->detail.scroll * 100) / maxscroll);
         wattrset(w, Theme_attr(TH_BORDER));
         mvwaddstr(w, h - 1, width - (int)strlen(pos) - 2, pos);
       }
       break;
     }
-    a->detail_scroll = maxscroll;
+    a->detail.scroll = maxscroll;
     werase(w);
     Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
   }
@@ -249,23 +249,45 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
   wnoutrefresh(w);
 }
 
-void ViewDetail_key(App *a, int ch) {
-  int page = a->rows - 4;
+void ViewDetail_open(App *a, ViewId back) {
+  a->view = VIEW_DETAIL;
+  a->detail.back = back;
+  a->detail.scroll = 0;
+  a->dirty = DIRTY_ALL;
+}
+
+static void ViewDetail_scroll(App *a, int ch) {
+  int page = a->rows - 4, *s = &a->detail.scroll;
   switch (ch) {
-  case KEY_DOWN: case 'j': a->detail_scroll++; break;
-  case KEY_UP: case 'k': if (a->detail_scroll > 0) a->detail_scroll--; break;
-  case KEY_NPAGE: case ' ': a->detail_scroll += page; break;
-  case KEY_PPAGE: a->detail_scroll = a->detail_scroll > page ? a->detail_scroll - page : 0; break;
-  case KEY_HOME: case 'g': a->detail_scroll = 0; break;
-  case KEY_END: case 'G': a->detail_scroll = 1 << 20; break;
-  /* Next/previous record without leaving the detail view. */
-  case KEY_RIGHT: case 'l': ListCursor_move(&a->rcur, a->norder, 1); a->detail_scroll = 0; break;
-  case KEY_LEFT: case 'h': ListCursor_move(&a->rcur, a->norder, -1); a->detail_scroll = 0; break;
-  case 27: case '\n': case KEY_ENTER: case 'q':
-    a->view = a->detail_return;
-    a->dirty = DIRTY_ALL;
-    return;
-  default: return;
+  case KEY_DOWN: case 'j': (*s)++; break;
+  case KEY_UP: case 'k': if (*s > 0) (*s)--; break;
+  case KEY_NPAGE: case ' ': *s += page; break;
+  case KEY_PPAGE: *s = *s > page ? *s - page : 0; break;
+  case KEY_HOME: case 'g': *s = 0; break;
+  default: *s = 1 << 20; break; /* End, G: clamped when drawn */
   }
   a->dirty |= DIRTY_BODY;
 }
+
+/* Next/previous record without leaving the detail view. */
+static void ViewDetail_step(App *a, int ch) {
+  ListCursor_move(&a->results.cur, a->results.norder, ch == KEY_LEFT || ch == 'h' ? -1 : 1);
+  a->detail.scroll = 0;
+  a->dirty |= DIRTY_BODY;
+}
+
+static void ViewDetail_close(App *a, int ch) {
+  (void)ch;
+  a->view = a->detail.back;
+  a->dirty = DIRTY_ALL;
+}
+
+static const KeyBinding ViewDetail_bindings[] = {
+  {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", "j/k scroll", "scroll", ViewDetail_scroll},
+  {{KEY_PPAGE, KEY_NPAGE, ' '}, "PgUp PgDn Space", NULL, "scroll a page", ViewDetail_scroll},
+  {{KEY_HOME, 'g', KEY_END, 'G'}, "Home g / End G", NULL, "top / bottom", ViewDetail_scroll},
+  {{KEY_LEFT, KEY_RIGHT, 'h', 'l'}, "Left Right / h l", "h/l prev/next",
+   "previous / next record", ViewDetail_step},
+  {{27, '\n', KEY_ENTER, 'q'}, "Esc / Enter / q", "Esc back", "back", ViewDetail_close},
+};
+const KeyTable ViewDetail_keys = KEY_TABLE("Detail", ViewDetail_bindings);

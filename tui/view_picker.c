@@ -49,10 +49,11 @@ static void ViewPicker_scan(const char *dir, PickEntry **list, int *n, int *cap)
 }
 
 void ViewPicker_free(App *a) {
-  for (int i = 0; i < a->npicker; i++) free(a->picker[i]);
-  free(a->picker);
-  a->picker = NULL;
-  a->npicker = 0;
+  PickerView *pv = &a->picker;
+  for (int i = 0; i < pv->count; i++) free(pv->paths[i]);
+  free(pv->paths);
+  pv->paths = NULL;
+  pv->count = 0;
 }
 
 void ViewPicker_open(App *a) {
@@ -65,17 +66,18 @@ void ViewPicker_open(App *a) {
   const char *env = getenv("BENCHTOP_EXAMPLES");
   if (env && env[0]) ViewPicker_scan(env, &list, &n, &cap);
   ViewPicker_scan(BENCHTOP_SOURCE_ROOT "/sessions/examples", &list, &n, &cap);
-  a->picker = Util_xcalloc((size_t)(n ? n : 1), sizeof *a->picker);
-  for (int i = 0; i < n; i++) a->picker[i] = list[i].path;
-  a->npicker = n;
+  PickerView *pv = &a->picker;
+  pv->paths = Util_xcalloc((size_t)(n ? n : 1), sizeof *pv->paths);
+  for (int i = 0; i < n; i++) pv->paths[i] = list[i].path;
+  pv->count = n;
   free(list);
-  a->pcur.sel = a->pcur.top = 0;
+  pv->cur.sel = pv->cur.top = 0;
   a->overlay = OVERLAY_PICKER;
   a->dirty |= DIRTY_OVERLAY;
 }
 
 static void ViewPicker_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
-  const char *path = a->picker[idx];
+  const char *path = a->picker.paths[idx];
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   bool example = strstr(path, "/examples/") != NULL;
@@ -98,7 +100,7 @@ static void ViewPicker_row(App *a, WINDOW *w, int idx, int y, int x, int width, 
 }
 
 void ViewPicker_draw(App *a) {
-  int h = a->npicker + 4, wd = a->cols - 6;
+  int h = a->picker.count + 4, wd = a->cols - 6;
   if (h > a->rows - 2) h = a->rows - 2;
   if (h < 6) h = 6;
   if (wd > 110) wd = 110;
@@ -106,7 +108,7 @@ void ViewPicker_draw(App *a) {
   if (!w) return;
   /* The list is drawn in a sub-window so Draw_list's box geometry holds (footer below it). */
   Draw_box(a, w, "Open session", true);
-  if (a->npicker == 0) {
+  if (a->picker.count == 0) {
     char dir[4096];
     Util_sessionsDir(dir, sizeof dir);
     wattrset(w, Theme_attr(TH_DIM));
@@ -115,50 +117,57 @@ void ViewPicker_draw(App *a) {
   } else {
     WINDOW *list = derwin(w, h - 1, wd, 0, 0);
     if (list) {
-      Draw_list(a, list, &a->pcur, a->npicker, true, ViewPicker_row);
+      Draw_list(a, list, &a->picker.cur, a->picker.count, true, ViewPicker_row);
       delwin(list);
     }
   }
   wattrset(w, Theme_attr(TH_DIM));
-  Draw_clip(w, h - 1, 2, wd - 4, " Enter open  Esc close ");
+  char keys[160];
+  Keys_barText(&ViewPicker_keys, keys, sizeof keys);
+  Draw_clip(w, h - 1, 2, wd - 4, keys);
   wnoutrefresh(w);
 }
 
-void ViewPicker_key(App *a, int ch) {
-  switch (ch) {
-  case KEY_UP: case 'k': ListCursor_move(&a->pcur, a->npicker, -1); break;
-  case KEY_DOWN: case 'j': ListCursor_move(&a->pcur, a->npicker, 1); break;
-  case KEY_PPAGE: ListCursor_move(&a->pcur, a->npicker, -10); break;
-  case KEY_NPAGE: ListCursor_move(&a->pcur, a->npicker, 10); break;
-  case '\n': case KEY_ENTER: {
-    if (a->npicker == 0) break;
-    if (a->running) {
-      App_message(a, true, "a run is in flight: x cancels it first");
-      a->overlay = OVERLAY_NONE;
-      a->dirty = DIRTY_ALL;
-      return;
-    }
-    char path[4096], err[512];
-    Util_strlcpy(path, a->picker[a->pcur.sel], sizeof path);
-    Session *s = Util_xcalloc(1, sizeof *s);
-    if (!Session_load(path, s, err, sizeof err)) {
-      App_message(a, true, "%s", err);
-      Session_free(s); /* what a failed load filled in so far */
-      free(s);
-    } else {
-      App_setSession(a, s, path); /* takes s */
-    }
-    a->overlay = OVERLAY_NONE;
-    ViewPicker_free(a);
-    a->dirty = DIRTY_ALL;
-    return;
-  }
-  case 27: case 'q':
-    a->overlay = OVERLAY_NONE;
-    ViewPicker_free(a);
-    a->dirty = DIRTY_ALL;
-    return;
-  default: return;
-  }
+static void ViewPicker_move(App *a, int ch) {
+  PickerView *pv = &a->picker;
+  int delta = ch == KEY_UP || ch == 'k' ? -1 : ch == KEY_DOWN || ch == 'j' ? 1
+              : ch == KEY_PPAGE ? -10 : 10;
+  ListCursor_move(&pv->cur, pv->count, delta);
   a->dirty |= DIRTY_OVERLAY;
 }
+
+static void ViewPicker_close(App *a, int ch) {
+  (void)ch;
+  a->overlay = OVERLAY_NONE;
+  ViewPicker_free(a);
+  a->dirty = DIRTY_ALL;
+}
+
+static void ViewPicker_choose(App *a, int ch) {
+  PickerView *pv = &a->picker;
+  if (pv->count == 0) return;
+  if (a->run.running) {
+    ViewPicker_close(a, ch);
+    App_message(a, true, "a run is in flight: x cancels it first");
+    return;
+  }
+  char path[4096], err[512];
+  Util_strlcpy(path, pv->paths[pv->cur.sel], sizeof path);
+  ViewPicker_close(a, ch);
+  Session *s = Util_xcalloc(1, sizeof *s);
+  if (!Session_load(path, s, err, sizeof err)) {
+    App_message(a, true, "%s", err);
+    Session_free(s); /* what a failed load filled in so far */
+    free(s);
+  } else {
+    App_setSession(a, s, path); /* takes s */
+  }
+}
+
+static const KeyBinding ViewPicker_bindings[] = {
+  {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", NULL, "move the cursor", ViewPicker_move},
+  {{KEY_PPAGE, KEY_NPAGE}, "PgUp PgDn", NULL, "page up / down", ViewPicker_move},
+  {{'\n', KEY_ENTER}, "Enter", "Enter open", "open the session", ViewPicker_choose},
+  {{27, 'q'}, "Esc / q", "Esc close", "close the list", ViewPicker_close},
+};
+const KeyTable ViewPicker_keys = KEY_TABLE("Open", ViewPicker_bindings);

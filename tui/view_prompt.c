@@ -7,10 +7,11 @@
 #include "tui/tui.h"
 
 void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial) {
-  a->prompt_kind = kind;
-  Util_strlcpy(a->prompt_label, label, sizeof a->prompt_label);
-  a->prompt_len = (int)Util_strlcpy(a->prompt_buf, initial, sizeof a->prompt_buf);
-  if (a->prompt_len >= (int)sizeof a->prompt_buf) a->prompt_len = (int)sizeof a->prompt_buf - 1;
+  PromptView *pv = &a->prompt;
+  pv->kind = kind;
+  Util_strlcpy(pv->label, label, sizeof pv->label);
+  pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
+  if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
   a->overlay = OVERLAY_PROMPT;
   a->message[0] = 0; /* an old message would read as a problem with this entry */
   a->message_error = false;
@@ -33,16 +34,16 @@ void ViewPrompt_draw(App *a) {
   wattrset(w, Theme_attr(TH_MESSAGE));
   mvwhline(w, 1, 0, ' ', a->cols);
   if (a->overlay == OVERLAY_CONFIRM) {
-    Draw_clip(w, 1, 1, a->cols - 2, a->confirm_text);
+    Draw_clip(w, 1, 1, a->cols - 2, a->prompt.confirm_text);
     wnoutrefresh(w);
     return;
   }
-  int lw = (int)strlen(a->prompt_label);
-  Draw_clip(w, 1, 1, a->cols - 2, a->prompt_label);
+  int lw = (int)strlen(a->prompt.label);
+  Draw_clip(w, 1, 1, a->cols - 2, a->prompt.label);
   /* Show the tail of a long entry so the cursor stays on screen. */
   int room = a->cols - 3 - lw;
-  const char *text = a->prompt_buf;
-  if (room > 0 && a->prompt_len > room) text += a->prompt_len - room;
+  const char *text = a->prompt.buf;
+  if (room > 0 && a->prompt.len > room) text += a->prompt.len - room;
   wattrset(w, Theme_attr(TH_NORMAL));
   Draw_clip(w, 1, 1 + lw, room, text);
   wattrset(w, Theme_attr(TH_CURSOR));
@@ -58,27 +59,27 @@ static void ViewPrompt_close(App *a) {
 
 static void ViewPrompt_submit(App *a) {
   char err[512];
-  switch (a->prompt_kind) {
+  switch (a->prompt.kind) {
   case PROMPT_ADD_SHAPE:
   case PROMPT_EDIT_SHAPE:
-    if (!ViewShapes_submit(a, a->prompt_buf, a->prompt_kind == PROMPT_EDIT_SHAPE, err,
+    if (!ViewShapes_submit(a, a->prompt.buf, a->prompt.kind == PROMPT_EDIT_SHAPE, err,
                            sizeof err)) {
       App_message(a, true, "%s (Esc cancels)", err);
       a->dirty |= DIRTY_OVERLAY;
       return; /* keep the prompt open so the typo can be fixed */
     }
     ViewPrompt_close(a);
-    App_message(a, false, "shape %s %s", a->prompt_buf,
-                a->prompt_kind == PROMPT_EDIT_SHAPE ? "changed" : "added and checked");
+    App_message(a, false, "shape %s %s", a->prompt.buf,
+                a->prompt.kind == PROMPT_EDIT_SHAPE ? "changed" : "added and checked");
     return;
   case PROMPT_SAVE_AS:
     ViewPrompt_close(a);
-    if (!a->prompt_buf[0]) return;
-    if (!Session_save(&a->session, a->prompt_buf, err, sizeof err)) {
+    if (!a->prompt.buf[0]) return;
+    if (!Session_save(&a->session, a->prompt.buf, err, sizeof err)) {
       App_message(a, true, "save failed: %s", err);
       return;
     }
-    Util_strlcpy(a->session.path, a->prompt_buf, sizeof a->session.path);
+    Util_strlcpy(a->session.path, a->prompt.buf, sizeof a->session.path);
     a->session.dirty = false;
     a->from_example = false;
     a->autosave_ok = true;
@@ -88,33 +89,55 @@ static void ViewPrompt_submit(App *a) {
   }
 }
 
-void ViewPrompt_key(App *a, int ch) {
-  if (a->overlay == OVERLAY_CONFIRM) {
-    if (ch == 'y' || ch == 'Y') {
-      a->quit = true;
-    } else {
-      App_message(a, false, "still running; x cancels the run");
-    }
-    ViewPrompt_close(a);
-    return;
-  }
-  switch (ch) {
-  case 27: ViewPrompt_close(a); App_message(a, false, "cancelled"); return;
-  case '\n': case KEY_ENTER: ViewPrompt_submit(a); return;
-  case KEY_BACKSPACE: case 127: case 8:
-    if (a->prompt_len > 0) a->prompt_buf[--a->prompt_len] = 0;
-    break;
-  case 21: /* Ctrl-U */
-    a->prompt_len = 0;
-    a->prompt_buf[0] = 0;
-    break;
-  default:
-    if (ch >= 32 && ch < 127 && a->prompt_len < (int)sizeof a->prompt_buf - 1) {
-      a->prompt_buf[a->prompt_len++] = (char)ch;
-      a->prompt_buf[a->prompt_len] = 0;
-    } else {
-      return;
-    }
+static void ViewPrompt_enter(App *a, int ch) {
+  (void)ch;
+  ViewPrompt_submit(a);
+}
+
+static void ViewPrompt_cancel(App *a, int ch) {
+  (void)ch;
+  ViewPrompt_close(a);
+  App_message(a, false, "cancelled");
+}
+
+static void ViewPrompt_edit(App *a, int ch) {
+  PromptView *pv = &a->prompt;
+  if (ch == 21) { /* Ctrl-U */
+    pv->len = 0;
+    pv->buf[0] = 0;
+  } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+    if (pv->len > 0) pv->buf[--pv->len] = 0;
+  } else if (pv->len < (int)sizeof pv->buf - 1) {
+    pv->buf[pv->len++] = (char)ch;
+    pv->buf[pv->len] = 0;
   }
   a->dirty |= DIRTY_OVERLAY;
 }
+
+static const KeyBinding ViewPrompt_bindings[] = {
+  {{'\n', KEY_ENTER}, "Enter", NULL, "accept the entry", ViewPrompt_enter},
+  {{27}, "Esc", NULL, "cancel the entry", ViewPrompt_cancel},
+  {{KEY_BACKSPACE, 127, 8}, "Backspace", NULL, "delete the last character", ViewPrompt_edit},
+  {{21}, "Ctrl-U", NULL, "clear the entry", ViewPrompt_edit},
+  {{KEYS_PRINTABLE}, "text", NULL, "typed into the entry", ViewPrompt_edit},
+};
+const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
+
+static void ViewConfirm_yes(App *a, int ch) {
+  (void)ch;
+  void (*on_yes)(App *) = a->prompt.on_yes;
+  ViewPrompt_close(a);
+  if (on_yes) on_yes(a);
+}
+
+static void ViewConfirm_no(App *a, int ch) {
+  (void)ch;
+  ViewPrompt_close(a);
+  App_message(a, false, "%s", a->prompt.confirm_no);
+}
+
+static const KeyBinding ViewConfirm_bindings[] = {
+  {{'y', 'Y'}, "y", NULL, "yes", ViewConfirm_yes},
+  {{KEYS_ANY}, "any other key", NULL, "no", ViewConfirm_no},
+};
+const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);

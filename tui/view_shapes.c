@@ -7,28 +7,28 @@
 #include "tui/tui.h"
 
 static int ViewShapes_find(const App *a, const Shape *s) {
-  for (int i = 0; i < a->nshapes; i++)
-    if (Shape_equal(&a->shapes[i].shape, s)) return i;
+  for (int i = 0; i < a->shapes.count; i++)
+    if (Shape_equal(&a->shapes.rows[i].shape, s)) return i;
   return -1;
 }
 
 static int ViewShapes_add(App *a, const Shape *s, bool checked) {
   int at = ViewShapes_find(a, s);
   if (at >= 0) {
-    a->shapes[at].checked |= checked;
+    a->shapes.rows[at].checked |= checked;
     return at;
   }
-  if (a->nshapes == a->shapes_cap) {
-    a->shapes_cap = a->shapes_cap ? a->shapes_cap * 2 : 16;
-    a->shapes = Util_xrealloc(a->shapes, (size_t)a->shapes_cap * sizeof *a->shapes);
+  if (a->shapes.count == a->shapes.cap) {
+    a->shapes.cap = a->shapes.cap ? a->shapes.cap * 2 : 16;
+    a->shapes.rows = Util_xrealloc(a->shapes.rows, (size_t)a->shapes.cap * sizeof *a->shapes.rows);
   }
-  a->shapes[a->nshapes].shape = *s;
-  a->shapes[a->nshapes].checked = checked;
-  return a->nshapes++;
+  a->shapes.rows[a->shapes.count].shape = *s;
+  a->shapes.rows[a->shapes.count].checked = checked;
+  return a->shapes.count++;
 }
 
 void ViewShapes_load(App *a) {
-  a->nshapes = 0;
+  a->shapes.count = 0;
   for (int i = 0; i < Shape_presetCount; i++) {
     Shape s;
     char err[128];
@@ -39,29 +39,29 @@ void ViewShapes_load(App *a) {
     ViewShapes_add(a, &a->session.plan.shapes[i], true);
   for (int i = 0; i < a->session.nrecords; i++)
     ViewShapes_add(a, &a->session.records[i].shape, false);
-  ListCursor_move(&a->scur, a->nshapes, 0);
+  ListCursor_move(&a->shapes.cur, a->shapes.count, 0);
 }
 
 bool ViewShapes_submit(App *a, const char *text, bool replace, char *err, size_t errsize) {
   Shape s;
   if (!Shape_parse(text, &s, err, errsize)) return false;
-  if (replace && a->scur.sel < a->nshapes) {
+  if (replace && a->shapes.cur.sel < a->shapes.count) {
     int dup = ViewShapes_find(a, &s);
-    if (dup >= 0 && dup != a->scur.sel) {
+    if (dup >= 0 && dup != a->shapes.cur.sel) {
       snprintf(err, errsize, "%s is already in the list", text);
       return false;
     }
-    a->shapes[a->scur.sel].shape = s;
+    a->shapes.rows[a->shapes.cur.sel].shape = s;
   } else {
-    a->scur.sel = ViewShapes_add(a, &s, true);
-    a->shapes[a->scur.sel].checked = true;
+    a->shapes.cur.sel = ViewShapes_add(a, &s, true);
+    a->shapes.rows[a->shapes.cur.sel].checked = true;
   }
   a->dirty |= DIRTY_SHAPES;
   return true;
 }
 
 static void ViewShapes_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
-  const ShapeRow *sr = &a->shapes[idx];
+  const ShapeRow *sr = &a->shapes.rows[idx];
   char name[64], line[128];
   Shape_format(&sr->shape, name, sizeof name);
   wattrset(w, Draw_attr(cur, sr->checked ? TH_MARKED : TH_NORMAL));
@@ -81,40 +81,55 @@ void ViewShapes_draw(App *a) {
   WINDOW *w = a->w_shape;
   werase(w);
   int checked = 0;
-  for (int i = 0; i < a->nshapes; i++) checked += a->shapes[i].checked;
+  for (int i = 0; i < a->shapes.count; i++) checked += a->shapes.rows[i].checked;
   char title[64];
-  snprintf(title, sizeof title, "Shapes %d/%d", checked, a->nshapes);
+  snprintf(title, sizeof title, "Shapes %d/%d", checked, a->shapes.count);
   Draw_box(a, w, title, a->focus == PANEL_SHAPES);
-  Draw_list(a, w, &a->scur, a->nshapes, a->focus == PANEL_SHAPES, ViewShapes_row);
+  Draw_list(a, w, &a->shapes.cur, a->shapes.count, a->focus == PANEL_SHAPES, ViewShapes_row);
   wnoutrefresh(w);
 }
 
-void ViewShapes_key(App *a, int ch) {
-  char name[64];
-  switch (ch) {
-  case ' ':
-    if (a->nshapes == 0) return;
-    a->shapes[a->scur.sel].checked = !a->shapes[a->scur.sel].checked;
-    ListCursor_move(&a->scur, a->nshapes, 1);
-    break;
-  case 'a':
-    ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHxSxD[:causal]: ", "");
-    return;
-  case 'e': case '\n': case KEY_ENTER:
-    if (a->nshapes == 0) return;
-    Shape_format(&a->shapes[a->scur.sel].shape, name, sizeof name);
-    ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
-    return;
-  case 'd': case KEY_DC:
-    if (a->nshapes == 0) return;
-    Shape_format(&a->shapes[a->scur.sel].shape, name, sizeof name);
-    memmove(&a->shapes[a->scur.sel], &a->shapes[a->scur.sel + 1],
-            (size_t)(a->nshapes - a->scur.sel - 1) * sizeof *a->shapes);
-    a->nshapes--;
-    ListCursor_move(&a->scur, a->nshapes, 0);
-    App_message(a, false, "removed shape %s", name);
-    break;
-  default: return;
-  }
+static void ViewShapes_check(App *a, int ch) {
+  (void)ch;
+  ShapesView *sv = &a->shapes;
+  if (sv->count == 0) return;
+  sv->rows[sv->cur.sel].checked = !sv->rows[sv->cur.sel].checked;
+  ListCursor_move(&sv->cur, sv->count, 1);
   a->dirty |= DIRTY_SHAPES;
 }
+
+static void ViewShapes_addPrompt(App *a, int ch) {
+  (void)ch;
+  ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHxSxD[:causal]: ", "");
+}
+
+static void ViewShapes_editPrompt(App *a, int ch) {
+  (void)ch;
+  ShapesView *sv = &a->shapes;
+  if (sv->count == 0) return;
+  char name[64];
+  Shape_format(&sv->rows[sv->cur.sel].shape, name, sizeof name);
+  ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
+}
+
+static void ViewShapes_delete(App *a, int ch) {
+  (void)ch;
+  ShapesView *sv = &a->shapes;
+  if (sv->count == 0) return;
+  char name[64];
+  Shape_format(&sv->rows[sv->cur.sel].shape, name, sizeof name);
+  memmove(&sv->rows[sv->cur.sel], &sv->rows[sv->cur.sel + 1],
+          (size_t)(sv->count - sv->cur.sel - 1) * sizeof *sv->rows);
+  sv->count--;
+  ListCursor_move(&sv->cur, sv->count, 0);
+  App_message(a, false, "removed shape %s", name);
+  a->dirty |= DIRTY_SHAPES;
+}
+
+static const KeyBinding ViewShapes_bindings[] = {
+  {{' '}, "Space", "Spc check", "check / uncheck the shape for the next run", ViewShapes_check},
+  {{'a'}, "a", "a add", "add a shape (BxHxSxD[:causal])", ViewShapes_addPrompt},
+  {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter edit", "edit the shape", ViewShapes_editPrompt},
+  {{'d', KEY_DC}, "d / Del", NULL, "delete the shape", ViewShapes_delete},
+};
+const KeyTable ViewShapes_keys = KEY_TABLE("Shapes", ViewShapes_bindings);

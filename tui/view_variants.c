@@ -7,7 +7,7 @@
 #include "tui/tui.h"
 
 static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
-  const VariantRow *vr = &a->variants[idx];
+  const VariantRow *vr = &a->variants.rows[idx];
   char knobs[RECORD_KNOBS_MAX], line[256];
   Registry_formatKnobs(vr->variant, &vr->knobs, knobs, sizeof knobs);
   wattrset(w, Draw_attr(cur, vr->checked ? TH_MARKED : TH_NORMAL));
@@ -21,41 +21,55 @@ static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width
 void ViewVariants_draw(App *a) {
   WINDOW *w = a->w_var;
   werase(w);
+  VariantsView *vv = &a->variants;
   int checked = 0;
-  for (int i = 0; i < a->nvariants; i++) checked += a->variants[i].checked;
+  for (int i = 0; i < vv->count; i++) checked += vv->rows[i].checked;
   char title[64];
-  snprintf(title, sizeof title, "Variants %d/%d", checked, a->nvariants);
+  snprintf(title, sizeof title, "Variants %d/%d", checked, vv->count);
   Draw_box(a, w, title, a->focus == PANEL_VARIANTS);
-  Draw_list(a, w, &a->vcur, a->nvariants, a->focus == PANEL_VARIANTS, ViewVariants_row);
+  Draw_list(a, w, &vv->cur, vv->count, a->focus == PANEL_VARIANTS, ViewVariants_row);
   wnoutrefresh(w);
 }
 
-void ViewVariants_key(App *a, int ch) {
-  if (a->nvariants == 0) return;
-  VariantRow *vr = &a->variants[a->vcur.sel];
-  switch (ch) {
-  case ' ':
-    vr->checked = !vr->checked;
-    ListCursor_move(&a->vcur, a->nvariants, 1);
-    break;
-  case '\n': case KEY_ENTER: case 'e':
-    if (vr->variant->nknobs == 0) {
-      App_message(a, false, "%s has no knobs", vr->variant->name);
-      return;
-    }
-    a->knob_sel = 0;
-    a->overlay = OVERLAY_KNOBS;
-    a->dirty |= DIRTY_OVERLAY;
-    break;
-  default: return;
-  }
+static VariantRow *ViewVariants_selected(App *a) {
+  VariantsView *vv = &a->variants;
+  return vv->count ? &vv->rows[vv->cur.sel] : NULL;
+}
+
+static void ViewVariants_check(App *a, int ch) {
+  (void)ch;
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
+  vr->checked = !vr->checked;
+  ListCursor_move(&a->variants.cur, a->variants.count, 1);
   a->dirty |= DIRTY_VARIANTS;
 }
+
+static void ViewVariants_editKnobs(App *a, int ch) {
+  (void)ch;
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
+  if (vr->variant->nknobs == 0) {
+    App_message(a, false, "%s has no knobs", vr->variant->name);
+    return;
+  }
+  a->variants.knob_sel = 0;
+  a->overlay = OVERLAY_KNOBS;
+  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+}
+
+static const KeyBinding ViewVariants_bindings[] = {
+  {{' '}, "Space", "Spc check", "check / uncheck the variant for the next run", ViewVariants_check},
+  {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter knobs", "edit the variant's knobs",
+   ViewVariants_editKnobs},
+};
+const KeyTable ViewVariants_keys = KEY_TABLE("Variants", ViewVariants_bindings);
 
 /* ---- knob editor overlay ---------------------------------------------------------------- */
 
 void ViewKnobs_draw(App *a) {
-  VariantRow *vr = &a->variants[a->vcur.sel];
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
   const Variant *v = vr->variant;
   int h = v->nknobs * 2 + 6, wd = a->cols - 8 < 76 ? a->cols - 8 : 76;
   if (h > a->rows - 2) h = a->rows - 2; /* the caller lays out for the clamped height */
@@ -67,7 +81,7 @@ void ViewKnobs_draw(App *a) {
   int y = 1;
   for (int i = 0; i < v->nknobs && y < h - 3; i++) {
     const KnobDesc *k = &v->knobs[i];
-    bool sel = i == a->knob_sel;
+    bool sel = i == a->variants.knob_sel;
     wattrset(w, Theme_attr(sel ? TH_CURSOR : TH_NORMAL));
     mvwhline(w, y, 1, ' ', wd - 2);
     char line[160];
@@ -88,14 +102,14 @@ void ViewKnobs_draw(App *a) {
     Draw_clip(w, y + 1, 4, wd - 6, k->help ? k->help : "");
     y += 2;
   }
+  char keys[160];
+  Keys_barText(&ViewKnobs_keys, keys, sizeof keys);
   wattrset(w, Theme_attr(TH_DIM));
-  Draw_clip(w, h - 3, 2, wd - 4, "Up/Down knob   Left/Right value   p preset   d defaults");
+  Draw_clip(w, h - 3, 1, wd - 2, keys);
   char preset[RECORD_KNOBS_MAX];
   Registry_formatKnobs(v, &vr->knobs, preset, sizeof preset);
   wattrset(w, Theme_attr(TH_ACCENT));
   Draw_clip(w, h - 2, 2, wd - 4, preset);
-  wattrset(w, Theme_attr(TH_DIM));
-  Draw_clip(w, h - 2, wd - 18, 16, "Enter/Esc close");
   wnoutrefresh(w);
 }
 
@@ -128,36 +142,54 @@ static void ViewKnobs_nextPreset(App *a, VariantRow *vr) {
   App_message(a, false, "preset %d/%d: %s", (at + 1) % n + 1, n, next[0] ? next : "defaults");
 }
 
-void ViewKnobs_key(App *a, int ch) {
-  VariantRow *vr = &a->variants[a->vcur.sel];
-  const Variant *v = vr->variant;
-  if (v->nknobs == 0) {
-    a->overlay = OVERLAY_NONE;
-    return;
-  }
-  const KnobDesc *k = &v->knobs[a->knob_sel];
+/* Left/Right and friends on the selected knob; every change compiles in the background. */
+static void ViewKnobs_value(App *a, int ch) {
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr || vr->variant->nknobs == 0) return;
+  int *sel = &a->variants.knob_sel;
+  const KnobDesc *k = &vr->variant->knobs[*sel];
   int nvals = Registry_knobValueCount(k);
-  switch (ch) {
-  case KEY_UP: case 'k':
-    if (a->knob_sel > 0) a->knob_sel--;
-    break;
-  case KEY_DOWN: case 'j': case '\t':
-    if (a->knob_sel < v->nknobs - 1) a->knob_sel++;
-    break;
-  case KEY_LEFT: case 'h':
-    if (nvals > 0) vr->knobs.idx[a->knob_sel] = (vr->knobs.idx[a->knob_sel] + nvals - 1) % nvals;
-    break;
-  case KEY_RIGHT: case 'l': case ' ':
-    if (nvals > 0) vr->knobs.idx[a->knob_sel] = (vr->knobs.idx[a->knob_sel] + 1) % nvals;
-    break;
-  case 'p': ViewKnobs_nextPreset(a, vr); break;
-  case 'd': Registry_defaults(v, &vr->knobs); break;
-  case '\n': case KEY_ENTER: case 27: case 'q':
-    a->overlay = OVERLAY_NONE;
-    a->dirty = DIRTY_ALL;
-    return;
-  default: return;
-  }
-  if (ch != KEY_UP && ch != 'k' && ch != KEY_DOWN && ch != 'j' && ch != '\t') App_prebuild(a, vr);
+  if (nvals <= 0) return;
+  if (ch == KEY_LEFT || ch == 'h') vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + nvals - 1) % nvals;
+  else vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + 1) % nvals;
+  App_prebuild(a, vr);
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
+
+static void ViewKnobs_row(App *a, int ch) {
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
+  int *sel = &a->variants.knob_sel;
+  if ((ch == KEY_UP || ch == 'k') && *sel > 0) (*sel)--;
+  else if (ch != KEY_UP && ch != 'k' && *sel < vr->variant->nknobs - 1) (*sel)++;
+  a->dirty |= DIRTY_OVERLAY;
+}
+
+static void ViewKnobs_preset(App *a, int ch) {
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
+  if (ch == 'p') ViewKnobs_nextPreset(a, vr);
+  else Registry_defaults(vr->variant, &vr->knobs);
+  App_prebuild(a, vr);
+  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+}
+
+static void ViewKnobs_close(App *a, int ch) {
+  (void)ch;
+  a->overlay = OVERLAY_NONE;
+  a->dirty = DIRTY_ALL;
+}
+
+static const KeyBinding ViewKnobs_bindings[] = {
+  {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", "Up/Dn knob", "previous / next knob",
+   ViewKnobs_row},
+  {{'\t'}, "Tab", NULL, "next knob", ViewKnobs_row},
+  {{KEY_LEFT, KEY_RIGHT, 'h', 'l'}, "Left Right / h l", "Lt/Rt value",
+   "previous / next allowed value (compiles in the background)", ViewKnobs_value},
+  {{' '}, "Space", NULL, "next allowed value", ViewKnobs_value},
+  {{'p'}, "p", "p preset", "next shipped preset", ViewKnobs_preset},
+  {{'d'}, "d", "d defaults", "the variant's defaults", ViewKnobs_preset},
+  {{'\n', KEY_ENTER, 27, 'q'}, "Enter / Esc", "Esc close", "close the knob editor",
+   ViewKnobs_close},
+};
+const KeyTable ViewKnobs_keys = KEY_TABLE("Knobs", ViewKnobs_bindings);

@@ -1,0 +1,78 @@
+/* The key tables (tui/keys.c): on every screen the TUI can show, no key is claimed by two
+ * bindings of the chain (the later one would be documented by the help but never run), every
+ * binding has its words and an action, a catch-all comes last, and every key the key bar
+ * offers is one the dispatcher runs. Needs no terminal. */
+#include <string.h>
+
+#include "tests/unit/check.h"
+#include "tui/tui.h"
+
+static const char *const Overlay_names[] = {"none", "help", "picker", "knobs", "prompt", "confirm"};
+static const char *const View_names[] = {"main", "detail", "compare"};
+
+static void Test_chain(const App *a) {
+  const KeyTable *chain[8];
+  int n = Keys_chain(a, chain, 8);
+  CHECK(n > 0 && n < 8);
+  char where[96];
+  snprintf(where, sizeof where, "overlay %s, view %s, focus %d", Overlay_names[a->overlay],
+           View_names[a->view], a->focus);
+  for (int t = 0; t < n; t++)
+    for (int i = 0; i < chain[t]->count; i++) {
+      const KeyBinding *b = &chain[t]->bindings[i];
+      for (int k = 0; k < KEYS_PER_BINDING && b->keys[k]; k++) {
+        int ch = b->keys[k];
+        if (ch == KEYS_ANY || ch == KEYS_PRINTABLE) {
+          /* A catch-all hides whatever follows it. */
+          bool last = t == n - 1 && i == chain[t]->count - 1;
+          if (!last) fprintf(stderr, "%s: catch-all %s in %s is not last\n", where, b->label,
+                             chain[t]->where);
+          CHECK(last);
+          continue;
+        }
+        const KeyBinding *first = Keys_lookup(chain, n, ch);
+        if (first != b)
+          fprintf(stderr, "%s: key %d of '%s' (%s) is taken first by '%s'\n", where, ch, b->label,
+                  chain[t]->where, first ? first->label : "nothing");
+        CHECK(first == b);
+      }
+    }
+}
+
+int main(void) {
+  int ntables;
+  const KeyTable *const *all = Keys_all(&ntables);
+  CHECK(ntables > 5);
+  for (int t = 0; t < ntables; t++) {
+    CHECK(all[t]->where && all[t]->where[0]);
+    CHECK(all[t]->count > 0);
+    for (int i = 0; i < all[t]->count; i++) {
+      const KeyBinding *b = &all[t]->bindings[i];
+      CHECK(b->keys[0] != 0);
+      CHECK(b->label && b->label[0]);
+      CHECK(b->help && b->help[0]);
+      CHECK(b->action != NULL);
+      /* Bar words are "KEY what": the key bar colours the first word. */
+      if (b->bar) CHECK(strchr(b->bar, ' ') != NULL);
+    }
+  }
+  /* Every table a chain can hold is in the help's list. */
+  static App a;
+  for (int o = OVERLAY_NONE; o <= OVERLAY_CONFIRM; o++)
+    for (int v = VIEW_MAIN; v <= VIEW_COMPARE; v++)
+      for (int f = 0; f < PANEL_COUNT; f++) {
+        a.overlay = (OverlayId)o;
+        a.view = (ViewId)v;
+        a.focus = (PanelId)f;
+        Test_chain(&a);
+        const KeyTable *chain[8];
+        int n = Keys_chain(&a, chain, 8);
+        for (int t = 0; t < n; t++) {
+          bool listed = false;
+          for (int k = 0; k < ntables; k++) listed |= all[k] == chain[t];
+          if (!listed) fprintf(stderr, "table %s is missing from the help\n", chain[t]->where);
+          CHECK(listed);
+        }
+      }
+  return Check_done("tui_keys");
+}

@@ -1,0 +1,54 @@
+/* The results table's data: which records it shows and in what order. No drawing here; the
+ * view (view_results.c) reads ResultsView and marks nothing but its own region dirty. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "tui/tui.h"
+
+static const App *Results_sortApp;
+
+static int Results_sortCmp(const void *x, const void *y) {
+  const App *a = Results_sortApp;
+  const ResultsView *rv = &a->results;
+  int i = *(const int *)x, j = *(const int *)y;
+  const Record *ri = &a->session.records[i], *rj = &a->session.records[j];
+  ColumnId c = (ColumnId)rv->sort_col;
+  if (Columns[c].numeric) {
+    /* n/a last in both directions. */
+    bool ni = isnan(Columns_value(ri, c)), nj = isnan(Columns_value(rj, c));
+    if (ni != nj) return ni ? 1 : -1;
+  }
+  int r = Columns_compare(ri, rj, c);
+  if (rv->sort_desc) r = -r;
+  return r ? r : (i > j) - (i < j); /* ties keep arrival order */
+}
+
+void Results_rebuild(App *a) {
+  ResultsView *rv = &a->results;
+  const Record *keep = Results_selected(a);
+  int keep_idx = keep ? (int)(keep - a->session.records) : -1;
+  int n = a->session.nrecords;
+  rv->order = Util_xrealloc(rv->order, (size_t)(n ? n : 1) * sizeof *rv->order);
+  if (rv->marked_cap < n) {
+    rv->marked = Util_xrealloc(rv->marked, (size_t)n * sizeof *rv->marked);
+    memset(rv->marked + rv->marked_cap, 0, (size_t)(n - rv->marked_cap) * sizeof *rv->marked);
+    rv->marked_cap = n;
+  }
+  for (int i = 0; i < n; i++) rv->order[i] = i;
+  rv->norder = n;
+  if (rv->sort_col >= 0 && rv->sort_col < COL_COUNT && n > 1) {
+    Results_sortApp = a;
+    qsort(rv->order, (size_t)n, sizeof *rv->order, Results_sortCmp);
+  }
+  for (int i = 0; i < n; i++)
+    if (rv->order[i] == keep_idx) rv->cur.sel = i;
+  a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
+}
+
+const Record *Results_selected(const App *a) {
+  const ResultsView *rv = &a->results;
+  if (rv->norder == 0 || rv->cur.sel < 0 || rv->cur.sel >= rv->norder) return NULL;
+  return &a->session.records[rv->order[rv->cur.sel]];
+}
