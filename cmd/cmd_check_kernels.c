@@ -2,7 +2,6 @@
  * every knob setting its check accepts) and head dimension for each architecture with NVRTC
  * (no GPU needed), print the resource table, and fail on any compile error, ptxas warning or
  * spill. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,42 +100,41 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
   }
 }
 
-static int CheckKernels_exec(int argc, char **argv) {
-  const char *archs = "sm_80,sm_89,sm_90";
-  const char *only = NULL;
-  bool verbose = false, all_knobs = false;
-  static const struct option longopts[] = {
-    {"arch", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
-    {"verbose", no_argument, NULL, 'V'}, {"list-presets", no_argument, NULL, 'L'},
-    {"all-knobs", no_argument, NULL, 'K'}, {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "a:v:Vh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'L': /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
-      for (int i = 0; i < Registry_count; i++)
-        for (int p = 0; p < VARIANT_MAX_PRESETS && Registry_variants[i]->presets[p]; p++)
-          printf("%s\t%s\n", Registry_variants[i]->name, Registry_variants[i]->presets[p]);
-      return BT_EXIT_OK;
-    case 'K': all_knobs = true; break;
-    case 'a': archs = optarg; break;
-    case 'v': only = optarg; break;
-    case 'V': verbose = true; break;
-    case 'h': printf("usage: benchtop check-kernels %s\n", Cmd_checkKernels.usage); return BT_EXIT_OK;
-    default: return BT_EXIT_USAGE;
-    }
+enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_NOPTS };
+
+static const CommandOption ck_options[] = {
+  [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
+               .help = "architectures to compile for, comma-separated (default sm_80,sm_89,sm_90)"},
+  [CK_VARIANT] = {.name = "variant", .short_name = 'v', .value = CMD_TEXT, .arg = "NAME",
+                  .help = "only this variant", .complete = CMD_COMPLETE_VARIANT},
+  [CK_ALL_KNOBS] = {.name = "all-knobs", .value = CMD_FLAG,
+                    .help = "every knob setting the variant's check accepts, not only the "
+                            "shipped presets"},
+  [CK_VERBOSE] = {.name = "verbose", .short_name = 'V', .value = CMD_FLAG,
+                  .help = "print the compiler log of failures, spills and ptxas warnings"},
+  /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
+  [CK_LIST_PRESETS] = {.name = "list-presets", .value = CMD_FLAG,
+                       .help = "print every variant's presets and exit", .flags = CMD_OPT_HIDDEN},
+};
+
+static int CheckKernels_exec(const CommandArgs *a) {
+  if (CommandArgs_has(a, CK_LIST_PRESETS)) {
+    for (int i = 0; i < Registry_count; i++)
+      for (int p = 0; p < VARIANT_MAX_PRESETS && Registry_variants[i]->presets[p]; p++)
+        printf("%s\t%s\n", Registry_variants[i]->name, Registry_variants[i]->presets[p]);
+    return BT_EXIT_OK;
   }
-  if (optind < argc) {
-    fprintf(stderr, "benchtop check-kernels: unexpected argument '%s'\n", argv[optind]);
-    return BT_EXIT_USAGE;
-  }
+  const char *archs = CommandArgs_text(a, CK_ARCH, "sm_80,sm_89,sm_90");
+  const char *only = CommandArgs_text(a, CK_VARIANT, NULL);
+  bool verbose = CommandArgs_has(a, CK_VERBOSE), all_knobs = CommandArgs_has(a, CK_ALL_KNOBS);
+  if (only && !Registry_find(only))
+    return Command_usageError(&Cmd_checkKernels, "unknown variant '%s' (benchtop list variants)", only);
   char *list = Util_xstrdup(archs);
   char *save = NULL;
   int failures = 0, compiled = 0, skipped = 0;
   for (char *arch = strtok_r(list, ",", &save); arch; arch = strtok_r(NULL, ",", &save)) {
     if (CheckKernels_archCc(arch) < 0) {
-      fprintf(stderr, "benchtop check-kernels: bad architecture '%s' (expected e.g. sm_89)\n", arch);
+      Command_usageError(&Cmd_checkKernels, "bad architecture '%s' (expected e.g. sm_89)", arch);
       free(list);
       return BT_EXIT_USAGE;
     }
@@ -155,15 +153,17 @@ static int CheckKernels_exec(int argc, char **argv) {
     }
   }
   free(list);
-  if (only && !Registry_find(only)) {
-    fprintf(stderr, "benchtop check-kernels: unknown variant '%s' (see benchtop list variants)\n", only);
-    return BT_EXIT_USAGE;
-  }
   printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled - skipped, skipped, failures);
   return failures ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
 
 const Command Cmd_checkKernels = {
-  "check-kernels", "[--arch sm_80,sm_89,sm_90] [--variant NAME] [--all-knobs] [--verbose] [--list-presets]",
-  "compile every variant x shipped knob preset (or, --all-knobs, every setting its check accepts) with NVRTC (no GPU), print regs/smem/spills",
-  CheckKernels_exec};
+  .name = "check-kernels",
+  .summary = "compile every variant's presets with NVRTC (no GPU) and print regs/smem/spills",
+  .description = "Compiles every variant at every shipped knob preset (with --all-knobs, every "
+                 "setting its check accepts) and head dimension, for each architecture, with "
+                 "NVRTC, and prints registers, shared memory, stack and spills. Fails on a "
+                 "compile error, a ptxas warning or a spill. Needs no GPU.",
+  .options = ck_options, .noptions = CK_NOPTS,
+  .exec = CheckKernels_exec,
+};

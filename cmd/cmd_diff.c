@@ -1,6 +1,5 @@
 /* benchtop diff: per-record deltas between two sessions; with --fail-above PCT it is a
  * regression gate (exit 1 when a matched p50 got more than PCT % slower). Needs no GPU. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,58 +10,50 @@
 #include "sessions/export.h"
 #include "sessions/session.h"
 
-static int Cmd_diff_exec(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"format", required_argument, NULL, 'f'}, {"fail-above", required_argument, NULL, 'F'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-  };
-  OutputFormat fmt = FMT_TABLE;
-  double pct = NAN;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'f':
-      if (!Export_parseFormat(optarg, &fmt)) {
-        fprintf(stderr, "benchtop diff: unknown format '%s' (table, json, csv or md)\n", optarg);
-        return BT_EXIT_USAGE;
-      }
-      break;
-    case 'F': {
-      char *end;
-      pct = strtod(optarg, &end);
-      if (end == optarg || *end != '\0' || !isfinite(pct) || pct < 0) {
-        fprintf(stderr, "benchtop diff: --fail-above wants a percentage >= 0, not '%s'\n", optarg);
-        return BT_EXIT_USAGE;
-      }
-      break;
-    }
-    case 'h': printf("usage: benchtop diff %s\n", Cmd_diff.usage); return BT_EXIT_OK;
-    default: return BT_EXIT_USAGE;
-    }
-  }
-  if (argc - optind != 2) {
-    fprintf(stderr, "benchtop diff: expected two session files (usage: benchtop diff %s)\n",
-            Cmd_diff.usage);
-    return BT_EXIT_USAGE;
-  }
-  Session a, b;
+enum { DIFF_FORMAT, DIFF_FAIL_ABOVE, DIFF_NOPTS };
+
+static const CommandOption diff_options[] = {
+  [DIFF_FORMAT] = CMD_OPTION_FORMAT,
+  [DIFF_FAIL_ABOVE] = {.name = "fail-above", .value = CMD_NUMBER, .arg = "PCT",
+                       .help = "exit 1 when a matched record's p50 got more than PCT % slower "
+                               "(or it no longer passes)",
+                       .lo = 0, .hi = 1e9},
+};
+
+static const CommandArg diff_args[] = {
+  {"A.json", "the baseline session", NULL, CMD_COMPLETE_SESSION, 0},
+  {"B.json", "the session compared with it", NULL, CMD_COMPLETE_SESSION, 0},
+};
+
+static int Diff_exec(const CommandArgs *a) {
+  OutputFormat fmt = (OutputFormat)Command_format(a, DIFF_FORMAT);
+  double pct = CommandArgs_number(a, DIFF_FAIL_ABOVE, NAN);
+  Session sa, sb;
   char err[1024];
-  if (!Session_load(argv[optind], &a, err, sizeof err)) {
+  if (!Session_load(a->pos[0], &sa, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     return BT_EXIT_FAILED;
   }
-  if (!Session_load(argv[optind + 1], &b, err, sizeof err)) {
+  if (!Session_load(a->pos[1], &sb, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
-    Session_free(&a);
+    Session_free(&sa);
     return BT_EXIT_FAILED;
   }
-  int regressions = Diff_print(stdout, &a, &b, pct, fmt);
-  Session_free(&a);
-  Session_free(&b);
+  int regressions = Diff_print(stdout, &sa, &sb, pct, fmt);
+  Session_free(&sa);
+  Session_free(&sb);
   return regressions > 0 ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
 
-const Command Cmd_diff = {"diff", "A.json B.json [--fail-above PCT] [--format table|json|csv|md]",
-                          "compare two sessions record by record (exit 1 past --fail-above)",
-                          Cmd_diff_exec};
+const Command Cmd_diff = {
+  .name = "diff",
+  .summary = "compare two sessions record by record (exit 1 past --fail-above)",
+  .description = "Matches the records of two sessions by variant, knobs and shape and prints "
+                 "the change of p50, error and the headline metrics of each pair, then the "
+                 "records found in one session only. With --fail-above it is a regression "
+                 "gate: a matched record that got slower by more than PCT %, or passed in A "
+                 "and does not in B, makes it exit 1. Needs no GPU.",
+  .options = diff_options, .noptions = DIFF_NOPTS,
+  .args = diff_args, .nargs = CMD_COUNT(diff_args),
+  .exec = Diff_exec,
+};

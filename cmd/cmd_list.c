@@ -12,16 +12,43 @@
 #include "kernels/registry.h"
 #include "kernels/shape.h"
 
-static const char list_usage[] = "variants|shapes|metrics [SUBSTRING] [--chip NAME] [--device N]";
+enum { LIST_CHIP, LIST_DEVICE, LIST_NAMES, LIST_NOPTS };
 
-static int List_usageError(const char *why) {
-  fprintf(stderr, "benchtop list: %s (usage: benchtop list %s)\n", why, list_usage);
-  return BT_EXIT_USAGE;
+static const CommandOption list_options[] = {
+  [LIST_CHIP] = {.name = "chip", .value = CMD_TEXT, .arg = "NAME",
+                 .help = "metrics: list a chip's metrics offline, no GPU needed (GH100, AD104, "
+                         "GA100, ...)"},
+  [LIST_DEVICE] = {.name = "device", .value = CMD_INT, .arg = "N",
+                   .help = "metrics: the GPU to ask (default 0)", .lo = 0, .hi = 63},
+  [LIST_NAMES] = {.name = "names", .value = CMD_FLAG,
+                  .help = "names only, one per line (for scripts and completion)"},
+};
+
+static const CommandArg list_args[] = {
+  {"variants|shapes|metrics", "what to list: kernel variants with their knobs, shape presets, "
+   "or the hardware metrics of this GPU (or of --chip)", "variants|shapes|metrics",
+   CMD_COMPLETE_CHOICES, 0},
+  {"SUBSTRING", "only the names that contain it", NULL, CMD_COMPLETE_NONE, CMD_ARG_OPTIONAL},
+};
+
+static bool List_match(const char *name, const char *sub) { return !sub || strstr(name, sub); }
+
+/* No name contains the SUBSTRING: one line, exit 1 (as list metrics does). */
+static int List_none(const char *what, const char *sub) {
+  fprintf(stderr, "benchtop list: no %s contains '%s'\n", what, sub);
+  return BT_EXIT_FAILED;
 }
 
-static int List_variants(void) {
+static int List_variants(const char *sub, bool names) {
+  int n = 0;
   for (int i = 0; i < Registry_count; i++) {
     const Variant *v = Registry_variants[i];
+    if (!List_match(v->name, sub)) continue;
+    n++;
+    if (names) {
+      printf("%s\n", v->name);
+      continue;
+    }
     printf("%-10s %s\n", v->name, v->summary);
     printf("           head dims:");
     for (int k = 0; k < 4 && v->head_dims[k]; k++) printf("%s%d", k ? ", " : " ", v->head_dims[k]);
@@ -37,11 +64,18 @@ static int List_variants(void) {
     }
     if (v->nknobs == 0) printf("           no knobs\n");
   }
-  return BT_EXIT_OK;
+  return n ? BT_EXIT_OK : List_none("variant", sub);
 }
 
-static int List_shapes(void) {
+static int List_shapes(const char *sub, bool names) {
+  int n = 0;
   for (int i = 0; i < Shape_presetCount; i++) {
+    if (!List_match(Shape_presets[i], sub)) continue;
+    n++;
+    if (names) {
+      printf("%s\n", Shape_presets[i]);
+      continue;
+    }
     Shape s;
     char err[128];
     if (!Shape_parse(Shape_presets[i], &s, err, sizeof err)) {
@@ -50,43 +84,18 @@ static int List_shapes(void) {
     }
     printf("%-22s %10.3f GFLOP\n", Shape_presets[i], Shape_flops(&s) / 1e9);
   }
-  return BT_EXIT_OK;
+  return n ? BT_EXIT_OK : List_none("shape preset", sub);
 }
 
 static void List_printMetric(void *user, const NvpwMetricDesc *m) {
-  (void)user;
+  if (*(const bool *)user) {
+    printf("%s\n", m->name);
+    return;
+  }
   printf("%-64s %-10s %-12s %s\n", m->name, m->kind, m->unit[0] ? m->unit : "-", m->description);
 }
 
-static int List_metrics(int argc, char **argv) {
-  const char *sub = NULL, *chip = NULL;
-  int device = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--chip") == 0 || strcmp(a, "--device") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "benchtop list metrics: %s needs a value\n", a);
-        return BT_EXIT_USAGE;
-      }
-      if (a[2] == 'c') {
-        chip = argv[++i];
-      } else {
-        char *end;
-        long d = strtol(argv[++i], &end, 10);
-        if (*end || d < 0 || d > 63) return List_usageError("--device needs a device number");
-        device = (int)d;
-      }
-    } else if (Util_startsWith(a, "--chip=")) {
-      chip = a + 7;
-    } else if (a[0] == '-') {
-      fprintf(stderr, "benchtop list metrics: unknown option '%s'\n", a);
-      return BT_EXIT_USAGE;
-    } else if (!sub) {
-      sub = a;
-    } else {
-      return List_usageError("list metrics takes one SUBSTRING");
-    }
-  }
+static int List_metrics(const char *sub, const char *chip, int device, bool names) {
   char err[1400];
   unsigned char *avail = NULL;
   char devchip[32];
@@ -108,11 +117,13 @@ static int List_metrics(int argc, char **argv) {
     free(avail);
     return BT_EXIT_USAGE;
   }
-  printf("# %s metrics%s%s%s: name, kind, unit, description\n", NvpwHost_chip(h),
-         sub ? " containing '" : "", sub ? sub : "", sub ? "'" : "");
-  printf("# suffixes: counters .sum .avg .min .max (+ .per_second, .pct_of_peak_sustained_active, "
-         "...), ratios .pct .ratio, throughputs .avg.pct_of_peak_sustained_elapsed\n");
-  int n = NvpwHost_listMetrics(h, sub, List_printMetric, NULL, err, sizeof err);
+  if (!names) {
+    printf("# %s metrics%s%s%s: name, kind, unit, description\n", NvpwHost_chip(h),
+           sub ? " containing '" : "", sub ? sub : "", sub ? "'" : "");
+    printf("# suffixes: counters .sum .avg .min .max (+ .per_second, .pct_of_peak_sustained_active, "
+           "...), ratios .pct .ratio, throughputs .avg.pct_of_peak_sustained_elapsed\n");
+  }
+  int n = NvpwHost_listMetrics(h, sub, List_printMetric, &names, err, sizeof err);
   NvpwHost_free(h);
   free(avail);
   if (n < 0) {
@@ -126,17 +137,24 @@ static int List_metrics(int argc, char **argv) {
   return BT_EXIT_OK;
 }
 
-static int Cmd_list_exec(int argc, char **argv) {
-  if (argc < 2) return List_usageError("what to list?");
-  const char *what = argv[1];
-  if (strcmp(what, "variants") == 0 || strcmp(what, "shapes") == 0) {
-    if (argc > 2) return List_usageError("list variants/shapes take no arguments");
-    return what[0] == 'v' ? List_variants() : List_shapes();
-  }
-  if (strcmp(what, "metrics") == 0) return List_metrics(argc - 2, argv + 2);
-  return List_usageError("unknown list");
+static int List_exec(const CommandArgs *a) {
+  const char *what = a->pos[0], *sub = a->npos > 1 ? a->pos[1] : NULL;
+  bool names = CommandArgs_has(a, LIST_NAMES);
+  if (strcmp(what, "metrics") == 0)
+    return List_metrics(sub, CommandArgs_text(a, LIST_CHIP, NULL),
+                        (int)CommandArgs_int(a, LIST_DEVICE, 0), names);
+  if (CommandArgs_has(a, LIST_CHIP) || CommandArgs_has(a, LIST_DEVICE))
+    return Command_usageError(&Cmd_list, "--chip and --device apply to list metrics only");
+  return what[0] == 'v' ? List_variants(sub, names) : List_shapes(sub, names);
 }
 
-const Command Cmd_list = {"list", list_usage,
-                          "list kernel variants, shape presets, or the GPU's (or a chip's) metrics",
-                          Cmd_list_exec};
+const Command Cmd_list = {
+  .name = "list",
+  .summary = "list kernel variants, shape presets, or the GPU's (or a chip's) metrics",
+  .description = "Lists what can be run and measured. list metrics asks the GPU which metrics "
+                 "it can collect; with --chip it lists a chip's metrics offline (no GPU or "
+                 "driver needed).",
+  .options = list_options, .noptions = LIST_NOPTS,
+  .args = list_args, .nargs = CMD_COUNT(list_args),
+  .exec = List_exec,
+};

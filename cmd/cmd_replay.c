@@ -1,6 +1,5 @@
 /* benchtop replay: re-run a session's recorded plan on this GPU into a new session, then print
  * the diff against the original. The original file is only read. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,42 +11,27 @@
 #include "common/util.h"
 #include "sessions/diff.h"
 
-static int Replay_exec(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"output", required_argument, NULL, 'o'}, {"fail-above", required_argument, NULL, 'F'},
-    {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  const char *out_path = NULL;
-  double fail_above = NAN;
-  OutputFormat fmt = FMT_TABLE;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'o': out_path = optarg; break;
-    case 'F': {
-      char *end;
-      fail_above = strtod(optarg, &end);
-      if (*end || !(fail_above >= 0)) {
-        fprintf(stderr, "benchtop replay: --fail-above needs a percentage, not '%s'\n", optarg);
-        return BT_EXIT_USAGE;
-      }
-      break;
-    }
-    case 'f':
-      if (!Export_parseFormat(optarg, &fmt)) {
-        fprintf(stderr, "benchtop replay: unknown format '%s' (table, json, csv or md)\n", optarg);
-        return BT_EXIT_USAGE;
-      }
-      break;
-    case 'h': printf("usage: benchtop replay %s\n", Cmd_replay.usage); return BT_EXIT_OK;
-    default: return BT_EXIT_USAGE;
-    }
-  }
-  if (optind != argc - 1) {
-    fprintf(stderr, "benchtop replay: needs exactly one SESSION.json (try benchtop replay --help)\n");
-    return BT_EXIT_USAGE;
-  }
-  const char *in = argv[optind];
+enum { REPLAY_OUTPUT, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
+
+static const CommandOption replay_options[] = {
+  [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
+                     .help = "where the new session goes (default: a new file in the sessions "
+                             "directory)", .complete = CMD_COMPLETE_SESSION},
+  [REPLAY_FAIL_ABOVE] = {.name = "fail-above", .value = CMD_NUMBER, .arg = "PCT",
+                         .help = "exit 1 when a record's p50 got more than PCT % slower than "
+                                 "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
+  [REPLAY_FORMAT] = CMD_OPTION_FORMAT,
+};
+
+static const CommandArg replay_args[] = {
+  {"SESSION.json", "the session whose plan is re-run (only read)", NULL, CMD_COMPLETE_SESSION, 0},
+};
+
+static int Replay_exec(const CommandArgs *a) {
+  const char *out_path = CommandArgs_text(a, REPLAY_OUTPUT, NULL);
+  double fail_above = CommandArgs_number(a, REPLAY_FAIL_ABOVE, NAN);
+  OutputFormat fmt = (OutputFormat)Command_format(a, REPLAY_FORMAT);
+  const char *in = a->pos[0];
   Session old;
   char err[512];
   if (!Session_load(in, &old, err, sizeof err)) {
@@ -60,9 +44,8 @@ static int Replay_exec(int argc, char **argv) {
     return BT_EXIT_FAILED;
   }
   if (out_path && strcmp(out_path, in) == 0) {
-    fprintf(stderr, "benchtop replay: -o must name a new file, not the session being replayed\n");
     Session_free(&old);
-    return BT_EXIT_USAGE;
+    return Command_usageError(&Cmd_replay, "-o must name a new file, not the session being replayed");
   }
   Plan plan;
   Plan_copy(&plan, &old.plan);
@@ -87,5 +70,13 @@ static int Replay_exec(int argc, char **argv) {
 }
 
 const Command Cmd_replay = {
-  "replay", "SESSION.json [-o NEW.json] [--fail-above PCT] [--format table|json|csv|md]",
-  "re-run a session's plan on this GPU into a new session and print the diff", Replay_exec};
+  .name = "replay",
+  .summary = "re-run a session's plan on this GPU into a new session and print the diff",
+  .description = "Runs the plan recorded in a session again (its variants, knob sweeps, "
+                 "shapes, metrics and timing options, with fresh inputs) into a new session, "
+                 "then prints the diff against the original, which is only read.",
+  .options = replay_options, .noptions = REPLAY_NOPTS,
+  .args = replay_args, .nargs = CMD_COUNT(replay_args),
+  .flags = CMD_NEEDS_GPU,
+  .exec = Replay_exec,
+};

@@ -1,11 +1,8 @@
 /* benchtop run: a plan (variants x knob sweeps x shapes) through the worker, records printed
  * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished. */
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench/plan.h"
 #include "cmd/run_loop.h"
@@ -13,110 +10,92 @@
 #include "common/util.h"
 #include "sessions/export.h"
 
-static bool Run_parseInt(const char *opt, const char *text, int lo, int hi, int *out) {
-  char *end;
-  long v = strtol(text, &end, 10);
-  if (*text == '\0' || *end || v < lo || v > hi) {
-    fprintf(stderr, "benchtop run: %s must be a whole number from %d to %d, not '%s'\n", opt, lo,
-            hi, text);
-    return false;
-  }
-  *out = (int)v;
-  return true;
-}
+enum {
+  RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
+  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_OUTPUT, RUN_FORMAT, RUN_NOPTS
+};
 
-static int Run_exec(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"variants", required_argument, NULL, 'v'}, {"shapes", required_argument, NULL, 's'},
-    {"knob", required_argument, NULL, 'k'}, {"metrics", required_argument, NULL, 'm'},
-    {"reps", required_argument, NULL, 'r'}, {"warmup", required_argument, NULL, 'w'},
-    {"cold-l2", no_argument, NULL, 'c'}, {"graph", no_argument, NULL, 'g'},
-    {"timing", required_argument, NULL, 'T'},
-    {"output", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'},
-    {"seed", required_argument, NULL, 'S'}, {"watchdog", required_argument, NULL, 'W'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+static const CommandOption run_options[] = {
+  [RUN_VARIANTS] = {.name = "variants", .short_name = 'v', .value = CMD_TEXT, .arg = "VARIANTS",
+                    .help = "variants to run, comma-separated, or all (benchtop list variants)",
+                    .complete = CMD_COMPLETE_VARIANTS, .flags = CMD_OPT_REQUIRED},
+  [RUN_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
+                  .help = "shapes BxHxSxD[:causal], comma-separated (benchtop list shapes)",
+                  .complete = CMD_COMPLETE_SHAPES, .flags = CMD_OPT_REQUIRED},
+  [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]",
+                .help = "set a knob of the variants that have it; several values sweep it",
+                .flags = CMD_OPT_REPEAT},
+  [RUN_METRICS] = {.name = "metrics", .short_name = 'm', .value = CMD_TEXT,
+                   .arg = "default|none|NAME,...",
+                   .help = "hardware metrics to collect, by Nsight Compute name (benchtop list "
+                           "metrics)"},
+  [RUN_REPS] = {.name = "reps", .short_name = 'r', .value = CMD_INT, .arg = "N",
+                .help = "timed launches per record", .lo = 1, .hi = 100000},
+  [RUN_WARMUP] = {.name = "warmup", .short_name = 'w', .value = CMD_INT, .arg = "N",
+                  .help = "warm-up launches before timing (at least 50 ms of them)", .lo = 0,
+                  .hi = 100000},
+  [RUN_COLD_L2] = {.name = "cold-l2", .value = CMD_FLAG,
+                   .help = "flush the L2 cache between timed launches"},
+  [RUN_GRAPH] = {.name = "graph", .value = CMD_FLAG,
+                 .help = "replay the timed launches from a CUDA graph"},
+  [RUN_TIMING] = {.name = "timing", .value = CMD_CHOICE, .arg = "CLOCK",
+                  .help = "time by kernel timestamps or by CUDA events around each launch",
+                  .choices = "kernel|events"},
+  [RUN_SEED] = {.name = "seed", .value = CMD_UINT64, .arg = "N",
+                .help = "seed of the random inputs (default: a fresh one)"},
+  [RUN_WATCHDOG] = {.name = "watchdog", .value = CMD_INT, .arg = "SEC",
+                    .help = "kill a launch that runs longer than this", .lo = 1, .hi = 3600},
+  [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
+                  .help = "the session file, rewritten after every record (default: a new file "
+                          "in the sessions directory)", .complete = CMD_COMPLETE_SESSION},
+  [RUN_FORMAT] = CMD_OPTION_FORMAT,
+};
+
+static int Run_exec(const CommandArgs *a) {
   Plan plan;
   memset(&plan, 0, sizeof plan);
   Plan_defaultOptions(&plan.opts);
-  Util_strlcpy(plan.metrics, "default", sizeof plan.metrics);
-  const char *variants = NULL, *shapes = NULL, *out_path = NULL;
-  char *knobs[32];
-  int nknobs = 0;
-  OutputFormat fmt = FMT_TABLE;
+  Util_strlcpy(plan.metrics, CommandArgs_text(a, RUN_METRICS, "default"), sizeof plan.metrics);
+  plan.opts.reps = (int)CommandArgs_int(a, RUN_REPS, plan.opts.reps);
+  plan.opts.warmup = (int)CommandArgs_int(a, RUN_WARMUP, plan.opts.warmup);
+  plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
+  plan.opts.graph = CommandArgs_has(a, RUN_GRAPH);
+  plan.opts.event_timing = CommandArgs_choice(a, RUN_TIMING, 0) == 1;
+  plan.opts.seed = CommandArgs_uint64(a, RUN_SEED, plan.opts.seed);
+  if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);
   char err[512];
   int rc = BT_EXIT_USAGE;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "v:s:k:m:r:w:o:f:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'v': variants = optarg; break;
-    case 's': shapes = optarg; break;
-    case 'k':
-      if (nknobs == 32) { fprintf(stderr, "benchtop run: too many --knob options (32 at most)\n"); goto out; }
-      knobs[nknobs++] = optarg;
-      break;
-    case 'm': Util_strlcpy(plan.metrics, optarg, sizeof plan.metrics); break;
-    case 'r': if (!Run_parseInt("--reps", optarg, 1, 100000, &plan.opts.reps)) goto out; break;
-    case 'w': if (!Run_parseInt("--warmup", optarg, 0, 100000, &plan.opts.warmup)) goto out; break;
-    case 'c': plan.opts.cold_l2 = true; break;
-    case 'g': plan.opts.graph = true; break;
-    case 'T':
-      if (strcmp(optarg, "kernel") != 0 && strcmp(optarg, "events") != 0) {
-        fprintf(stderr, "benchtop run: unknown --timing '%s' (kernel or events)\n", optarg);
-        goto out;
-      }
-      plan.opts.event_timing = strcmp(optarg, "events") == 0;
-      break;
-    case 'o': out_path = optarg; break;
-    case 'f':
-      if (!Export_parseFormat(optarg, &fmt)) {
-        fprintf(stderr, "benchtop run: unknown format '%s' (table, json, csv or md)\n", optarg);
-        goto out;
-      }
-      break;
-    case 'S': plan.opts.seed = strtoull(optarg, NULL, 10); break;
-    case 'W': {
-      int w;
-      if (!Run_parseInt("--watchdog", optarg, 1, 3600, &w)) goto out;
-      plan.opts.watchdog_s = w;
-      break;
-    }
-    case 'h': printf("usage: benchtop run %s\n", Cmd_run.usage); rc = BT_EXIT_OK; goto out;
-    default: goto out;
-    }
-  }
-  if (optind < argc) {
-    fprintf(stderr, "benchtop run: unexpected argument '%s' (try benchtop run --help)\n", argv[optind]);
+  if (!Plan_setVariants(&plan, CommandArgs_text(a, RUN_VARIANTS, ""), err, sizeof err) ||
+      !Shape_parseList(CommandArgs_text(a, RUN_SHAPES, ""), &plan.shapes, &plan.nshapes, err,
+                       sizeof err)) {
+    Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
-  if (!variants || !shapes) {
-    fprintf(stderr, "benchtop run: needs -v VARIANTS and -s SHAPES (e.g. -v mma -s 2x8x512x64)\n");
-    goto out;
-  }
-  if (!Plan_setVariants(&plan, variants, err, sizeof err) ||
-      !Shape_parseList(shapes, &plan.shapes, &plan.nshapes, err, sizeof err)) {
-    fprintf(stderr, "benchtop run: %s\n", err);
-    goto out;
-  }
-  for (int i = 0; i < nknobs; i++)
-    if (!Plan_addKnob(&plan, knobs[i], err, sizeof err)) {
-      fprintf(stderr, "benchtop run: %s\n", err);
+  for (int i = 0; i < CommandArgs_count(a, RUN_KNOB); i++)
+    if (!Plan_addKnob(&plan, CommandArgs_nth(a, RUN_KNOB, i), err, sizeof err)) {
+      Command_usageError(&Cmd_run, "%s", err);
       goto out;
     }
   if (strcmp(plan.metrics, "none") != 0 && !RunLoop_checkMetrics(plan.metrics, err, sizeof err)) {
-    fprintf(stderr, "benchtop run: %s\n", err);
+    Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
-  rc = RunLoop_run(&plan, out_path, fmt, NULL);
+  rc = RunLoop_run(&plan, CommandArgs_text(a, RUN_OUTPUT, NULL),
+                   (OutputFormat)Command_format(a, RUN_FORMAT), NULL);
 out:
   Plan_free(&plan);
   return rc;
 }
 
 const Command Cmd_run = {
-  "run",
-  "-v VARIANTS -s SHAPES [--knob k=v[,v2]] [--metrics default|none|NAME,...] [--reps N]\n"
-  "               [--warmup N] [--cold-l2] [--graph] [--timing kernel|events] [--seed N]\n"
-  "               [--watchdog SEC] [-o SESSION.json] [--format table|json|csv|md]",
-  "time, verify and profile variants on this GPU; records autosaved to the session",
-  Run_exec};
+  .name = "run",
+  .summary = "time, verify and profile variants on this GPU; records autosaved to the session",
+  .description = "Runs every variant x knob setting x shape of the plan in the worker process: "
+                 "compiles the variant with NVRTC for this GPU, checks its output against the "
+                 "fp32 reference, times it and collects the metrics. Each record is printed as "
+                 "it arrives and the session file is rewritten after every one; Ctrl-C keeps "
+                 "the finished records.",
+  .options = run_options, .noptions = RUN_NOPTS,
+  .flags = CMD_NEEDS_GPU,
+  .exec = Run_exec,
+};

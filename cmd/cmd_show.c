@@ -1,6 +1,5 @@
 /* benchtop show: a saved session as a table, JSON, CSV or Markdown; --best keeps the fastest
- * passing record per shape (the notebook's leaderboard). Needs no GPU. */
-#include <getopt.h>
+ * passing record per shape (a leaderboard). Needs no GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,18 @@
 #include "common/util.h"
 #include "sessions/export.h"
 #include "sessions/session.h"
+
+enum { SHOW_FORMAT, SHOW_BEST, SHOW_NOPTS };
+
+static const CommandOption show_options[] = {
+  [SHOW_FORMAT] = CMD_OPTION_FORMAT,
+  [SHOW_BEST] = {.name = "best", .short_name = 'b', .value = CMD_FLAG,
+                 .help = "only the fastest passing record of each shape"},
+};
+
+static const CommandArg show_args[] = {
+  {"SESSION.json", "the session to print", NULL, CMD_COMPLETE_SESSION, 0},
+};
 
 /* The fastest passing record of each shape, in the order the shapes first appear. */
 static int Show_best(const Session *s, const Record **out) {
@@ -24,42 +35,17 @@ static int Show_best(const Session *s, const Record **out) {
   return n;
 }
 
-static int Cmd_show_exec(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"format", required_argument, NULL, 'f'}, {"best", no_argument, NULL, 'b'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-  };
-  OutputFormat fmt = FMT_TABLE;
-  bool best = false;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "f:bh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'f':
-      if (!Export_parseFormat(optarg, &fmt)) {
-        fprintf(stderr, "benchtop show: unknown format '%s' (table, json, csv or md)\n", optarg);
-        return BT_EXIT_USAGE;
-      }
-      break;
-    case 'b': best = true; break;
-    case 'h': printf("usage: benchtop show %s\n", Cmd_show.usage); return BT_EXIT_OK;
-    default: return BT_EXIT_USAGE; /* getopt printed the line */
-    }
-  }
-  if (argc - optind != 1) {
-    fprintf(stderr, "benchtop show: expected one session file (usage: benchtop show %s)\n",
-            Cmd_show.usage);
-    return BT_EXIT_USAGE;
-  }
+static int Show_exec(const CommandArgs *a) {
+  OutputFormat fmt = (OutputFormat)Command_format(a, SHOW_FORMAT);
   Session s;
   char err[1024];
-  if (!Session_load(argv[optind], &s, err, sizeof err)) {
+  if (!Session_load(a->pos[0], &s, err, sizeof err)) {
     fprintf(stderr, "%s\n", err);
     return BT_EXIT_FAILED;
   }
   const Record **recs = Util_xcalloc((size_t)s.nrecords + 1, sizeof(Record *));
   int n = 0;
-  if (best) n = Show_best(&s, recs);
+  if (CommandArgs_has(a, SHOW_BEST)) n = Show_best(&s, recs);
   else
     for (; n < s.nrecords; n++) recs[n] = &s.records[n];
   Export_session(stdout, fmt, &s, recs, n);
@@ -68,6 +54,12 @@ static int Cmd_show_exec(int argc, char **argv) {
   return BT_EXIT_OK;
 }
 
-const Command Cmd_show = {"show", "SESSION.json [--format table|json|csv|md] [--best]",
-                          "print a saved session (--best: fastest passing record per shape)",
-                          Cmd_show_exec};
+const Command Cmd_show = {
+  .name = "show",
+  .summary = "print a saved session (--best: the fastest passing record per shape)",
+  .description = "Prints the records of a saved session as a table, JSON, CSV or Markdown, "
+                 "with every metric the session holds. Needs no GPU.",
+  .options = show_options, .noptions = SHOW_NOPTS,
+  .args = show_args, .nargs = CMD_COUNT(show_args),
+  .exec = Show_exec,
+};

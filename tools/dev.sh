@@ -8,7 +8,7 @@
 # Needs the CUDA toolkit (nvcc, NVRTC, CUPTI) under /usr/local/cuda or -Dtoolkit_root.
 set -u
 cd "$(dirname "$0")/.."
-PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev tmux python3 clang libclang-rt-14-dev procps"
+PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev tmux python3 clang libclang-rt-14-dev procps man-db zsh"
 
 install_missing() {
   local missing=()

@@ -61,9 +61,12 @@ elif CASE == "no-gpu":
         print("ok:", err.strip())
 elif CASE == "usage":
     for args in (["list"], ["list", "bogus"], ["list", "metrics", "--chip"],
-                 ["list", "metrics", "--frobnicate"], ["list", "variants", "extra"]):
+                 ["list", "metrics", "--frobnicate"], ["list", "variants", "one", "two"],
+                 ["list", "shapes", "--chip", "GH100"]):
         rc, out, err = run(*args)
         expect(rc == 2 and len(err.strip().splitlines()) == 1, f"{args}: rc={rc} err={err!r}")
+    rc, out, err = run("list", "variants", "zzzz")
+    expect(rc == 1 and out == "" and len(err.strip().splitlines()) == 1, f"no match: rc={rc} err={err!r}")
     print("ok: usage errors")
 elif CASE == "variants":
     rc, out, err = run("list", "variants")
@@ -73,6 +76,8 @@ elif CASE == "variants":
         expect(want in out, f"'{want}' missing")
     rc, out, err = run("list", "shapes")
     expect(rc == 0 and "2x8x512x64:causal" in out and "GFLOP" in out, f"shapes: {out!r}")
+    rc, out, err = run("list", "variants", "cp_", "--names")
+    expect(rc == 0 and out.split() == ["cp_async"], f"variants cp_ --names: {out!r}")
     print("ok: variants and shapes")
 else:
     fail(f"unknown case {CASE}")

@@ -28,6 +28,38 @@ expect run-bad-reps 2 1 "$BT" run -v naive -s 2x8x512x64 --reps 0
 expect run-bad-format 2 1 "$BT" run -v naive -s 2x8x512x64 --format xml
 expect run-bad-timing 2 1 "$BT" run -v naive -s 2x8x512x64 --timing wall
 expect check-kernels-bad-arch 2 1 "$BT" check-kernels --arch sm_xx
+expect list-nothing 2 1 "$BT" list
+expect list-unknown 2 1 "$BT" list everything
+expect list-chip-on-variants 2 1 "$BT" list variants --chip GH100
+expect show-two-files 2 1 "$BT" show a.json b.json
+expect diff-one-file 2 1 "$BT" diff a.json
+expect diff-bad-pct 2 1 "$BT" diff a.json b.json --fail-above -3
+expect mistyped-command 2 1 "$BT" rnu
+expect help-unknown 2 1 "$BT" help nope
+# Every command, hidden ones included, answers --help and -h on stdout with exit 0, whatever
+# else is on the line.
+for c in $("$BT" --help | sed -n 's/^  benchtop \([a-z-][a-z-]*\).*/\1/p') bench-metrics generate worker; do
+  out=$("$BT" "$c" --bogus-before-help -h 2> "$XDG_CACHE_HOME/err"); rc=$?
+  if [ $rc -ne 0 ] || [ -s "$XDG_CACHE_HOME/err" ] || ! grep -q "^usage: benchtop $c" <<< "$out"; then
+    echo "FAIL $c -h: exit $rc, $(cat "$XDG_CACHE_HOME/err"), stdout: $(head -n 1 <<< "$out")"; fail=1
+  else
+    echo "ok   $c -h"
+  fi
+  "$BT" help "$c" | grep -q "^usage: benchtop $c" || { echo "FAIL help $c prints no usage line"; fail=1; }
+done
+expect list-help 0 0 "$BT" list --help
+# One wording for every usage error, from one place.
+want="benchtop run: unknown option --set; see benchtop run --help"
+got=$("$BT" run --set x 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL unknown option: '$got', want '$want'"; fail=1; }
+want="benchtop list: option --device needs N; see benchtop list --help"
+got=$("$BT" list metrics --device 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL missing value: '$got', want '$want'"; fail=1; }
+want="benchtop run: --reps must be a whole number from 1 to 100000, not '0'; see benchtop run --help"
+got=$("$BT" run -v naive -s 2x8x512x64 --reps 0 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL bad value: '$got', want '$want'"; fail=1; }
+[ "$("$BT" list variants --names | head -n 1)" = naive ] || { echo "FAIL list variants --names"; fail=1; }
+"$BT" list shapes --names causal | grep -qv causal && { echo "FAIL list shapes SUBSTRING"; fail=1; }
 if ! nvidia-smi > /dev/null 2>&1; then
   expect run-no-gpu 3 1 "$BT" run -v naive -s 2x8x512x64
   [ -z "$(ls "$XDG_DATA_HOME/benchtop/sessions" 2>/dev/null)" ] || { echo "FAIL run-no-gpu left a session file"; fail=1; }

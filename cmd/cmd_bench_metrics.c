@@ -1,8 +1,7 @@
-/* benchtop bench metrics: what collecting hardware metrics costs per record, measured the way
- * a user pays it. One warm worker runs the same entry alternately without and with metrics;
- * the cost is the difference of the median record wall times, the first pair (profiler set-up)
- * shown apart. Prints figures; asserts nothing. */
-#include <getopt.h>
+/* benchtop bench-metrics (hidden, for developers): what collecting hardware metrics costs per
+ * record, measured the way a user pays it. One warm worker runs the same entry alternately
+ * without and with metrics; the cost is the difference of the median record wall times, the
+ * first pair (profiler set-up) shown apart. Prints figures; asserts nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,46 +13,33 @@
 #include "common/util.h"
 #include "cupti/profiler.h"
 
-static int Bench_exec(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"variants", required_argument, NULL, 'v'}, {"shapes", required_argument, NULL, 's'},
-    {"metrics", required_argument, NULL, 'm'}, {"pairs", required_argument, NULL, 'n'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  const char *variant = "mma", *shape_text = "2x8x512x64", *metrics = "default";
-  int pairs = 10;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, "v:s:m:n:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'v': variant = optarg; break;
-    case 's': shape_text = optarg; break;
-    case 'm': metrics = optarg; break;
-    case 'n': pairs = atoi(optarg); break;
-    case 'h': printf("usage: benchtop bench %s\n", Cmd_bench.usage); return BT_EXIT_OK;
-    default: return BT_EXIT_USAGE;
-    }
-  }
-  if (optind != argc - 1 || strcmp(argv[optind], "metrics") != 0) {
-    fprintf(stderr, "benchtop bench: the one benchmark is 'metrics' (benchtop bench metrics [-v V] [-s S])\n");
-    return BT_EXIT_USAGE;
-  }
-  if (pairs < 2 || pairs > 1000) {
-    fprintf(stderr, "benchtop bench: --pairs must be from 2 to 1000\n");
-    return BT_EXIT_USAGE;
-  }
+enum { BM_VARIANT, BM_SHAPE, BM_METRICS, BM_PAIRS, BM_NOPTS };
+
+static const CommandOption bm_options[] = {
+  [BM_VARIANT] = {.name = "variant", .short_name = 'v', .value = CMD_TEXT, .arg = "NAME",
+                  .help = "the variant to run (default mma)", .complete = CMD_COMPLETE_VARIANT},
+  [BM_SHAPE] = {.name = "shape", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPE",
+                .help = "the shape (default 2x8x512x64)", .complete = CMD_COMPLETE_SHAPES},
+  [BM_METRICS] = {.name = "metrics", .short_name = 'm', .value = CMD_TEXT, .arg = "SPEC",
+                  .help = "the metrics collected in every other record (default: default)"},
+  [BM_PAIRS] = {.name = "pairs", .short_name = 'n', .value = CMD_INT, .arg = "N",
+                .help = "records with and without metrics (default 10)", .lo = 2, .hi = 1000},
+};
+
+static int BenchMetrics_exec(const CommandArgs *args) {
+  const char *variant = CommandArgs_text(args, BM_VARIANT, "mma");
+  const char *shape_text = CommandArgs_text(args, BM_SHAPE, "2x8x512x64");
+  const char *metrics = CommandArgs_text(args, BM_METRICS, "default");
+  int pairs = (int)CommandArgs_int(args, BM_PAIRS, 10);
   char err[256];
   PlanEntry e;
   memset(&e, 0, sizeof e);
   e.variant = Registry_find(variant);
-  if (!e.variant) {
-    fprintf(stderr, "benchtop bench: unknown variant '%s'\n", variant);
-    return BT_EXIT_USAGE;
-  }
+  if (!e.variant)
+    return Command_usageError(&Cmd_benchMetrics, "unknown variant '%s' (benchtop list variants)", variant);
   Registry_defaults(e.variant, &e.knobs);
-  if (!Shape_parse(shape_text, &e.shape, err, sizeof err)) {
-    fprintf(stderr, "benchtop bench: %s\n", err);
-    return BT_EXIT_USAGE;
-  }
+  if (!Shape_parse(shape_text, &e.shape, err, sizeof err))
+    return Command_usageError(&Cmd_benchMetrics, "%s", err);
   Plan_defaultOptions(&e.opts);
   PlanEntry *list = Util_xmalloc(sizeof(PlanEntry) * (size_t)pairs * 2);
   for (int i = 0; i < 2 * pairs; i++) {
@@ -91,7 +77,7 @@ static int Bench_exec(int argc, char **argv) {
       if (!source[0]) Util_strlcpy(source, ev.record.timing.source, sizeof source);
       else if (strcmp(source, ev.record.timing.source) != 0) Util_strlcpy(source, "mixed", sizeof source);
       if (ev.record.status != REC_PASS) {
-        fprintf(stderr, "benchtop bench: record %d: %s %s\n", n, Record_statusName(ev.record.status), ev.record.reason);
+        fprintf(stderr, "benchtop bench-metrics: record %d: %s %s\n", n, Record_statusName(ev.record.status), ev.record.reason);
         rc = BT_EXIT_FAILED;
       }
       Record_free(&ev.record);
@@ -125,6 +111,14 @@ static int Bench_exec(int argc, char **argv) {
   return rc;
 }
 
-const Command Cmd_bench = {
-  "bench", "metrics [-v VARIANT] [-s SHAPE] [--metrics SPEC] [--pairs N]",
-  "measure what metric collection adds per record (prints figures, asserts nothing)", Bench_exec};
+const Command Cmd_benchMetrics = {
+  .name = "bench-metrics",
+  .summary = "measure what metric collection adds per record",
+  .description = "A developer measurement: one warm worker runs the same entry alternately "
+                 "without and with metrics and prints the difference of the median record wall "
+                 "times, and the timed p50s of both halves. Prints figures, asserts nothing "
+                 "(tests/gpu/gpu_metrics_cost.sh checks them).",
+  .options = bm_options, .noptions = BM_NOPTS,
+  .flags = CMD_HIDDEN | CMD_NEEDS_GPU,
+  .exec = BenchMetrics_exec,
+};
