@@ -61,8 +61,12 @@ static int Replay_exec(const CommandArgs *a) {
   Plan_free(&plan);
   if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE) {
     printf("\ndiff %s -> %s\n", in, now.path);
-    int regressions = Diff_print(stdout, &old, &now, fail_above, fmt);
-    if (regressions > 0 && rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
+    DiffOptions o;
+    Diff_defaultOptions(&o);
+    o.fail_above_pct = fail_above;
+    DiffSummary sum;
+    Diff_print(stdout, &old, &now, &o, fmt, &sum);
+    if (sum.regressions > 0 && rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
   }
   if (rc != BT_EXIT_USAGE) Session_free(&now);
   Session_free(&old);

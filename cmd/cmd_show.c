@@ -9,12 +9,14 @@
 #include "sessions/export.h"
 #include "sessions/session.h"
 
-enum { SHOW_FORMAT, SHOW_BEST, SHOW_NOPTS };
+enum { SHOW_FORMAT, SHOW_BEST, SHOW_WIDE, SHOW_NOPTS };
 
 static const CommandOption show_options[] = {
   [SHOW_FORMAT] = CMD_OPTION_FORMAT,
   [SHOW_BEST] = {.name = "best", .short_name = 'b', .value = CMD_FLAG,
                  .help = "only the fastest passing record of each shape"},
+  [SHOW_WIDE] = {.name = "wide", .value = CMD_FLAG,
+                 .help = "the table shows every metric, not only the catalog's brief ones and yours"},
 };
 
 static const CommandArg show_args[] = {
@@ -48,7 +50,7 @@ static int Show_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, SHOW_BEST)) n = Show_best(&s, recs);
   else
     for (; n < s.nrecords; n++) recs[n] = &s.records[n];
-  Export_session(stdout, fmt, &s, recs, n);
+  Export_session(stdout, fmt, &s, recs, n, CommandArgs_has(a, SHOW_WIDE));
   free(recs);
   Session_free(&s);
   return BT_EXIT_OK;
@@ -58,7 +60,11 @@ const Command Cmd_show = {
   .name = "show",
   .summary = "print a saved session (--best: the fastest passing record per shape)",
   .description = "Prints the records of a saved session as a table, JSON, CSV or Markdown, "
-                 "with every metric the session holds. Needs no GPU.",
+                 "with a column for every metric the records hold: the catalog's (benchtop "
+                 "list metrics) under short labels in the table and Markdown, then any other "
+                 "Nsight Compute name given to run --metrics; CSV and JSON name them as Nsight "
+                 "Compute does. The table keeps to the catalog's brief metrics and yours unless "
+                 "--wide. Needs no GPU.",
   .options = show_options, .noptions = SHOW_NOPTS,
   .args = show_args, .nargs = CMD_COUNT(show_args),
   .exec = Show_exec,

@@ -89,7 +89,12 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   free(entries);
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
-  if (strcmp(plan->metrics, "none") != 0) cols |= EXPORT_COL_METRICS;
+  /* The columns are fixed before the first record: those of the metrics asked for. */
+  MetricColumns mc = {0, NULL};
+  char **names = NULL;
+  int nnames = Metrics_resolve(plan->metrics, &names, err, sizeof err);
+  if (nnames > 0) MetricColumns_fromNames(&mc, names, nnames, Export_briefMetrics(fmt, false));
+  Metrics_freeNames(names, nnames > 0 ? nnames : 0);
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK;
   bool finished = false, cancelled = false, saved_once = false;
@@ -106,7 +111,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
-        if (!begun) Export_begin(&x, stdout, fmt, cols);
+        if (!begun) Export_begin(&x, stdout, fmt, cols, &mc);
         begun = true;
         s.device = ev.device;
         s.has_device = true;
@@ -114,7 +119,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
-        if (!begun) Export_begin(&x, stdout, fmt, cols);
+        if (!begun) Export_begin(&x, stdout, fmt, cols, &mc);
         begun = true;
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
@@ -140,6 +145,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   }
   if (tty) fprintf(stderr, "\r\033[K");
   if (begun) Export_end(&x);
+  MetricColumns_free(&mc);
   Runner_free(r);
   if (rc != BT_EXIT_NO_GPU && (saved_once || s.nrecords == 0)) {
     if (s.nrecords == 0 && !Session_autosave(&s, err, sizeof err))

@@ -10,37 +10,6 @@
 #include "common/util.h"
 #include "sessions/record.h"
 
-const MetricInfo Catalog_headline[] = {
-    {"sm__warps_active.avg.pct_of_peak_sustained_active", "occ", "%", METRIC_HIGHER_BETTER,
-     "achieved occupancy: active warps per SM over the SM's maximum, while the SM was active", false},
-    {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "tensor", "%",
-     METRIC_HIGHER_BETTER, "tensor pipe (HMMA) busy cycles over the peak, while the SM was active", false},
-    {"sm__inst_executed_pipe_tensor_op_hmma.sum", "hmma", "inst", METRIC_NEUTRAL,
-     "warp instructions executed on the tensor pipe (HMMA, and HFMA2.MMA register moves)", false},
-    /* ptxas moves constants into registers with HFMA2.MMA, which issues on the tensor pipe and
-     * is counted by the two above: a scalar kernel reads 0.1-0.3 %. Where the chip counts them
-     * apart (GA100/GH100; Hopper also has the matrix-only busy cycles) these say so. */
-    {"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
-     "tensor mma", "%", METRIC_HIGHER_BETTER,
-     "tensor pipe busy with matrix instructions only (HMMA/HGMMA/QGMMA, not HFMA2.MMA moves)", true},
-    {"sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum", "hfma2", "inst", METRIC_NEUTRAL,
-     "HFMA2.MMA instructions among the tensor-pipe ones: register moves, not matrix math", true},
-    {CATALOG_SMEM_LD_CONFLICTS, "ld conf", "conflicts", METRIC_LOWER_BETTER,
-     "shared-memory load bank conflicts (extra wavefronts)", false},
-    {CATALOG_SMEM_ST_CONFLICTS, "st conf", "conflicts", METRIC_LOWER_BETTER,
-     "shared-memory store bank conflicts (extra wavefronts)", false},
-    {CATALOG_SMEM_LD_WAVEFRONTS, "ld wavef", "wavefronts", METRIC_NEUTRAL,
-     "shared-memory load wavefronts, conflicts included", false},
-    {CATALOG_SMEM_ST_WAVEFRONTS, "st wavef", "wavefronts", METRIC_NEUTRAL,
-     "shared-memory store wavefronts, conflicts included", false},
-    {"lts__t_sector_hit_rate.pct", "L2 hit", "%", METRIC_HIGHER_BETTER,
-     "L2 sector hit rate (can read above 100% on Hopper, as in Nsight Compute)", false},
-    {"gpu__time_duration.sum", "range time", "ns", METRIC_LOWER_BETTER,
-     "GPU duration of the profiled range: the variant's launches plus the gaps between them, "
-     "so above the kernel time; compare kernels by p50", false},
-};
-const int Catalog_headlineCount = (int)(sizeof Catalog_headline / sizeof Catalog_headline[0]);
-
 const MetricInfo *Catalog_find(const char *name) {
   if (!name) return NULL;
   for (int i = 0; i < Catalog_headlineCount; i++)
@@ -154,4 +123,98 @@ full:
 fail:
   Metrics_freeNames(names, n);
   return -1;
+}
+
+/* Appends a column for name unless present; info NULL outside the catalog. */
+static void MetricColumns_add(MetricColumns *mc, int *cap, const char *name, const char *unit,
+                              const MetricInfo *info) {
+  for (int i = 0; i < mc->n; i++)
+    if (strcmp(mc->col[i].name, name) == 0) return;
+  if (mc->n == *cap) {
+    *cap = *cap ? 2 * *cap : 16;
+    mc->col = Util_xrealloc(mc->col, sizeof *mc->col * (size_t)*cap);
+  }
+  MetricColumn *c = &mc->col[mc->n++];
+  memset(c, 0, sizeof *c);
+  Util_strlcpy(c->name, name, sizeof c->name);
+  Util_strlcpy(c->label, info ? info->label : name, sizeof c->label);
+  Util_strlcpy(c->unit, info ? info->unit : unit ? unit : "", sizeof c->unit);
+  c->direction = info ? info->direction : METRIC_NEUTRAL;
+  c->info = info;
+}
+
+/* Length of a name without its rollup suffix, or the whole length when it has none. */
+static size_t MetricColumns_stem(const char *name) {
+  static const char *const rollups[] = {".sum", ".avg", ".max", ".min"};
+  size_t n = strlen(name);
+  for (size_t i = 0; i < sizeof rollups / sizeof rollups[0]; i++) {
+    size_t k = strlen(rollups[i]);
+    if (n > k && strcmp(name + n - k, rollups[i]) == 0) return n - k;
+  }
+  return n;
+}
+
+/* Labels of the user's metrics: the name less its rollup, where that stays unique among every
+ * column's label and name (two labels must never read the same). */
+static void MetricColumns_labelUserMetrics(MetricColumns *mc) {
+  for (int i = 0; i < mc->n; i++) {
+    MetricColumn *c = &mc->col[i];
+    if (c->info) continue;
+    size_t stem = MetricColumns_stem(c->name);
+    if (stem == strlen(c->name)) continue;
+    bool unique = true;
+    for (int j = 0; j < mc->n && unique; j++) {
+      const MetricColumn *o = &mc->col[j];
+      if (j == i) continue;
+      unique = !(strlen(o->label) == stem && strncmp(o->label, c->name, stem) == 0) &&
+               !(MetricColumns_stem(o->name) == stem && strncmp(o->name, c->name, stem) == 0);
+    }
+    if (unique) c->label[stem] = '\0';
+  }
+}
+
+void MetricColumns_collect(MetricColumns *mc, const Record *const *recs, int n, bool brief_only) {
+  memset(mc, 0, sizeof *mc);
+  int cap = 0;
+  for (int k = 0; k < Catalog_headlineCount; k++) {
+    const MetricInfo *info = &Catalog_headline[k];
+    if (brief_only && !info->brief) continue;
+    for (int i = 0; i < n; i++) {
+      const Metric *m = Record_metric(recs[i], info->name);
+      if (m && !isnan(m->value)) {
+        MetricColumns_add(mc, &cap, info->name, NULL, info);
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < recs[i]->nmetrics; k++) {
+      const Metric *m = &recs[i]->metrics[k];
+      if (!Catalog_find(m->name)) MetricColumns_add(mc, &cap, m->name, m->unit, NULL);
+    }
+  MetricColumns_labelUserMetrics(mc);
+}
+
+void MetricColumns_fromNames(MetricColumns *mc, char *const *names, int n, bool brief_only) {
+  memset(mc, 0, sizeof *mc);
+  int cap = 0;
+  for (int k = 0; k < Catalog_headlineCount; k++) {
+    const MetricInfo *info = &Catalog_headline[k];
+    if (brief_only && !info->brief) continue;
+    for (int i = 0; i < n; i++)
+      if (strcmp(names[i], info->name) == 0) MetricColumns_add(mc, &cap, info->name, NULL, info);
+  }
+  for (int i = 0; i < n; i++)
+    if (!Catalog_find(names[i])) MetricColumns_add(mc, &cap, names[i], NULL, NULL);
+  MetricColumns_labelUserMetrics(mc);
+}
+
+void MetricColumns_free(MetricColumns *mc) {
+  free(mc->col);
+  memset(mc, 0, sizeof *mc);
+}
+
+double MetricColumns_value(const Record *r, const MetricColumn *c) {
+  const Metric *m = Record_metric(r, c->name);
+  return m ? m->value : NAN;
 }

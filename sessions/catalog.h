@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sessions/record.h"
+
 typedef enum {
   METRIC_HIGHER_BETTER = 0,
   METRIC_LOWER_BETTER,
@@ -18,11 +20,12 @@ typedef struct MetricInfo {
   const char *label; /* short column label */
   const char *unit;  /* "%", "ns", "inst", ... */
   MetricDirection direction;
+  bool brief;        /* a default column of the table views (run/show tables, TUI results) */
   const char *help;  /* one line */
   bool some_chips;   /* not every chip has it (n/a elsewhere); the rest exist on GA100-GH100/AD10x */
 } MetricInfo;
 
-/* The "default" set, in display order. */
+/* The catalog (sessions/catalog_table.c), in display order; "default" collects all of it. */
 extern const MetricInfo Catalog_headline[];
 extern const int Catalog_headlineCount;
 
@@ -37,6 +40,13 @@ bool Catalog_directionParse(const char *s, MetricDirection *out);
  * Use with the _op_ld (or _op_st) pair of the catalog. */
 double Catalog_sharedWays(double conflicts, double wavefronts);
 
+/* Catalog names the code itself reads (special cases beside the tables). */
+#define CATALOG_OCCUPANCY "sm__warps_active.avg.pct_of_peak_sustained_active"
+#define CATALOG_TENSOR_PCT "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+#define CATALOG_TENSOR_MMA_PCT \
+  "sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active"
+#define CATALOG_L2_HIT "lts__t_sector_hit_rate.pct"
+#define CATALOG_DURATION "gpu__time_duration.sum"
 /* Names of the catalog pairs used by Catalog_sharedWays. */
 #define CATALOG_SMEM_LD_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 #define CATALOG_SMEM_ST_CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
@@ -44,6 +54,33 @@ double Catalog_sharedWays(double conflicts, double wavefronts);
 #define CATALOG_SMEM_ST_WAVEFRONTS "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
 
 #define METRICS_MAX 64
+
+/* One metric column of a table: a catalog metric, or one the user named (any Nsight Compute
+ * name given with --metrics). */
+typedef struct MetricColumn {
+  char name[METRIC_NAME_MAX];
+  char label[METRIC_NAME_MAX]; /* the catalog's label; else the name, its rollup (.sum, .avg,
+                                  .max, .min) dropped when no other column has the same stem */
+  char unit[16];
+  MetricDirection direction;   /* neutral outside the catalog */
+  const MetricInfo *info;      /* NULL outside the catalog */
+} MetricColumn;
+
+typedef struct MetricColumns {
+  int n;
+  MetricColumn *col; /* owned */
+} MetricColumns;
+
+/* The metric columns of a set of records: catalog metrics with a value in at least one record,
+ * in catalog order, then every other metric a record holds (valued or not: the user asked for
+ * it by name), in order of first appearance. brief_only keeps, of the catalog's, the brief ones. */
+void MetricColumns_collect(MetricColumns *mc, const Record *const *recs, int n, bool brief_only);
+/* The columns for metrics that will be collected (before any record exists): names as
+ * Metrics_resolve gives them. */
+void MetricColumns_fromNames(MetricColumns *mc, char *const *names, int n, bool brief_only);
+void MetricColumns_free(MetricColumns *mc);
+/* The record's value of a column's metric, NAN when absent or n/a. */
+double MetricColumns_value(const Record *r, const MetricColumn *c);
 
 /* --metrics spec: "default" -> the headline set, "none" -> 0 names, "a,b" -> those ("default"
  * may appear inside a list: "default,sm__cycles_elapsed.avg"). Duplicates are dropped, spaces

@@ -1,4 +1,5 @@
-/* benchtop diff: per-record deltas between two sessions (see diff.h). */
+/* benchtop diff: per-record changes between two sessions, as a table, JSON, CSV or Markdown
+ * (see diff.h). */
 #include "sessions/diff.h"
 
 #include <math.h>
@@ -8,169 +9,119 @@
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
-typedef struct DiffPair {
-  const Record *a, *b; /* either may be NULL: only in the other session */
-  double p50a, p50b;   /* the p50s compared: by one clock on both sides */
-  double dp50_pct, drel;
-  bool by_events;      /* the records' clocks differ: compared by their CUDA-event p50s */
-  bool regression, changed;
-} DiffPair;
-
-typedef struct KeyIndex {
-  const Record *r;
-  int idx;
-} KeyIndex;
-
-static int Diff_cmpKey(const Record *x, const Record *y) {
-  int c = strcmp(x->variant, y->variant);
-  if (c) return c;
-  if ((c = strcmp(x->knobs, y->knobs))) return c;
-  const int kx[5] = {x->shape.B, x->shape.H, x->shape.S, x->shape.D, x->shape.causal};
-  const int ky[5] = {y->shape.B, y->shape.H, y->shape.S, y->shape.D, y->shape.causal};
-  for (int i = 0; i < 5; i++)
-    if (kx[i] != ky[i]) return kx[i] < ky[i] ? -1 : 1;
-  return 0;
+void Diff_defaultOptions(DiffOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->fail_above_pct = NAN;
+  CompareStats_defaults(&o->stats);
+  o->match.mode = MATCH_KEY;
 }
-
-static int Diff_cmpIndex(const void *p, const void *q) {
-  const KeyIndex *x = p, *y = q;
-  int c = Diff_cmpKey(x->r, y->r);
-  return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static double Diff_metric(const Record *r, const char *name) {
-  const Metric *m = r ? Record_metric(r, name) : NULL;
-  return m ? m->value : NAN;
-}
-
-static bool Diff_same(double x, double y) { return x == y || (isnan(x) && isnan(y)); }
 
 /* The clock dp50_pct compares: "events" when the two records' clocks differ. */
 static const char *Diff_clockName(const DiffPair *p) {
   return p->by_events || !Record_kernelClock(p->a) ? "events" : "kernel";
 }
 
-static void Diff_compare(DiffPair *p, double fail_above_pct) {
-  const Record *a = p->a, *b = p->b;
-  /* Kernel timestamps against events would show the launch latency as a change. */
-  p->by_events = Record_comparableP50(a, b, &p->p50a, &p->p50b);
-  p->dp50_pct = (p->p50a > 0 && !isnan(p->p50b)) ? (p->p50b - p->p50a) / p->p50a * 100.0 : NAN;
-  p->drel = b->error.rel_l2 - a->error.rel_l2;
-  p->changed = a->status != b->status || !Diff_same(a->timing.p50, b->timing.p50) ||
-               !Diff_same(a->timing.p90, b->timing.p90) ||
-               !Diff_same(a->error.rel_l2, b->error.rel_l2);
-  for (int i = 0; i < Export_headlineCount && !p->changed; i++)
-    p->changed = !Diff_same(Diff_metric(a, Export_headlineMetrics[i]),
-                            Diff_metric(b, Export_headlineMetrics[i]));
-  if (isnan(fail_above_pct)) return;
-  p->regression = (!isnan(p->dp50_pct) && p->dp50_pct > fail_above_pct) ||
-                  (a->status == REC_PASS && b->status != REC_PASS);
+/* "variant knobs" of one side, for pairs whose sides differ. */
+static void Diff_label(const Record *r, char *buf, size_t size) {
+  snprintf(buf, size, "%s %s", r->variant, r->knobs[0] ? r->knobs : "-");
 }
 
-/* Pairs in a's order, then b's leftovers. */
-static DiffPair *Diff_match(const Session *a, const Session *b, double fail_above_pct, int *n) {
-  KeyIndex *idx = Util_xcalloc((size_t)b->nrecords + 1, sizeof(KeyIndex));
-  bool *used = Util_xcalloc((size_t)b->nrecords + 1, sizeof(bool));
-  for (int i = 0; i < b->nrecords; i++) idx[i] = (KeyIndex){&b->records[i], i};
-  qsort(idx, (size_t)b->nrecords, sizeof(KeyIndex), Diff_cmpIndex);
-  DiffPair *pairs = Util_xcalloc((size_t)a->nrecords + (size_t)b->nrecords + 1, sizeof(DiffPair));
-  int np = 0;
-  for (int i = 0; i < a->nrecords; i++) {
-    const Record *ra = &a->records[i];
-    int lo = 0, hi = b->nrecords;
-    while (lo < hi) { /* first entry with key >= ra's */
-      int mid = lo + (hi - lo) / 2;
-      if (Diff_cmpKey(idx[mid].r, ra) < 0) lo = mid + 1;
-      else hi = mid;
+static double Diff_metricDelta(const DiffPair *p, const MetricColumn *m) {
+  return MetricColumns_value(p->b, m) - MetricColumns_value(p->a, m);
+}
+
+/* The metric columns of every record in a pair. */
+static void Diff_metricColumns(const DiffPairs *dp, bool brief_only, MetricColumns *mc) {
+  const Record **recs = Util_xcalloc((size_t)dp->n * 2 + 1, sizeof *recs);
+  int n = 0;
+  for (int i = 0; i < dp->n; i++)
+    if (dp->pair[i].a && dp->pair[i].b) {
+      recs[n++] = dp->pair[i].a;
+      recs[n++] = dp->pair[i].b;
     }
-    while (lo < b->nrecords && Diff_cmpKey(idx[lo].r, ra) == 0 && used[idx[lo].idx]) lo++;
-    DiffPair *p = &pairs[np++];
-    p->a = ra;
-    if (lo < b->nrecords && Diff_cmpKey(idx[lo].r, ra) == 0) {
-      used[idx[lo].idx] = true;
-      p->b = idx[lo].r;
-      Diff_compare(p, fail_above_pct);
-    }
-  }
-  for (int i = 0; i < b->nrecords; i++)
-    if (!used[i]) pairs[np++].b = &b->records[i];
-  free(idx);
-  free(used);
-  *n = np;
-  return pairs;
-}
-
-/* Signed delta of a value that may be n/a. */
-static void Diff_fmtDelta(char *buf, size_t size, double d, int digits, bool count) {
-  if (isnan(d)) snprintf(buf, size, "n/a");
-  else if (count) {
-    char tmp[32];
-    Export_fmtCount(tmp, sizeof tmp, fabs(d));
-    snprintf(buf, size, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "", tmp);
-  } else snprintf(buf, size, "%+.*f", digits, d);
-}
-
-static const struct {
-  const char *head;
-  const char *metric;
-  bool count;
-} Diff_metricCols[] = {
-  {"Δocc", METRIC_OCCUPANCY, false},  {"Δtc%", METRIC_TENSOR_PCT, false},
-  {"Δbk-ld", METRIC_BANK_LD, true},  {"Δbk-st", METRIC_BANK_ST, true},
-  {"ΔL2%", METRIC_L2_HIT, false},
-};
-#define DIFF_NMETRICCOLS 5
-
-static void Diff_jsonRecordKey(cJSON *o, const Record *r) {
-  char shape[64];
-  Shape_format(&r->shape, shape, sizeof shape);
-  cJSON_AddStringToObject(o, "variant", r->variant);
-  cJSON_AddStringToObject(o, "knobs", r->knobs);
-  cJSON_AddStringToObject(o, "shape", shape);
+  MetricColumns_collect(mc, recs, n, brief_only);
+  free(recs);
 }
 
 static cJSON *Diff_num(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
-static void Diff_printJson(FILE *out, const DiffPair *pairs, int n, double pct, int regressions) {
+static void Diff_jsonKey(cJSON *o, const Record *r, const char *suffix) {
+  char key[32];
+  snprintf(key, sizeof key, "variant%s", suffix);
+  cJSON_AddStringToObject(o, key, r->variant);
+  snprintf(key, sizeof key, "knobs%s", suffix);
+  cJSON_AddStringToObject(o, key, r->knobs);
+}
+
+static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc) {
+  Diff_jsonKey(o, p->b, "_b");
+  cJSON_AddStringToObject(o, "status_a", Record_statusName(p->a->status));
+  cJSON_AddStringToObject(o, "status_b", Record_statusName(p->b->status));
+  cJSON_AddItemToObject(o, "p50_a", Diff_num(p->p50a));
+  cJSON_AddItemToObject(o, "p50_b", Diff_num(p->p50b));
+  cJSON_AddItemToObject(o, "dp50_pct", Diff_num(p->dp50_pct));
+  if (p->cmp.verdict == VERDICT_NA) {
+    cJSON_AddNullToObject(o, "dp50_ci_pct");
+  } else {
+    cJSON *ci = cJSON_AddArrayToObject(o, "dp50_ci_pct");
+    cJSON_AddItemToArray(ci, Diff_num((p->cmp.lo - 1) * 100));
+    cJSON_AddItemToArray(ci, Diff_num((p->cmp.hi - 1) * 100));
+  }
+  cJSON_AddStringToObject(o, "verdict", CompareStats_verdictName(p->cmp.verdict));
+  if (p->cmp.reason[0]) cJSON_AddStringToObject(o, "verdict_note", p->cmp.reason);
+  cJSON_AddStringToObject(o, "dp50_clock", Diff_clockName(p));
+  cJSON_AddItemToObject(o, "rel_l2_a", Diff_num(p->a->error.rel_l2));
+  cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
+  cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
+  cJSON *m = cJSON_AddObjectToObject(o, "dmetrics");
+  for (int k = 0; k < mc->n; k++)
+    if (Record_metric(p->a, mc->col[k].name) || Record_metric(p->b, mc->col[k].name))
+      cJSON_AddItemToObject(m, mc->col[k].name, Diff_num(Diff_metricDelta(p, &mc->col[k])));
+  cJSON_AddBoolToObject(o, "changed", p->changed);
+  cJSON_AddBoolToObject(o, "regression", p->regression);
+}
+
+static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *opt,
+                           const DiffSummary *sum) {
+  MetricColumns mc;
+  Diff_metricColumns(dp, false, &mc);
+  char how[1200];
+  DiffMatch_describe(&opt->match, how, sizeof how);
   cJSON *root = cJSON_CreateObject();
-  cJSON_AddItemToObject(root, "fail_above_pct", Diff_num(pct));
-  cJSON_AddNumberToObject(root, "regressions", regressions);
+  cJSON_AddStringToObject(root, "match", how);
+  cJSON_AddNumberToObject(root, "confidence", opt->stats.confidence);
+  cJSON_AddNumberToObject(root, "margin_pct", opt->stats.margin * 100);
+  cJSON_AddItemToObject(root, "fail_above_pct", Diff_num(opt->fail_above_pct));
+  cJSON_AddNumberToObject(root, "regressions", sum->regressions);
+  cJSON *counts = cJSON_AddObjectToObject(root, "verdicts");
+  cJSON_AddNumberToObject(counts, "faster", sum->faster);
+  cJSON_AddNumberToObject(counts, "slower", sum->slower);
+  cJSON_AddNumberToObject(counts, "tied", sum->tied);
+  cJSON_AddNumberToObject(counts, "n/a", sum->na);
   cJSON *matched = cJSON_AddArrayToObject(root, "matched");
   cJSON *only_a = cJSON_AddArrayToObject(root, "only_a");
   cJSON *only_b = cJSON_AddArrayToObject(root, "only_b");
-  for (int i = 0; i < n; i++) {
-    const DiffPair *p = &pairs[i];
+  for (int i = 0; i < dp->n; i++) {
+    const DiffPair *p = &dp->pair[i];
+    const Record *r = p->a ? p->a : p->b;
+    char shape[64];
+    Shape_format(&r->shape, shape, sizeof shape);
     cJSON *o = cJSON_CreateObject();
-    Diff_jsonRecordKey(o, p->a ? p->a : p->b);
+    Diff_jsonKey(o, r, "");
+    cJSON_AddStringToObject(o, "shape", shape);
     if (!p->a || !p->b) {
-      cJSON_AddStringToObject(o, "status", Record_statusName((p->a ? p->a : p->b)->status));
+      cJSON_AddStringToObject(o, "status", Record_statusName(r->status));
       cJSON_AddItemToArray(p->a ? only_a : only_b, o);
       continue;
     }
-    cJSON_AddStringToObject(o, "status_a", Record_statusName(p->a->status));
-    cJSON_AddStringToObject(o, "status_b", Record_statusName(p->b->status));
-    cJSON_AddItemToObject(o, "p50_a", Diff_num(p->a->timing.p50));
-    cJSON_AddItemToObject(o, "p50_b", Diff_num(p->b->timing.p50));
-    cJSON_AddItemToObject(o, "dp50_pct", Diff_num(p->dp50_pct));
-    cJSON_AddStringToObject(o, "dp50_clock", Diff_clockName(p));
-    cJSON_AddItemToObject(o, "rel_l2_a", Diff_num(p->a->error.rel_l2));
-    cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
-    cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
-    cJSON *m = cJSON_AddObjectToObject(o, "dmetrics");
-    for (int k = 0; k < Export_headlineCount; k++) {
-      const char *name = Export_headlineMetrics[k];
-      double d = Diff_metric(p->b, name) - Diff_metric(p->a, name);
-      if (Record_metric(p->a, name) || Record_metric(p->b, name))
-        cJSON_AddItemToObject(m, name, Diff_num(d));
-    }
-    cJSON_AddBoolToObject(o, "changed", p->changed);
-    cJSON_AddBoolToObject(o, "regression", p->regression);
+    Diff_jsonPair(o, p, &mc);
     cJSON_AddItemToArray(matched, o);
   }
   char *text = cJSON_Print(root);
   if (text) fprintf(out, "%s\n", text);
   cJSON_free(text);
   cJSON_Delete(root);
+  MetricColumns_free(&mc);
 }
 
 static void Diff_csvNumber(FILE *out, double v) {
@@ -180,94 +131,158 @@ static void Diff_csvNumber(FILE *out, double v) {
   fprintf(out, ",%s", buf);
 }
 
-static void Diff_printCsv(FILE *out, const DiffPair *pairs, int n) {
-  fputs("match,variant,knobs,shape,status_a,status_b,p50_a_us,p50_b_us,dp50_pct,rel_l2_a,"
-        "rel_l2_b,drel_l2", out);
-  for (int k = 0; k < Export_headlineCount; k++) fprintf(out, ",d:%s", Export_headlineMetrics[k]);
-  fputs(",dp50_clock,regression\n", out);
-  for (int i = 0; i < n; i++) {
-    const DiffPair *p = &pairs[i];
-    const Record *r = p->a ? p->a : p->b;
-    char shape[64];
-    Shape_format(&r->shape, shape, sizeof shape);
-    fputs(p->a && p->b ? "both," : p->a ? "only_a," : "only_b,", out);
-    Export_writeField(out, FMT_CSV, r->variant);
-    fputc(',', out);
-    Export_writeField(out, FMT_CSV, r->knobs);
-    fprintf(out, ",%s,%s,%s", shape, p->a ? Record_statusName(p->a->status) : "",
-            p->b ? Record_statusName(p->b->status) : "");
-    double v[5] = {p->a ? p->a->timing.p50 : NAN, p->b ? p->b->timing.p50 : NAN,
-                   p->a && p->b ? p->dp50_pct : NAN, p->a ? p->a->error.rel_l2 : NAN,
-                   p->b ? p->b->error.rel_l2 : NAN};
-    for (int k = 0; k < 5; k++) Diff_csvNumber(out, v[k]);
-    Diff_csvNumber(out, p->a && p->b ? p->drel : NAN);
-    for (int k = 0; k < Export_headlineCount; k++)
-      Diff_csvNumber(out, Diff_metric(p->b, Export_headlineMetrics[k]) -
-                              Diff_metric(p->a, Export_headlineMetrics[k]));
-    fprintf(out, ",%s,%s\n",
-            p->a && p->b ? Diff_clockName(p) : "",
-            p->regression ? "yes" : "no");
-  }
+static void Diff_csvText(FILE *out, const char *text) {
+  fputc(',', out);
+  Export_writeField(out, FMT_CSV, text);
 }
 
-/* Table and Markdown: one row per matched record, then the unmatched ones. */
-static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPair *pairs, int n,
-                           bool metric_cols[DIFF_NMETRICCOLS]) {
-  bool md = fmt == FMT_MD;
-  const char *heads[] = {"variant", "knobs", "shape", "status", "p50 A", "p50 B", "Δp50", "Δrel err"};
-  const int widths[] = {9, 14, 15, 9, 8, 8, 8, 9};
-  if (md) fputs("|", out);
-  for (int c = 0; c < 8; c++) {
-    if (md) fprintf(out, " %s |", heads[c]);
-    /* Δ is 2 bytes and 1 column: pad by display width. */
-    else fprintf(out, c == 0 ? "%-*s" : c < 4 ? " %-*s" : " %*s",
-                 widths[c] + (strstr(heads[c], "Δ") ? 1 : 0), heads[c]);
+static void Diff_printCsv(FILE *out, const DiffPairs *dp) {
+  MetricColumns mc;
+  Diff_metricColumns(dp, false, &mc);
+  fputs("match,variant,knobs,variant_b,knobs_b,shape,status_a,status_b,p50_a_us,p50_b_us,"
+        "dp50_pct,dp50_ci_low_pct,dp50_ci_high_pct,verdict,rel_l2_a,rel_l2_b,drel_l2", out);
+  for (int k = 0; k < mc.n; k++) {
+    char head[METRIC_NAME_MAX + 4];
+    snprintf(head, sizeof head, "d:%s", mc.col[k].name);
+    Diff_csvText(out, head);
   }
-  for (int k = 0; k < DIFF_NMETRICCOLS; k++)
-    if (metric_cols[k]) md ? fprintf(out, " %s |", Diff_metricCols[k].head)
-                          : fprintf(out, " %*s", 9, Diff_metricCols[k].head);
+  fputs(",dp50_clock,regression\n", out);
+  for (int i = 0; i < dp->n; i++) {
+    const DiffPair *p = &dp->pair[i];
+    const Record *r = p->a ? p->a : p->b;
+    bool both = p->a && p->b;
+    char shape[64];
+    Shape_format(&r->shape, shape, sizeof shape);
+    fputs(both ? "both" : p->a ? "only_a" : "only_b", out);
+    Diff_csvText(out, r->variant);
+    Diff_csvText(out, r->knobs);
+    Diff_csvText(out, both ? p->b->variant : "");
+    Diff_csvText(out, both ? p->b->knobs : "");
+    fprintf(out, ",%s,%s,%s", shape, p->a ? Record_statusName(p->a->status) : "",
+            p->b ? Record_statusName(p->b->status) : "");
+    bool ci = both && p->cmp.verdict != VERDICT_NA;
+    double v[6] = {p->a ? p->a->timing.p50 : NAN, p->b ? p->b->timing.p50 : NAN,
+                   both ? p->dp50_pct : NAN, ci ? (p->cmp.lo - 1) * 100 : NAN,
+                   ci ? (p->cmp.hi - 1) * 100 : NAN};
+    if (both) v[0] = p->p50a, v[1] = p->p50b;
+    for (int k = 0; k < 5; k++) Diff_csvNumber(out, v[k]);
+    fprintf(out, ",%s", both ? CompareStats_verdictName(p->cmp.verdict) : "");
+    Diff_csvNumber(out, p->a ? p->a->error.rel_l2 : NAN);
+    Diff_csvNumber(out, p->b ? p->b->error.rel_l2 : NAN);
+    Diff_csvNumber(out, both ? p->drel : NAN);
+    for (int k = 0; k < mc.n; k++) Diff_csvNumber(out, both ? Diff_metricDelta(p, &mc.col[k]) : NAN);
+    fprintf(out, ",%s,%s\n", both ? Diff_clockName(p) : "", p->regression ? "yes" : "no");
+  }
+  MetricColumns_free(&mc);
+}
+
+/* Signed change of a metric: percentages as points, counts compactly. */
+static void Diff_fmtDelta(char *buf, size_t size, double d, const char *unit) {
+  if (isnan(d)) {
+    snprintf(buf, size, "n/a");
+    return;
+  }
+  char tmp[32];
+  Export_fmtMetric(tmp, sizeof tmp, fabs(d), unit, false);
+  snprintf(buf, size, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "", tmp);
+}
+
+/* Terminal columns of UTF-8 text (the Δ of the headers is two bytes, one column). */
+static int Diff_displayWidth(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/* Table and Markdown cell: text padded (or for text columns cut with '~') to width. */
+static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left, bool first) {
+  if (md) {
+    fputc(' ', out);
+    Export_writeField(out, FMT_MD, text);
+    fputs(" |", out);
+    return;
+  }
+  if (!first) fputc(' ', out);
+  int len = Diff_displayWidth(text);
+  if (left && len > width) fprintf(out, "%.*s~", width - 1, text);
+  else if (len >= width) fputs(text, out);
+  else if (left) fprintf(out, "%s%*s", text, width - len, "");
+  else fprintf(out, "%*s%s", width - len, "", text);
+}
+
+enum { D_A, D_B, D_SHAPE, D_STATUS, D_P50A, D_P50B, D_CHANGE, D_VERDICT, D_REL, D_NCOLS };
+
+/* Table and Markdown: one row per matched pair, then the unmatched records. */
+static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, bool wide,
+                           bool same_keys) {
+  bool md = fmt == FMT_MD;
+  MetricColumns mc;
+  Diff_metricColumns(dp, Export_briefMetrics(fmt, wide), &mc);
+  const char *heads[D_NCOLS] = {same_keys ? "variant" : "A", same_keys ? "knobs" : "B", "shape",
+                                "status", "p50 A", "p50 B", "Δp50 [95% CI]", "verdict",
+                                "Δrel err"};
+  const int widths[D_NCOLS] = {9, same_keys ? 14 : 24, 15, 9, 8, 8, 22, 7, 9};
+  int w[D_NCOLS];
+  memcpy(w, widths, sizeof w);
+  if (!same_keys) w[D_A] = 24;
+  if (md) fputs("|", out);
+  for (int c = 0; c < D_NCOLS; c++) Diff_cell(out, md, heads[c], w[c], c < D_P50A || c == D_VERDICT, c == 0);
+  for (int k = 0; k < mc.n; k++) {
+    char head[METRIC_NAME_MAX + 4];
+    snprintf(head, sizeof head, "Δ%s", mc.col[k].label);
+    Diff_cell(out, md, head, 8, false, false);
+  }
   fputc('\n', out);
   if (md) {
-    fputs("| --- | --- | --- | --- | ---: | ---: | ---: | ---: |", out);
-    for (int k = 0; k < DIFF_NMETRICCOLS; k++) if (metric_cols[k]) fputs(" ---: |", out);
+    fputs("| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |", out);
+    for (int k = 0; k < mc.n; k++) fputs(" ---: |", out);
     fputc('\n', out);
   }
-  for (int i = 0; i < n; i++) {
-    const DiffPair *p = &pairs[i];
+  for (int i = 0; i < dp->n; i++) {
+    const DiffPair *p = &dp->pair[i];
     if (!p->a || !p->b) continue;
-    char shape[64], status[32], c[8][RECORD_KNOBS_MAX + 8];
-    Shape_format(&p->a->shape, shape, sizeof shape);
-    if (p->a->status == p->b->status) snprintf(status, sizeof status, "%s", Record_statusName(p->b->status));
-    else snprintf(status, sizeof status, "%s>%s", Record_statusName(p->a->status), Record_statusName(p->b->status));
-    snprintf(c[0], sizeof c[0], "%s", p->a->variant);
-    snprintf(c[1], sizeof c[1], "%s", p->a->knobs[0] ? p->a->knobs : "-");
-    snprintf(c[2], sizeof c[2], "%s", shape);
-    snprintf(c[3], sizeof c[3], "%s", status);
-    Export_fmtTime(c[4], sizeof c[4], p->p50a);
-    Export_fmtTime(c[5], sizeof c[5], p->p50b);
-    if (isnan(p->dp50_pct)) snprintf(c[6], sizeof c[6], "n/a");
-    else snprintf(c[6], sizeof c[6], "%+.1f%%%s%s", p->dp50_pct, p->by_events ? "e" : "",
-                  p->regression ? "!" : "");
-    if (isnan(p->drel)) snprintf(c[7], sizeof c[7], "n/a");
-    else snprintf(c[7], sizeof c[7], "%+.1e", p->drel);
-    if (!md && p->a->shape.causal) { char *s = strstr(c[2], ":causal"); if (s) s[2] = '\0'; }
-    if (md) fputs("|", out);
-    for (int k = 0; k < 8; k++) {
-      if (md) { fputc(' ', out); Export_writeField(out, FMT_MD, c[k]); fputs(" |", out); continue; }
-      if (k < 3 && (int)strlen(c[k]) > widths[k]) fprintf(out, "%s%.*s~", k ? " " : "", widths[k] - 1, c[k]);
-      else fprintf(out, k == 0 ? "%-*s" : k < 4 ? " %-*s" : " %*s", widths[k], c[k]);
+    char c[D_NCOLS][RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8];
+    if (same_keys) {
+      snprintf(c[D_A], sizeof c[D_A], "%s", p->a->variant);
+      snprintf(c[D_B], sizeof c[D_B], "%s", p->a->knobs[0] ? p->a->knobs : "-");
+    } else {
+      Diff_label(p->a, c[D_A], sizeof c[D_A]);
+      Diff_label(p->b, c[D_B], sizeof c[D_B]);
     }
-    for (int k = 0; k < DIFF_NMETRICCOLS; k++) {
-      if (!metric_cols[k]) continue;
+    Shape_format(&p->a->shape, c[D_SHAPE], sizeof c[D_SHAPE]);
+    if (!md && p->a->shape.causal) {
+      char *s = strstr(c[D_SHAPE], ":causal");
+      if (s) s[2] = '\0';
+    }
+    if (p->a->status == p->b->status)
+      snprintf(c[D_STATUS], sizeof c[D_STATUS], "%s", Record_statusName(p->b->status));
+    else
+      snprintf(c[D_STATUS], sizeof c[D_STATUS], "%s>%s", Record_statusName(p->a->status),
+               Record_statusName(p->b->status));
+    Export_fmtTime(c[D_P50A], sizeof c[D_P50A], p->p50a);
+    Export_fmtTime(c[D_P50B], sizeof c[D_P50B], p->p50b);
+    char change[96];
+    Comparison shown = p->cmp;
+    if (isnan(shown.ratio) && !isnan(p->dp50_pct)) shown.ratio = 1 + p->dp50_pct / 100;
+    CompareStats_formatChange(&shown, change, sizeof change);
+    snprintf(c[D_CHANGE], sizeof c[D_CHANGE], "%s%s%s", change, p->by_events ? "e" : "",
+             p->regression ? "!" : "");
+    snprintf(c[D_VERDICT], sizeof c[D_VERDICT], "%s", CompareStats_verdictName(p->cmp.verdict));
+    if (isnan(p->drel)) snprintf(c[D_REL], sizeof c[D_REL], "n/a");
+    else snprintf(c[D_REL], sizeof c[D_REL], "%+.1e", p->drel);
+    if (md) fputs("|", out);
+    for (int k = 0; k < D_NCOLS; k++) Diff_cell(out, md, c[k], w[k], k < D_P50A || k == D_VERDICT, k == 0);
+    for (int k = 0; k < mc.n; k++) {
       char d[48];
-      Diff_fmtDelta(d, sizeof d, Diff_metric(p->b, Diff_metricCols[k].metric) -
-                    Diff_metric(p->a, Diff_metricCols[k].metric), 1, Diff_metricCols[k].count);
-      md ? fprintf(out, " %s |", d) : fprintf(out, " %8s", d);
+      Diff_fmtDelta(d, sizeof d, Diff_metricDelta(p, &mc.col[k]), mc.col[k].unit);
+      char head[METRIC_NAME_MAX + 4];
+      int hw = snprintf(head, sizeof head, "Δ%s", mc.col[k].label) - 1;
+      Diff_cell(out, md, d, hw > 8 ? hw : 8, false, false);
     }
     fputc('\n', out);
   }
-  for (int i = 0; i < n; i++) {
-    const DiffPair *p = &pairs[i];
+  for (int i = 0; i < dp->n; i++) {
+    const DiffPair *p = &dp->pair[i];
     if (p->a && p->b) continue;
     const Record *r = p->a ? p->a : p->b;
     char shape[64], t[32];
@@ -276,46 +291,67 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPair *pairs, i
     fprintf(out, "%sonly in %s: %s %s %s (%s, p50 %s us)\n", md ? "- " : "", p->a ? "A" : "B",
             r->variant, r->knobs[0] ? r->knobs : "-", shape, Record_statusName(r->status), t);
   }
+  MetricColumns_free(&mc);
 }
 
-int Diff_print(FILE *out, const Session *a, const Session *b, double fail_above_pct,
-               OutputFormat fmt) {
-  int n = 0, regressions = 0, matched = 0, only_a = 0, only_b = 0, changed = 0;
-  DiffPair *pairs = Diff_match(a, b, fail_above_pct, &n);
-  bool metric_cols[DIFF_NMETRICCOLS] = {false};
-  for (int i = 0; i < n; i++) {
-    const DiffPair *p = &pairs[i];
-    if (p->a && p->b) {
-      matched++;
-      regressions += p->regression;
-      changed += p->changed;
-      for (int k = 0; k < DIFF_NMETRICCOLS; k++)
-        metric_cols[k] = metric_cols[k] || !isnan(Diff_metric(p->a, Diff_metricCols[k].metric)) ||
-                         !isnan(Diff_metric(p->b, Diff_metricCols[k].metric));
-    } else if (p->a) {
-      only_a++;
-    } else {
-      only_b++;
-    }
+static void Diff_printSummary(FILE *out, OutputFormat fmt, const DiffPairs *dp,
+                              const DiffOptions *o, const DiffSummary *s) {
+  char how[1200];
+  DiffMatch_describe(&o->match, how, sizeof how);
+  if (fmt == FMT_MD) fputc('\n', out);
+  if (s->matched == 0) {
+    fprintf(out, "nothing matched (records are paired by %s): %d only in A, %d only in B",
+            how, s->only_a, s->only_b);
+  } else {
+    fprintf(out, "%d matched by %s: %d slower, %d faster, %d tied, %d n/a (95%% interval of the "
+                 "p50 ratio, margin %g%%); %d only in A, %d only in B",
+            s->matched, how, s->slower, s->faster, s->tied, s->na, o->stats.margin * 100,
+            s->only_a, s->only_b);
+    if (!s->changed && !s->only_a && !s->only_b) fputs(": no change", out);
   }
-  if (fmt == FMT_JSON) Diff_printJson(out, pairs, n, fail_above_pct, regressions);
-  else if (fmt == FMT_CSV) Diff_printCsv(out, pairs, n);
+  if (s->outside) fprintf(out, "; %d record%s outside --match", s->outside, s->outside == 1 ? "" : "s");
+  int mixed = 0;
+  for (int i = 0; i < dp->n; i++) mixed += dp->pair[i].a && dp->pair[i].b && dp->pair[i].by_events;
+  if (mixed)
+    fprintf(out, "; %d compared by CUDA events (e: one session timed by kernel timestamps, the "
+                 "other by events)", mixed);
+  if (!isnan(o->fail_above_pct))
+    fprintf(out, "; %d regression%s (p50 interval above +%g%%, or no longer passing)",
+            s->regressions, s->regressions == 1 ? "" : "s", o->fail_above_pct);
+  fputc('\n', out);
+}
+
+void Diff_print(FILE *out, const Session *a, const Session *b, const DiffOptions *o,
+                OutputFormat fmt, DiffSummary *sum) {
+  DiffPairs dp;
+  DiffPairs_make(&dp, a, b, &o->match, &o->stats, o->fail_above_pct);
+  DiffSummary s;
+  memset(&s, 0, sizeof s);
+  s.outside = dp.outside;
+  bool same_keys = true;
+  for (int i = 0; i < dp.n; i++) {
+    const DiffPair *p = &dp.pair[i];
+    if (!p->a || !p->b) {
+      s.only_a += p->a != NULL;
+      s.only_b += p->b != NULL;
+      continue;
+    }
+    s.matched++;
+    s.regressions += p->regression;
+    s.changed += p->changed;
+    s.faster += p->cmp.verdict == VERDICT_FASTER;
+    s.slower += p->cmp.verdict == VERDICT_SLOWER;
+    s.tied += p->cmp.verdict == VERDICT_TIED;
+    s.na += p->cmp.verdict == VERDICT_NA;
+    same_keys = same_keys && Record_sameKey(p->a, p->b);
+  }
+  if (fmt == FMT_JSON) Diff_printJson(out, &dp, o, &s);
+  else if (fmt == FMT_CSV) Diff_printCsv(out, &dp);
   else {
-    Diff_printRows(out, fmt, pairs, n, metric_cols);
-    fprintf(out, "%s%d matched (%d changed), %d only in A, %d only in B", fmt == FMT_MD ? "\n" : "",
-            matched, changed, only_a, only_b);
-    if (!changed && !only_a && !only_b) fputs(": no change", out);
-    int mixed = 0;
-    for (int i = 0; i < n; i++) mixed += pairs[i].a && pairs[i].b && pairs[i].by_events;
-    if (mixed)
-      fprintf(out, "; %d compared by CUDA events (e: one session timed by kernel timestamps, the "
-                   "other by events)", mixed);
-    if (!isnan(fail_above_pct))
-      fprintf(out, "; %d regression%s (p50 slower than +%g%% or no longer passing)", regressions,
-              regressions == 1 ? "" : "s", fail_above_pct);
-    fputc('\n', out);
+    Diff_printRows(out, fmt, &dp, o->wide, same_keys);
+    Diff_printSummary(out, fmt, &dp, o, &s);
   }
   fflush(out);
-  free(pairs);
-  return regressions;
+  DiffPairs_free(&dp);
+  if (sum) *sum = s;
 }

@@ -9,16 +9,12 @@
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
-const char *const Export_headlineMetrics[] = {
-  METRIC_OCCUPANCY, METRIC_TENSOR_PCT, METRIC_TENSOR_INST, METRIC_TENSOR_MMA_PCT,
-  METRIC_TENSOR_HFMA2, METRIC_BANK_LD, METRIC_BANK_ST, METRIC_L2_HIT, METRIC_DURATION,
-};
-const int Export_headlineCount = 9;
-
+/* The base columns (metric columns follow the catalog, see MetricColumns). */
 enum {
   C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
-  C_OCC, C_TENSOR, C_BANK_LD, C_BANK_ST, C_L2, C_REGS, C_SPILLS,
-  C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_TENSOR_INST, C_DURATION, C_SMEM, C_REASON,
+  C_METRICS, /* where the metric columns go in the table and Markdown */
+  C_REGS, C_SPILLS,
+  C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_SMEM, C_REASON,
   C_COUNT
 };
 
@@ -41,11 +37,7 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_P90] = {"p90 us", "p90_us", 7, 0, false},
   [C_TFLOPS] = {"TFLOP/s", "tflops", 7, 0, false},
   [C_RELERR] = {"rel err", "rel_l2", 7, 0, false},
-  [C_OCC] = {"occ%", "achieved_occupancy_pct", 5, EXPORT_COL_OCCUPANCY, false},
-  [C_TENSOR] = {"tc%", "tensor_pipe_pct", 5, EXPORT_COL_TENSOR, false},
-  [C_BANK_LD] = {"bk-ld", "bank_conflicts_ld", 6, EXPORT_COL_BANK, false},
-  [C_BANK_ST] = {"bk-st", "bank_conflicts_st", 6, EXPORT_COL_BANK, false},
-  [C_L2] = {"L2%", "l2_hit_pct", 6, EXPORT_COL_L2, false},
+  [C_METRICS] = {"", "", 0, CSV_ONLY, false},
   [C_REGS] = {"regs", "regs", 4, EXPORT_COL_REGS, false},
   [C_SPILLS] = {"spill", "spill_bytes", 5, EXPORT_COL_SPILLS, false},
   [C_P99] = {"p99 us", "p99_us", 8, CSV_ONLY, false},
@@ -55,8 +47,6 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_CLOCK] = {"clock", "timing_source", 0, CSV_ONLY, true},
   [C_MAXABS] = {"max abs", "max_abs", 8, CSV_ONLY, false},
   [C_TOL] = {"tol", "tolerance", 8, CSV_ONLY, false},
-  [C_TENSOR_INST] = {"tc inst", "tensor_inst", 8, CSV_ONLY, false},
-  [C_DURATION] = {"gpu ns", "gpu_time_ns", 8, CSV_ONLY, false},
   [C_SMEM] = {"smem", "smem_dynamic_bytes", 8, CSV_ONLY, false},
   [C_REASON] = {"note", "reason", 0, CSV_ONLY, true},
 };
@@ -85,31 +75,17 @@ const char *Export_formatName(OutputFormat fmt) {
   return "?";
 }
 
-static double Export_metricValue(const Record *r, const char *name) {
-  const Metric *m = Record_metric(r, name);
-  return m ? m->value : NAN;
-}
-
-double Export_tensorPct(const Record *r) {
-  double mma = Export_metricValue(r, METRIC_TENSOR_MMA_PCT);
-  return isnan(mma) ? Export_metricValue(r, METRIC_TENSOR_PCT) : mma;
-}
-
 unsigned Export_columnsFor(const Record *const *recs, int n) {
   unsigned cols = 0;
   for (int i = 0; i < n; i++) {
     const Record *r = recs[i];
-    if (!isnan(Export_metricValue(r, METRIC_OCCUPANCY))) cols |= EXPORT_COL_OCCUPANCY;
-    if (!isnan(Export_tensorPct(r))) cols |= EXPORT_COL_TENSOR;
-    if (!isnan(Export_metricValue(r, METRIC_BANK_LD)) ||
-        !isnan(Export_metricValue(r, METRIC_BANK_ST)))
-      cols |= EXPORT_COL_BANK;
-    if (!isnan(Export_metricValue(r, METRIC_L2_HIT))) cols |= EXPORT_COL_L2;
     if (r->build.regs >= 0) cols |= EXPORT_COL_REGS;
     if (r->build.spill_stores >= 0 || r->build.spill_loads >= 0) cols |= EXPORT_COL_SPILLS;
   }
   return cols;
 }
+
+bool Export_briefMetrics(OutputFormat fmt, bool wide) { return fmt == FMT_TABLE && !wide; }
 
 void Export_fmtTime(char *buf, size_t size, double us) {
   if (isnan(us)) snprintf(buf, size, "n/a");
@@ -141,6 +117,14 @@ static void Export_fmtExact(char *buf, size_t size, double v) {
 static void Export_fmtInt(char *buf, size_t size, int64_t v) {
   if (v < 0) snprintf(buf, size, "n/a");
   else snprintf(buf, size, "%lld", (long long)v);
+}
+
+void Export_fmtMetric(char *buf, size_t size, double v, const char *unit, bool exact) {
+  if (exact) Export_fmtExact(buf, size, v);
+  else if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (unit && strcmp(unit, "%") == 0) Export_fmtFixed(buf, size, v, 1);
+  else if (fabs(v) >= 1000 || v == floor(v)) Export_fmtCount(buf, size, v);
+  else snprintf(buf, size, "%.3g", v);
 }
 
 static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, size_t size) {
@@ -175,19 +159,6 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     else if (exact) Json_formatDouble(buf, size, v);
     else snprintf(buf, size, "%.1e", v);
     return;
-  case C_OCC: case C_TENSOR: case C_L2:
-    v = col == C_TENSOR ? Export_tensorPct(r)
-                        : Export_metricValue(r, col == C_OCC ? METRIC_OCCUPANCY : METRIC_L2_HIT);
-    if (exact) Export_fmtExact(buf, size, v);
-    else Export_fmtFixed(buf, size, v, 1);
-    return;
-  case C_BANK_LD: case C_BANK_ST: case C_TENSOR_INST: case C_DURATION:
-    v = Export_metricValue(r, col == C_BANK_LD ? METRIC_BANK_LD
-                              : col == C_BANK_ST ? METRIC_BANK_ST
-                              : col == C_TENSOR_INST ? METRIC_TENSOR_INST : METRIC_DURATION);
-    if (exact) Export_fmtExact(buf, size, v);
-    else Export_fmtCount(buf, size, v);
-    return;
   case C_REGS: Export_fmtInt(buf, size, r->build.regs); return;
   case C_SMEM: Export_fmtInt(buf, size, r->build.smem_dynamic); return;
   case C_SPILLS:
@@ -203,9 +174,21 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
 
 static bool Export_shows(int col, OutputFormat fmt, unsigned cols) {
   unsigned need = Export_columns[col].need;
+  if (col == C_METRICS) return false; /* expanded by the callers */
   if (fmt == FMT_CSV) return true;
   if (need == CSV_ONLY) return col == C_REASON && fmt == FMT_MD;
   return need == 0 || (need & cols);
+}
+
+/* Table width of a metric column: its label, at least 6. */
+static int Export_metricWidth(const MetricColumn *m) {
+  int w = (int)strlen(m->label);
+  return w < 6 ? 6 : w;
+}
+
+/* CSV: the metric columns go after the other numbers, before the free-text reason. */
+static bool Export_metricsBefore(int col, OutputFormat fmt) {
+  return fmt == FMT_CSV ? col == C_REASON : col == C_METRICS;
 }
 
 void Export_writeField(FILE *out, OutputFormat fmt, const char *text) {
@@ -238,33 +221,74 @@ static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *text, b
   }
 }
 
-void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols) {
+/* Header cell of one column (table, CSV or Markdown). */
+static void Export_head(FILE *out, OutputFormat fmt, const char *head, const char *csv, int width,
+                        bool left, bool first) {
+  if (fmt == FMT_TABLE) {
+    ColumnDesc d = {head, csv, width, 0, left};
+    Export_tableCell(out, &d, head, first);
+  } else if (fmt == FMT_CSV) {
+    if (!first) fputc(',', out);
+    Export_writeField(out, FMT_CSV, csv);
+  } else {
+    fputc(' ', out);
+    Export_writeField(out, FMT_MD, head);
+    fputs(" |", out);
+  }
+}
+
+void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols,
+                  const MetricColumns *metrics) {
   memset(x, 0, sizeof *x);
   x->out = out;
   x->fmt = fmt;
   x->cols = cols;
+  if (metrics && metrics->n > 0) {
+    x->metrics.n = metrics->n;
+    x->metrics.col = Util_xmalloc(sizeof *metrics->col * (size_t)metrics->n);
+    memcpy(x->metrics.col, metrics->col, sizeof *metrics->col * (size_t)metrics->n);
+  }
   if (fmt == FMT_JSON) {
     fputs("[", out);
-  } else {
-    bool first = true;
-    if (fmt == FMT_MD) fputs("|", out);
+    fflush(out);
+    return;
+  }
+  bool first = true;
+  if (fmt == FMT_MD) fputs("|", out);
+  for (int c = 0; c < C_COUNT; c++) {
+    if (Export_metricsBefore(c, fmt))
+      for (int k = 0; k < x->metrics.n; k++, first = false) {
+        const MetricColumn *m = &x->metrics.col[k];
+        Export_head(out, fmt, m->label, m->name, Export_metricWidth(m), false, first);
+      }
+    if (!Export_shows(c, fmt, cols)) continue;
+    const ColumnDesc *d = &Export_columns[c];
+    Export_head(out, fmt, d->head, d->csv, d->width, d->left, first);
+    first = false;
+  }
+  fputc('\n', out);
+  if (fmt == FMT_MD) {
+    fputs("|", out);
     for (int c = 0; c < C_COUNT; c++) {
-      if (!Export_shows(c, fmt, cols)) continue;
-      const ColumnDesc *d = &Export_columns[c];
-      if (fmt == FMT_TABLE) Export_tableCell(out, d, d->head, first);
-      else if (fmt == FMT_CSV) fprintf(out, "%s%s", first ? "" : ",", d->csv);
-      else fprintf(out, " %s |", d->head);
-      first = false;
+      if (Export_metricsBefore(c, fmt))
+        for (int k = 0; k < x->metrics.n; k++) fputs(" ---: |", out);
+      if (Export_shows(c, fmt, cols)) fputs(Export_columns[c].left ? " --- |" : " ---: |", out);
     }
     fputc('\n', out);
-    if (fmt == FMT_MD) {
-      fputs("|", out);
-      for (int c = 0; c < C_COUNT; c++)
-        if (Export_shows(c, fmt, cols)) fputs(Export_columns[c].left ? " --- |" : " ---: |", out);
-      fputc('\n', out);
-    }
   }
   fflush(out);
+}
+
+/* One cell of a data row. */
+static void Export_put(Export *x, const ColumnDesc *d, const char *text, bool first) {
+  if (x->fmt == FMT_TABLE) {
+    Export_tableCell(x->out, d, text, first);
+    return;
+  }
+  if (x->fmt == FMT_CSV && !first) fputc(',', x->out);
+  if (x->fmt == FMT_MD) fputc(' ', x->out);
+  Export_writeField(x->out, x->fmt, text);
+  if (x->fmt == FMT_MD) fputs(" |", x->out);
 }
 
 void Export_record(Export *x, const Record *r) {
@@ -283,20 +307,20 @@ void Export_record(Export *x, const Record *r) {
   char buf[512];
   if (x->fmt == FMT_MD) fputs("|", out);
   for (int c = 0; c < C_COUNT; c++) {
+    if (x->fmt == FMT_TABLE && !ran && c > C_STATUS) { /* not run: the reason stands in */
+      fprintf(out, " %.60s", r->reason[0] ? r->reason : "-");
+      break;
+    }
+    if (Export_metricsBefore(c, x->fmt))
+      for (int k = 0; k < x->metrics.n; k++, first = false) {
+        const MetricColumn *m = &x->metrics.col[k];
+        Export_fmtMetric(buf, sizeof buf, MetricColumns_value(r, m), m->unit, x->fmt == FMT_CSV);
+        ColumnDesc d = {m->label, m->name, Export_metricWidth(m), 0, false};
+        Export_put(x, &d, buf, first);
+      }
     if (!Export_shows(c, x->fmt, x->cols)) continue;
     Export_cell(r, c, x->fmt, buf, sizeof buf);
-    if (x->fmt == FMT_TABLE) {
-      if (!ran && c > C_STATUS) { /* not run: the reason stands in for the numbers */
-        fprintf(out, " %.60s", r->reason[0] ? r->reason : "-");
-        break;
-      }
-      Export_tableCell(out, &Export_columns[c], buf, first);
-    } else {
-      if (x->fmt == FMT_CSV && !first) fputc(',', out);
-      if (x->fmt == FMT_MD) fputc(' ', out);
-      Export_writeField(out, x->fmt, buf);
-      if (x->fmt == FMT_MD) fputs(" |", out);
-    }
+    Export_put(x, &Export_columns[c], buf, first);
     first = false;
   }
   fputc('\n', out);
@@ -306,6 +330,7 @@ void Export_record(Export *x, const Record *r) {
 
 void Export_end(Export *x) {
   FILE *out = x->out;
+  MetricColumns_free(&x->metrics);
   if (x->fmt == FMT_JSON) {
     fputs(x->rows ? "\n]\n" : "]\n", out);
   } else if (x->fmt == FMT_TABLE || x->fmt == FMT_MD) {
@@ -334,7 +359,7 @@ static void Export_summary(FILE *out, OutputFormat fmt, const Session *s) {
 }
 
 void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record *const *recs,
-                    int n) {
+                    int n, bool wide) {
   if (fmt == FMT_JSON) {
     Session view = *s; /* shallow: the same metadata, only the chosen records */
     Record *subset = Util_xcalloc(n > 0 ? (size_t)n : 1, sizeof(Record));
@@ -351,8 +376,11 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
     return;
   }
   if (fmt != FMT_CSV) Export_summary(out, fmt, s);
+  MetricColumns mc;
+  MetricColumns_collect(&mc, recs, n, Export_briefMetrics(fmt, wide));
   Export x;
-  Export_begin(&x, out, fmt, Export_columnsFor(recs, n));
+  Export_begin(&x, out, fmt, Export_columnsFor(recs, n), &mc);
+  MetricColumns_free(&mc);
   for (int i = 0; i < n; i++) Export_record(&x, recs[i]);
   Export_end(&x);
 }

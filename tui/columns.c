@@ -7,7 +7,6 @@
 
 #include "common/util.h"
 #include "sessions/catalog.h"
-#include "sessions/export.h"
 
 const Column Columns[COL_COUNT] = {
   [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant"},
@@ -62,6 +61,12 @@ static double Columns_metric(const Record *r, const char *name) {
   return m ? m->value : NAN;
 }
 
+/* The tensor column: matrix-only busy % where the record has it (Hopper), else the HMMA pipe's. */
+static double Columns_tensor(const Record *r) {
+  double mma = Columns_metric(r, CATALOG_TENSOR_MMA_PCT);
+  return isnan(mma) ? Columns_metric(r, CATALOG_TENSOR_PCT) : mma;
+}
+
 static double Columns_bank(const Record *r) {
   double ld = Columns_metric(r, MET_BANK_LD), st = Columns_metric(r, MET_BANK_ST);
   if (isnan(ld) && isnan(st)) return NAN;
@@ -83,7 +88,7 @@ double Columns_value(const Record *r, ColumnId c) {
   case COL_TFLOPS: return r->timing.tflops;
   case COL_RELERR: return r->error.checked ? r->error.rel_l2 : NAN;
   case COL_OCC: return Columns_metric(r, MET_OCC);
-  case COL_TENSOR: return Export_tensorPct(r);
+  case COL_TENSOR: return Columns_tensor(r);
   case COL_BANK: return Columns_bank(r);
   case COL_L2HIT: return Columns_metric(r, MET_L2HIT);
   case COL_REGS: return Columns_count(r->build.regs);
@@ -166,7 +171,7 @@ static double Get_relerr(const Record *r) { return Columns_value(r, COL_RELERR);
 static double Get_maxabs(const Record *r) { return r->error.checked ? r->error.max_abs : NAN; }
 static double Get_occ(const Record *r) { return Columns_metric(r, MET_OCC); }
 static double Get_occTheo(const Record *r) { return r->occupancy_theoretical; }
-static double Get_tensor(const Record *r) { return Export_tensorPct(r); }
+static double Get_tensor(const Record *r) { return Columns_tensor(r); }
 static double Get_bankLd(const Record *r) { return Columns_metric(r, MET_BANK_LD); }
 static double Get_bankSt(const Record *r) { return Columns_metric(r, MET_BANK_ST); }
 static double Get_l2(const Record *r) { return Columns_metric(r, MET_L2HIT); }
