@@ -39,7 +39,8 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
 
   Buffers_release(b);
   size_t free_b = 0, total_b = 0;
-  GPU_CHECK(cudaMemGetInfo(&free_b, &total_b), "reading free device memory");
+  if (!Gpu_ok(cudaMemGetInfo(&free_b, &total_b), "reading free device memory", err, errsize))
+    return false;
   if (need > free_b) {
     snprintf(err, errsize,
              "shape needs %.2f GiB on the GPU (Q,K,V,O %.2f + fp32 reference %.2f + workspace %.2f"
@@ -48,29 +49,39 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
              Buffers_gib(f8 + partial + flush_need), Buffers_gib(free_b), Buffers_gib(total_b));
     return false;
   }
-  GPU_CHECK(cudaMalloc(&b->q, e * 2), "allocating Q");
-  GPU_CHECK(cudaMalloc(&b->k, e * 2), "allocating K");
-  GPU_CHECK(cudaMalloc(&b->v, e * 2), "allocating V");
-  GPU_CHECK(cudaMalloc(&b->o, e * 2), "allocating O");
-  GPU_CHECK(cudaMalloc((void **)&b->ref, e * 4), "allocating the reference output");
-  if (ws) GPU_CHECK(cudaMalloc(&b->workspace, ws), "allocating the variant's workspace");
-  if (fp8) {
-    GPU_CHECK(cudaMalloc(&b->q8, e), "allocating fp8 Q");
-    GPU_CHECK(cudaMalloc(&b->k8, e), "allocating fp8 K");
-    GPU_CHECK(cudaMalloc(&b->v8, e), "allocating fp8 V");
-    GPU_CHECK(cudaMalloc((void **)&b->scales, nscales * 4), "allocating fp8 scales");
-    b->nscales = nscales;
+  const struct {
+    void **ptr;
+    size_t bytes;
+    const char *what;
+  } allocs[] = {
+    {&b->q, e * 2, "allocating Q"}, {&b->k, e * 2, "allocating K"},
+    {&b->v, e * 2, "allocating V"}, {&b->o, e * 2, "allocating O"},
+    {(void **)&b->ref, e * 4, "allocating the reference output"},
+    {&b->workspace, ws, "allocating the variant's workspace"},
+    {&b->q8, fp8 ? e : 0, "allocating fp8 Q"}, {&b->k8, fp8 ? e : 0, "allocating fp8 K"},
+    {&b->v8, fp8 ? e : 0, "allocating fp8 V"},
+    {(void **)&b->scales, fp8 ? nscales * 4 : 0, "allocating fp8 scales"},
+    {(void **)&b->partial_o, pe * 4, "allocating split-KV partial outputs"},
+    {(void **)&b->partial_lse, pe / (size_t)(n->D ? n->D : 1) * 4,
+     "allocating split-KV partial statistics"},
+  };
+  for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
+    if (allocs[i].bytes == 0) continue;
+    if (!Gpu_ok(cudaMalloc(allocs[i].ptr, allocs[i].bytes), allocs[i].what, err, errsize)) {
+      Buffers_release(b); /* nothing half-made stays allocated */
+      return false;
+    }
   }
-  if (pe) {
-    GPU_CHECK(cudaMalloc((void **)&b->partial_o, pe * 4), "allocating split-KV partial outputs");
-    GPU_CHECK(cudaMalloc((void **)&b->partial_lse, pe / (size_t)(n->D ? n->D : 1) * 4),
-              "allocating split-KV partial statistics");
-  }
+  if (fp8) b->nscales = nscales;
   if (flush_need > b->flush_bytes) {
     if (b->flush) cudaFree(b->flush);
     b->flush = NULL;
     b->flush_bytes = 0;
-    GPU_CHECK(cudaMalloc(&b->flush, flush_need), "allocating the L2 flush buffer");
+    if (!Gpu_ok(cudaMalloc(&b->flush, flush_need), "allocating the L2 flush buffer", err,
+                errsize)) {
+      Buffers_release(b);
+      return false;
+    }
     b->flush_bytes = flush_need;
   }
   b->elems = e;

@@ -14,6 +14,12 @@ void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize) {
   snprintf(err, errsize, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+bool Gpu_ok(cudaError_t e, const char *what, char *err, size_t errsize) {
+  if (e == cudaSuccess) return true;
+  Gpu_errorText(e, what, err, errsize);
+  return false;
+}
+
 bool Gpu_isSticky(cudaError_t e) {
   switch (e) {
   case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorAssert:
@@ -47,11 +53,15 @@ static bool Gpu_loadSource(Gpu *g, GpuModule *m, const char *name, const char *c
   m->build = out.build;
   cudaError_t e = cudaLibraryLoadData(&m->lib, out.cubin, NULL, NULL, 0, NULL, NULL, 0);
   Jit_free(&out);
-  GPU_CHECK(e, "loading the NVRTC cubin (cudaLibraryLoadData)");
+  if (!Gpu_ok(e, "loading the NVRTC cubin (cudaLibraryLoadData)", err, errsize)) return false;
   for (int i = 0; i < nentries; i++) {
     char what[128];
     snprintf(what, sizeof what, "finding kernel %s in %s", entries[i], name);
-    GPU_CHECK(cudaLibraryGetKernel(&m->kernels[i], m->lib, entries[i]), what);
+    if (!Gpu_ok(cudaLibraryGetKernel(&m->kernels[i], m->lib, entries[i]), what, err, errsize)) {
+      cudaLibraryUnload(m->lib);
+      m->lib = NULL;
+      return false;
+    }
   }
   return true;
 }
@@ -71,10 +81,13 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
     snprintf(err, errsize, "BENCHTOP_DEVICE=%d but this machine has %d CUDA device(s)", g->device, n);
     return false;
   }
-  GPU_CHECK(cudaSetDevice(g->device), "selecting the CUDA device");
-  GPU_CHECK(cudaFree(NULL), "creating the CUDA context");
+  if (!Gpu_ok(cudaSetDevice(g->device), "selecting the CUDA device", err, errsize))
+    return false;
+  if (!Gpu_ok(cudaFree(NULL), "creating the CUDA context", err, errsize)) return false;
   struct cudaDeviceProp prop;
-  GPU_CHECK(cudaGetDeviceProperties(&prop, g->device), "reading device properties");
+  if (!Gpu_ok(cudaGetDeviceProperties(&prop, g->device), "reading device properties", err,
+              errsize))
+    return false;
   DeviceInfo *d = &g->info;
   Util_strlcpy(d->name, prop.name, sizeof d->name);
   d->cc_major = prop.major;
@@ -94,7 +107,9 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
                            .smem_optin = (int)prop.sharedMemPerBlockOptin};
   g->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   Jit_archFor(g->cc, false, g->arch, sizeof g->arch);
-  GPU_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream");
+  if (!Gpu_ok(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream",
+              err, errsize))
+    return false;
 
   char pci[32], why[200];
   if (cudaDeviceGetPCIBusId(pci, sizeof pci, g->device) == cudaSuccess)
@@ -153,10 +168,11 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
 
 bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
                 size_t errsize) {
-  if (d->smem > 48 * 1024)
-    GPU_CHECK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  if (d->smem > 48 * 1024 &&
+      !Gpu_ok(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)d->smem),
-              "allowing the kernel's dynamic shared memory (cudaFuncSetAttribute)");
+              "allowing the kernel's dynamic shared memory (cudaFuncSetAttribute)", err, errsize))
+    return false;
   dim3 grid = {d->grid[0], d->grid[1], d->grid[2]};
   if (d->persistent) { /* one block per SM at most; the kernel walks the rest */
     unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
@@ -165,9 +181,8 @@ bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p
   dim3 block = {d->block[0], d->block[1], d->block[2]};
   AttnParams copy = *p;
   void *args[] = {&copy};
-  GPU_CHECK(cudaLaunchKernel((const void *)k, grid, block, args, d->smem, g->stream),
-            "launching the kernel");
-  return true;
+  return Gpu_ok(cudaLaunchKernel((const void *)k, grid, block, args, d->smem, g->stream),
+                "launching the kernel", err, errsize);
 }
 
 bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,

@@ -72,14 +72,9 @@ bool Gpu_isSticky(cudaError_t e);
 /* "what: cudaErrorName (description)" */
 void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize);
 
-#define GPU_CHECK(call, what)                                   \
-  do {                                                          \
-    cudaError_t e_ = (call);                                    \
-    if (e_ != cudaSuccess) {                                    \
-      Gpu_errorText(e_, what, err, errsize);                    \
-      return false;                                             \
-    }                                                           \
-  } while (0)
+/* True when e is cudaSuccess; else one line in err ("what: name (description)"). Callers
+ * return or release what they own themselves: no hidden return. */
+bool Gpu_ok(cudaError_t e, const char *what, char *err, size_t errsize);
 
 /* Per-entry pipeline (bench/measure.c): refuse or compile, verify against the reference, time,
  * collect metrics. Returns false when the context died (sticky error): rec says why. */
