@@ -39,6 +39,33 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
   a->dirty |= DIRTY_OVERLAY;
 }
 
+void App_settingChanged(App *a, unsigned key) {
+  TuiConfig *c = &a->config;
+  if (key & CONF_THEME) Util_strlcpy(c->theme, a->themes.names[a->theme_idx], sizeof c->theme);
+  if (key & CONF_HIDDEN) memcpy(c->hidden, a->results.col_hidden, sizeof c->hidden);
+  if (key & CONF_SORT) {
+    c->sort_col = a->results.sort_col;
+    c->sort_desc = a->results.sort_desc;
+  }
+  c->changed |= key;
+  char err[512];
+  if (!Config_save(c, err, sizeof err) && !a->config_warned) {
+    /* Said once: the same line after every key would hide what the keys say. */
+    App_message(a, true, "%s", err);
+    a->config_warned = true;
+  }
+}
+
+/* The settings file's choices, before the first draw. */
+static void App_applyConfig(App *a) {
+  ResultsView *rv = &a->results;
+  memcpy(rv->col_hidden, a->config.hidden, sizeof rv->col_hidden);
+  rv->sort_col = a->config.sort_col;
+  rv->sort_desc = a->config.sort_desc;
+  if (rv->col_hidden[rv->col_cursor]) rv->col_cursor = COL_VARIANT;
+  Results_rebuild(a);
+}
+
 static void App_quitNow(App *a) { a->quit = true; }
 
 void App_requestQuit(App *a) {
@@ -246,9 +273,15 @@ static void App_initTerminal(App *a) {
     use_default_colors();
   }
   Theme_scan(&a->themes);
+  /* BENCHTOP_THEME, else the settings file's, else dark. */
   const char *want = getenv("BENCHTOP_THEME");
-  a->theme_idx = Theme_find(&a->themes, want && want[0] ? want : "dark");
-  if (a->theme_idx < 0) a->theme_idx = 0;
+  if (!want || !want[0]) want = a->config.theme[0] ? a->config.theme : "dark";
+  a->theme_idx = Theme_find(&a->themes, want);
+  if (a->theme_idx < 0) {
+    a->theme_idx = Theme_find(&a->themes, "dark");
+    if (a->theme_idx < 0) a->theme_idx = 0;
+    App_message(a, true, "theme %s is not installed (t cycles through those that are)", want);
+  }
   char err[512];
   Theme_apply(&a->themes, a->theme_idx, err, sizeof err);
   if (err[0]) App_message(a, true, "%s", err);
@@ -320,6 +353,11 @@ int Tui_main(const char *path) {
     App_free(a);
     return BT_EXIT_FAILED;
   }
+  char conf[4096], err[1024];
+  Config_defaultPath(conf, sizeof conf);
+  Config_defaults(&a->config, conf);
+  bool conf_ok = Config_load(&a->config, err, sizeof err);
+  App_applyConfig(a);
   SCREEN *scr = newterm(NULL, stdout, stdin);
   if (!scr) {
     fprintf(stderr, "benchtop: cannot initialise the terminal (TERM=%s); try TERM=xterm-256color\n",
@@ -328,12 +366,16 @@ int Tui_main(const char *path) {
     return BT_EXIT_FAILED;
   }
   App_initTerminal(a);
+  if (!conf_ok) {
+    App_message(a, true, "%s", err);
+    a->config_warned = true;
+  }
   a->dirty = DIRTY_ALL;
   App_loop(a);
   int sig = App_signal;
   if (a->run.running && a->run.runner) Runner_cancel(a->run.runner);
   bool saved = true;
-  char err[512] = "";
+  err[0] = 0;
   if (a->session.dirty && a->session.path[0] && !a->from_example)
     saved = Session_autosave(&a->session, err, sizeof err);
   App_freeWindows(a); /* before the screen they belong to is deleted (delwin after delscreen

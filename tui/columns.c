@@ -9,22 +9,31 @@
 #include "sessions/catalog.h"
 
 const Column Columns[COL_COUNT] = {
-  [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant"},
-  [COL_KNOBS] = {"knobs", 12, DIR_NONE, false, "knob settings"},
-  [COL_SHAPE] = {"shape", 17, DIR_NONE, false, "BxHxSxD[:causal]"},
-  [COL_STATUS] = {"pass", 5, DIR_NONE, false, "pass, FAIL, error, n/a, cancelled"},
-  [COL_P50] = {"p50 us", 8, DIR_LOWER, true, "median latency per launch"},
-  [COL_P90] = {"p90 us", 8, DIR_LOWER, true, "90th percentile latency"},
-  [COL_TFLOPS] = {"TFLOP/s", 7, DIR_HIGHER, true, "4*B*H*S^2*D / p50 (half when causal)"},
-  [COL_RELERR] = {"rel err", 8, DIR_LOWER, true, "relative L2 error against the reference"},
-  [COL_OCC] = {"occ %", 6, DIR_HIGHER, true, "achieved occupancy"},
+  [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant", "variant"},
+  [COL_KNOBS] = {"knobs", 12, DIR_NONE, false, "knob settings", "knobs"},
+  [COL_SHAPE] = {"shape", 17, DIR_NONE, false, "BxHxSxD[:causal]", "shape"},
+  [COL_STATUS] = {"pass", 5, DIR_NONE, false, "pass, FAIL, error, n/a, cancelled", "status"},
+  [COL_P50] = {"p50 us", 8, DIR_LOWER, true, "median latency per launch", "p50"},
+  [COL_P90] = {"p90 us", 8, DIR_LOWER, true, "90th percentile latency", "p90"},
+  [COL_TFLOPS] = {"TFLOP/s", 7, DIR_HIGHER, true, "4*B*H*S^2*D / p50 (half when causal)",
+                  "tflops"},
+  [COL_RELERR] = {"rel err", 8, DIR_LOWER, true, "relative L2 error against the reference",
+                  "relerr"},
+  [COL_OCC] = {"occ %", 6, DIR_HIGHER, true, "achieved occupancy", "occ"},
   [COL_TENSOR] = {"tensor%", 7, DIR_HIGHER, true,
-                  "tensor pipe busy with matrix instructions (Hopper), else incl. HFMA2.MMA moves"},
-  [COL_BANK] = {"bank cf", 8, DIR_LOWER, true, "shared-memory bank conflicts, ld+st"},
-  [COL_L2HIT] = {"L2 hit", 6, DIR_HIGHER, true, "L2 sector hit rate %"},
-  [COL_REGS] = {"regs", 4, DIR_LOWER, true, "registers per thread"},
-  [COL_SPILLS] = {"spill", 5, DIR_LOWER, true, "spill stores + loads (bytes)"},
+                  "tensor pipe busy with matrix instructions (Hopper), else incl. HFMA2.MMA moves",
+                  "tensor"},
+  [COL_BANK] = {"bank cf", 8, DIR_LOWER, true, "shared-memory bank conflicts, ld+st", "bank"},
+  [COL_L2HIT] = {"L2 hit", 6, DIR_HIGHER, true, "L2 sector hit rate %", "l2hit"},
+  [COL_REGS] = {"regs", 4, DIR_LOWER, true, "registers per thread", "regs"},
+  [COL_SPILLS] = {"spill", 5, DIR_LOWER, true, "spill stores + loads (bytes)", "spills"},
 };
+
+int Columns_find(const char *key) {
+  for (int c = 0; c < COL_COUNT; c++)
+    if (strcmp(Columns[c].key, key) == 0) return c;
+  return -1;
+}
 
 /* The headline metrics; the cupti catalog may know more, these are the ones the views use. */
 static const ColumnMetric Columns_metrics[] = {

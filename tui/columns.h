@@ -22,9 +22,12 @@ typedef struct Column {
   Direction dir;
   bool numeric;
   const char *help;
+  const char *key;        /* stable name for the config file and filters: [a-z0-9_]+ */
 } Column;
 
 extern const Column Columns[COL_COUNT];
+/* ColumnId by key, -1 when none has it. */
+int Columns_find(const char *key);
 
 /* Headline metric names (Nsight Compute), used by columns and the detail view. */
 #define MET_OCC "sm__warps_active.avg.pct_of_peak_sustained_active"

@@ -21,6 +21,7 @@ static void Keys_cycleTheme(App *a, int ch) {
   if (err[0]) App_message(a, true, "theme %s: %s", a->themes.names[a->theme_idx], err);
   else App_message(a, false, "theme: %s%s", a->themes.names[a->theme_idx],
                    Theme_colorEnabled() ? "" : " (NO_COLOR or no colours: attributes only)");
+  App_settingChanged(a, CONF_THEME);
   a->dirty = DIRTY_ALL;
 }
 

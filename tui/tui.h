@@ -17,6 +17,7 @@
 #include "kernels/registry.h"
 #include "sessions/session.h"
 #include "tui/columns.h"
+#include "tui/config.h"
 #include "tui/theme.h"
 
 #define TUI_MIN_COLS 60
@@ -167,6 +168,8 @@ struct App {
   ViewId view;
   OverlayId overlay;
 
+  TuiConfig config;        /* settings kept across restarts */
+  bool config_warned;      /* its problem was said once */
   ThemeSet themes;
   int theme_idx;
   bool ascii, utf8;
@@ -185,6 +188,8 @@ void App_message(App *a, bool error, const char *fmt, ...) __attribute__((format
 void App_setSession(App *a, Session *s, const char *path);
 /* Quits, or asks first while a run is in flight. */
 void App_requestQuit(App *a);
+/* Records a setting the user changed (ConfigKey) from the views' state, and saves it. */
+void App_settingChanged(App *a, unsigned key);
 /* Opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
 void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a));
 /* results.c: the results table's data (order, sort), apart from its drawing. */

@@ -174,6 +174,7 @@ static void ViewResults_sort(App *a, int ch) {
   Results_rebuild(a);
   App_message(a, false, "sorted by %s (%s)", Columns[rv->sort_col].title,
               rv->sort_desc ? "descending" : "ascending");
+  App_settingChanged(a, CONF_SORT);
 }
 
 static void ViewResults_arrival(App *a, int ch) {
@@ -181,6 +182,7 @@ static void ViewResults_arrival(App *a, int ch) {
   a->results.sort_col = -1;
   Results_rebuild(a);
   App_message(a, false, "arrival order");
+  App_settingChanged(a, CONF_SORT);
 }
 
 static void ViewResults_hide(App *a, int ch) {
@@ -194,6 +196,7 @@ static void ViewResults_hide(App *a, int ch) {
   App_message(a, false, "hid column %s (A shows all)", Columns[rv->col_cursor].title);
   ViewResults_moveColumn(a, 1);
   if (rv->col_hidden[rv->col_cursor]) ViewResults_moveColumn(a, -1);
+  App_settingChanged(a, CONF_HIDDEN);
   a->dirty |= DIRTY_RESULTS;
 }
 
@@ -201,6 +204,7 @@ static void ViewResults_showAll(App *a, int ch) {
   (void)ch;
   memset(a->results.col_hidden, 0, sizeof a->results.col_hidden);
   App_message(a, false, "all columns shown");
+  App_settingChanged(a, CONF_HIDDEN);
   a->dirty |= DIRTY_RESULTS;
 }
 
