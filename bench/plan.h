@@ -17,6 +17,12 @@ typedef struct PlanEntry {
   char metrics[512];  /* "default", "none" or names */
 } PlanEntry;
 
+/* The options' ranges, one place for `benchtop run` and the TUI's run options. */
+enum {
+  PLAN_REPS_MIN = 1, PLAN_REPS_MAX = 100000, PLAN_WARMUP_MIN = 0, PLAN_WARMUP_MAX = 100000,
+  PLAN_WATCHDOG_MIN = 1, PLAN_WATCHDOG_MAX = 3600,
+};
+
 /* Default options: 100 reps, 10 warm-up launches, watchdog 10 s, seed from the clock. */
 void Plan_defaultOptions(RunOptions *o);
 /* Parses "-v" text ("all", "naive,mma") into plan->variants; unknown names give one line. */

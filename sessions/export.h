@@ -52,6 +52,14 @@ void Export_end(Export *x);
 void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record *const *recs,
                     int n, bool wide);
 
+/* The format a file name asks for by its extension (.json, .csv, .md or .markdown, any case);
+ * false for any other. */
+bool Export_formatForPath(const char *path, OutputFormat *out);
+/* Writes path atomically in the format its extension asks for: .json the whole session, .csv
+ * and .md the table of recs; any other extension is refused in one line. */
+bool Export_toFile(const char *path, const Session *s, const Record *const *recs, int n,
+                   char *err, size_t errsize);
+
 /* Number formatting shared with diff: "n/a" for NAN. */
 void Export_fmtTime(char *buf, size_t size, double us);
 void Export_fmtCount(char *buf, size_t size, double v);

@@ -35,6 +35,7 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
   Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
   Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
   a->prompt.on_yes = on_yes;
+  a->prompt.back = OVERLAY_NONE;
   a->overlay = OVERLAY_CONFIRM;
   a->dirty |= DIRTY_OVERLAY;
 }
@@ -122,6 +123,7 @@ void App_setSession(App *a, Session *s, const char *path) {
   a->autosave_ok = true;
   Results_rebuild(a);
   App_initPanels(a);
+  ViewRunOpts_init(a, &a->session.plan);
   a->view = VIEW_MAIN;
   a->dirty = DIRTY_ALL;
   App_message(a, false, "opened %s: %d records", path ? path : "session", a->session.nrecords);
@@ -176,6 +178,16 @@ static void App_drawTooSmall(App *a) {
   wnoutrefresh(stdscr);
 }
 
+static void App_drawOverlay(App *a) {
+  switch (a->overlay) {
+  case OVERLAY_HELP: ViewHelp_draw(a); break;
+  case OVERLAY_PICKER: ViewPicker_draw(a); break;
+  case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
+  case OVERLAY_RUNOPTS: ViewRunOpts_draw(a); break;
+  default: ViewPrompt_draw(a); break;
+  }
+}
+
 static void App_draw(App *a) {
   unsigned d = a->dirty;
   a->dirty = 0;
@@ -204,14 +216,16 @@ static void App_draw(App *a) {
     else ViewCompare_draw(a);
   }
   if (d & DIRTY_KEYBAR) Keybar_draw(a);
-  /* Overlays sit on top: repaint them whenever anything under them was repainted. */
+  /* Overlays sit on top: repaint them whenever anything under them was repainted; a prompt
+   * typed for an overlay (a run option) shows over it. */
   if (a->overlay != OVERLAY_NONE && d) {
-    switch (a->overlay) {
-    case OVERLAY_HELP: ViewHelp_draw(a); break;
-    case OVERLAY_PICKER: ViewPicker_draw(a); break;
-    case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
-    default: ViewPrompt_draw(a); break;
+    OverlayId o = a->overlay;
+    if ((o == OVERLAY_PROMPT || o == OVERLAY_CONFIRM) && a->prompt.back != OVERLAY_NONE) {
+      a->overlay = a->prompt.back;
+      App_drawOverlay(a);
+      a->overlay = o;
     }
+    App_drawOverlay(a);
   }
   doupdate();
 }
@@ -314,7 +328,7 @@ static void App_loop(App *a) {
     /* Keys, and KEY_RESIZE that ncurses queues from SIGWINCH (which woke poll with EINTR). */
     for (int ch; !a->quit && (ch = getch()) != ERR;) {
       if (ch == KEY_RESIZE) App_layout(a);
-      else if (a->too_small && ch != 'q') continue;
+      else if (a->too_small && ch != 'q' && ch != KEY_F(10)) continue;
       else if (a->too_small) a->quit = true;
       else Keys_handle(a, ch);
     }

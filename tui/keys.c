@@ -30,13 +30,15 @@ static void Keys_run(App *a, int ch) { (void)ch; App_startRun(a); }
 static void Keys_cancel(App *a, int ch) { (void)ch; App_cancelRun(a); }
 static void Keys_replay(App *a, int ch) { (void)ch; App_replay(a); }
 static void Keys_open(App *a, int ch) { (void)ch; ViewPicker_open(a); }
+static void Keys_quit(App *a, int ch) { (void)ch; App_requestQuit(a); }
+static void Keys_runOptions(App *a, int ch) { (void)ch; ViewRunOpts_open(a); }
 
 static void Keys_saveAs(App *a, int ch) {
   (void)ch;
   char path[4096];
   if (a->session.path[0] && !a->from_example) Util_strlcpy(path, a->session.path, sizeof path);
   else Session_defaultPath(path, sizeof path);
-  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as: ", path);
+  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as (.json session, .csv .md table): ", path);
 }
 
 static void Keys_repaint(App *a, int ch) {
@@ -48,14 +50,25 @@ static void Keys_repaint(App *a, int ch) {
 static const KeyBinding Keys_globalBindings[] = {
   {{'r'}, "r", "r run", "run checked variants x checked shapes", Keys_run},
   {{'x'}, "x", "x cancel", "cancel the run", Keys_cancel},
+  {{'O', KEY_F(2)}, "O  F2", "O options", "run options: reps, warm-up, cold L2, graph, metrics, seed",
+   Keys_runOptions},
   {{'R'}, "R", NULL, "replay the session's plan; results show p50 vs the original", Keys_replay},
   {{'o'}, "o", "o open", "open a session (sessions dir and examples)", Keys_open},
-  {{'S'}, "S", NULL, "save the session as...", Keys_saveAs},
+  {{'S'}, "S", NULL, "save as: NAME.json the session, NAME.csv or .md the table (~, $VAR)",
+   Keys_saveAs},
   {{'t'}, "t", "t theme", "next theme", Keys_cycleTheme},
   {{12}, "Ctrl-L", NULL, "repaint the screen", Keys_repaint},
-  {{'?', KEY_F(1)}, "?  F1", "? help", "this help", Keys_help},
+  {{'?'}, "?", NULL, "this help", Keys_help},
 };
 static const KeyTable Keys_global = KEY_TABLE("any", Keys_globalBindings);
+
+/* htop's function keys, always at the key bar's right end. */
+static const KeyBinding Keys_functionBindings[] = {
+  {{KEY_F(1)}, "F1", "F1 help", "this help", Keys_help},
+  {{KEY_F(10)}, "F10", "F10 quit", "quit from any view (asks first while a run is in flight)",
+   Keys_quit},
+};
+static const KeyTable Keys_function = KEY_TABLE_PINNED("any", Keys_functionBindings);
 
 /* ---- the main view ------------------------------------------------------------------------- */
 
@@ -72,14 +85,13 @@ static void Keys_nextPanel(App *a, int ch) {
 
 static void Keys_panel(App *a, int ch) { Keys_focus(a, (PanelId)(ch - '1')); }
 static void Keys_compare(App *a, int ch) { (void)ch; ViewCompare_open(a); }
-static void Keys_quit(App *a, int ch) { (void)ch; App_requestQuit(a); }
 
 static const KeyBinding Keys_mainBindings[] = {
   {{'\t', KEY_BTAB}, "Tab / S-Tab", "Tab panel",
    "next / previous panel (Variants, Shapes, Results)", Keys_nextPanel},
   {{'1', '2', '3'}, "1 2 3", NULL, "focus Variants, Shapes, Results", Keys_panel},
   {{'c'}, "c", "c compare", "compare the marked records side by side", Keys_compare},
-  {{'q'}, "q", "q quit", "quit (asks first while a run is in flight)", Keys_quit},
+  {{'q'}, "q", NULL, "quit (asks first while a run is in flight)", Keys_quit},
 };
 static const KeyTable Keys_main = KEY_TABLE("main", Keys_mainBindings);
 
@@ -124,6 +136,7 @@ int Keys_chain(const App *a, const KeyTable **out, int max) {
   case OVERLAY_HELP: PUSH(ViewHelp_keys); return n;
   case OVERLAY_PICKER: PUSH(ViewPicker_keys); return n;
   case OVERLAY_KNOBS: PUSH(ViewKnobs_keys); return n;
+  case OVERLAY_RUNOPTS: PUSH(ViewRunOpts_keys); return n;
   case OVERLAY_PROMPT: PUSH(ViewPrompt_keys); return n;
   case OVERLAY_CONFIRM: PUSH(ViewConfirm_keys); return n;
   case OVERLAY_NONE: break;
@@ -140,6 +153,7 @@ int Keys_chain(const App *a, const KeyTable **out, int max) {
     PUSH(Keys_main);
   }
   PUSH(Keys_global);
+  PUSH(Keys_function);
 #undef PUSH
   return n;
 }
@@ -162,9 +176,9 @@ const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch) {
 const KeyTable *const *Keys_all(int *count) {
   /* In the order the help lists them: what works everywhere first. */
   static const KeyTable *const all[] = {
-    &Keys_global, &Keys_main, &Keys_list, &ViewVariants_keys, &ViewKnobs_keys,
+    &Keys_function, &Keys_global, &Keys_main, &Keys_list, &ViewVariants_keys, &ViewKnobs_keys,
     &ViewShapes_keys, &ViewResults_keys, &ViewCompare_keys, &ViewDetail_keys,
-    &ViewPicker_keys, &ViewPrompt_keys, &ViewConfirm_keys, &ViewHelp_keys,
+    &ViewPicker_keys, &ViewRunOpts_keys, &ViewPrompt_keys, &ViewConfirm_keys, &ViewHelp_keys,
   };
   *count = (int)(sizeof all / sizeof all[0]);
   return all;

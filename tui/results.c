@@ -36,14 +36,17 @@ void Results_rebuild(App *a) {
     memset(rv->marked + rv->marked_cap, 0, (size_t)(n - rv->marked_cap) * sizeof *rv->marked);
     rv->marked_cap = n;
   }
-  for (int i = 0; i < n; i++) rv->order[i] = i;
-  rv->norder = n;
-  if (rv->sort_col >= 0 && rv->sort_col < COL_COUNT && n > 1) {
-    Results_sortApp = a;
-    qsort(rv->order, (size_t)n, sizeof *rv->order, Results_sortCmp);
-  }
+  rv->norder = 0;
   for (int i = 0; i < n; i++)
+    if (!rv->filter[0] || Query_match(&rv->filter_query, &a->session.records[i]))
+      rv->order[rv->norder++] = i;
+  if (rv->sort_col >= 0 && rv->sort_col < COL_COUNT && rv->norder > 1) {
+    Results_sortApp = a;
+    qsort(rv->order, (size_t)rv->norder, sizeof *rv->order, Results_sortCmp);
+  }
+  for (int i = 0; i < rv->norder; i++)
     if (rv->order[i] == keep_idx) rv->cur.sel = i;
+  ListCursor_move(&rv->cur, rv->norder, 0);
   a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
 }
 
@@ -51,4 +54,28 @@ const Record *Results_selected(const App *a) {
   const ResultsView *rv = &a->results;
   if (rv->norder == 0 || rv->cur.sel < 0 || rv->cur.sel >= rv->norder) return NULL;
   return &a->session.records[rv->order[rv->cur.sel]];
+}
+
+bool Results_setFilter(App *a, const char *text, char *err, size_t errsize) {
+  ResultsView *rv = &a->results;
+  Query q;
+  if (!Query_parse(text, &q, err, errsize)) return false;
+  rv->filter_query = q;
+  /* Kept as typed, less the spaces around it. */
+  while (*text == ' ' || *text == '\t') text++;
+  size_t n = Util_strlcpy(rv->filter, text, sizeof rv->filter);
+  if (n >= sizeof rv->filter) n = sizeof rv->filter - 1;
+  while (n && (rv->filter[n - 1] == ' ' || rv->filter[n - 1] == '\t')) rv->filter[--n] = 0;
+  Results_rebuild(a);
+  return true;
+}
+
+int Results_find(const App *a, const Query *q, int from, int dir) {
+  const ResultsView *rv = &a->results;
+  int n = rv->norder;
+  for (int step = 0; step < n; step++) {
+    int pos = ((from + dir * step) % n + n) % n;
+    if (Query_match(q, &a->session.records[rv->order[pos]])) return pos;
+  }
+  return -1;
 }

@@ -37,15 +37,12 @@ static void App_submit(App *a, PlanEntry *entries, int count) {
 
 /* Records what the run asked for in the session's plan, so replay can repeat it. */
 static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape,
-                           const Shape *shapes) {
+                           const Shape *shapes, const RunOptions *opts) {
   Plan *p = &a->session.plan;
-  RunOptions opts = p->opts;
-  bool had_opts = p->opts.reps > 0;
   Plan_free(p);
   memset(p, 0, sizeof *p);
-  if (had_opts) p->opts = opts;
-  else Plan_defaultOptions(&p->opts);
-  Util_strlcpy(p->metrics, "default", sizeof p->metrics);
+  p->opts = *opts;
+  Util_strlcpy(p->metrics, a->run.metrics, sizeof p->metrics);
   p->variants = Util_xcalloc((size_t)nvar, sizeof *p->variants);
   p->knobs = Util_xcalloc((size_t)nvar * KNOB_MAX, sizeof *p->knobs);
   for (int i = 0; i < nvar; i++) {
@@ -82,9 +79,13 @@ void App_startRun(App *a) {
   /* Entries are built here rather than through Plan_expand: each variant keeps its own knob
    * setting, which a plan-wide --knob cannot say when two variants share a knob name. */
   PlanEntry *entries = Util_xcalloc((size_t)(nvar * nshape), sizeof *entries);
-  RunOptions opts;
-  Plan_defaultOptions(&opts);
-  if (a->session.plan.opts.reps > 0) opts = a->session.plan.opts;
+  /* The run options overlay's values; the seed fresh for this run unless one was typed. */
+  RunOptions opts = a->run.opts;
+  if (!a->run.seed_fixed) {
+    RunOptions fresh;
+    Plan_defaultOptions(&fresh);
+    opts.seed = fresh.seed;
+  }
   int n = 0;
   for (int v = 0; v < nvar; v++)
     for (int s = 0; s < nshape; s++) {
@@ -93,9 +94,9 @@ void App_startRun(App *a) {
       e->knobs = vars[v]->knobs;
       e->shape = shapes[s];
       e->opts = opts;
-      Util_strlcpy(e->metrics, "default", sizeof e->metrics);
+      Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
     }
-  App_recordPlan(a, nvar, vars, nshape, shapes);
+  App_recordPlan(a, nvar, vars, nshape, shapes, &opts);
   App_submit(a, entries, n);
   free(entries);
   free(shapes);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/plan.h"
 #include "common/util.h"
 #include "tui/tui.h"
 
@@ -23,6 +24,26 @@ static void Statusline_session(const App *a, char *buf, size_t size) {
   } else {
     snprintf(buf, size, "%.200s (%s)", Statusline_base(s->path), s->dirty ? "unsaved" : "saved");
   }
+}
+
+/* The run options that differ from benchtop run's defaults, so the next run holds no surprise. */
+static void Statusline_runOptions(const App *a, char *buf, size_t size) {
+  const RunOptions *o = &a->run.opts;
+  RunOptions d;
+  Plan_defaultOptions(&d);
+  size_t n = 0;
+  buf[0] = 0;
+#define ADD(...) \
+  do { if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__); } while (0)
+  if (o->reps != d.reps) ADD(" reps %d", o->reps);
+  if (o->warmup != d.warmup) ADD(" warm-up %d", o->warmup);
+  if (o->cold_l2) ADD(" cold-L2");
+  if (o->graph) ADD(" graph");
+  if (o->event_timing) ADD(" events");
+  if (strcmp(a->run.metrics, "default") != 0) ADD(" metrics %.40s", a->run.metrics);
+  if (a->run.seed_fixed) ADD(" seed %llu", (unsigned long long)o->seed);
+  if (o->watchdog_s != d.watchdog_s) ADD(" watchdog %.0fs", o->watchdog_s);
+#undef ADD
 }
 
 void Statusline_draw(App *a) {
@@ -51,10 +72,22 @@ void Statusline_draw(App *a) {
   } else {
     snprintf(work, sizeof work, "%s", a->run.worker);
   }
-  char line[1024];
-  snprintf(line, sizeof line, " benchtop | %s | %s | %s", sess, dev, work);
+  char opts[256], line[1400];
+  Statusline_runOptions(a, opts, sizeof opts);
+  snprintf(line, sizeof line, " benchtop | %s | %s | %s%s%s", sess, dev, work,
+           opts[0] ? " | next:" : "", opts);
   Draw_clip(w, 0, 0, width, line);
   wnoutrefresh(w);
+}
+
+/* "KEY what": the key in the key colour. */
+static void Keybar_item(WINDOW *w, int x, const char *bar, attr_t base) {
+  const char *sp = strchr(bar, ' ');
+  int klen = sp ? (int)(sp - bar) : (int)strlen(bar);
+  wattrset(w, Theme_attr(TH_KEY));
+  mvwaddnstr(w, 0, x, bar, klen);
+  wattrset(w, base);
+  mvwprintw(w, 0, x + klen, "%s ", bar + klen);
 }
 
 void Keybar_draw(App *a) {
@@ -72,21 +105,27 @@ void Keybar_draw(App *a) {
     wnoutrefresh(w);
     return;
   }
-  /* The bar words of the tables that apply now (keys.c): a key shown here is a key that works. */
+  /* The bar words of the tables that apply now (keys.c): a key shown here is a key that works.
+   * Pinned ones (F1, F10) at the right end, the others from the left while they fit. */
   const KeyTable *chain[8];
-  int n = Keys_chain(a, chain, 8), x = 0;
+  int n = Keys_chain(a, chain, 8), pinned = 0;
+  for (int t = 0; t < n; t++)
+    for (int i = 0; chain[t]->pinned && i < chain[t]->count; i++)
+      if (chain[t]->bindings[i].bar) pinned += (int)strlen(chain[t]->bindings[i].bar) + 1;
+  if (pinned > width) pinned = 0; /* no room: the others only */
+  int right = width - pinned, x = 0;
   for (int t = 0; t < n; t++)
     for (int i = 0; i < chain[t]->count; i++) {
       const char *bar = chain[t]->bindings[i].bar;
       if (!bar) continue;
-      const char *sp = strchr(bar, ' ');
-      int klen = sp ? (int)(sp - bar) : (int)strlen(bar), need = (int)strlen(bar) + 1;
-      if (x + need > width) continue; /* a shorter one further on may still fit */
-      wattrset(w, Theme_attr(TH_KEY));
-      mvwaddnstr(w, 0, x, bar, klen);
-      wattrset(w, base);
-      mvwprintw(w, 0, x + klen, "%s ", bar + klen);
-      x += need;
+      int need = (int)strlen(bar) + 1;
+      if (chain[t]->pinned) {
+        if (pinned) Keybar_item(w, right, bar, base);
+        right += need;
+      } else if (x + need <= width - pinned) {
+        Keybar_item(w, x, bar, base);
+        x += need;
+      }
     }
   wnoutrefresh(w);
 }

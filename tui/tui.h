@@ -18,6 +18,7 @@
 #include "sessions/session.h"
 #include "tui/columns.h"
 #include "tui/config.h"
+#include "tui/query.h"
 #include "tui/theme.h"
 
 #define TUI_MIN_COLS 60
@@ -26,9 +27,13 @@
 typedef enum { PANEL_VARIANTS, PANEL_SHAPES, PANEL_RESULTS, PANEL_COUNT } PanelId;
 typedef enum { VIEW_MAIN, VIEW_DETAIL, VIEW_COMPARE } ViewId;
 typedef enum {
-  OVERLAY_NONE, OVERLAY_HELP, OVERLAY_PICKER, OVERLAY_KNOBS, OVERLAY_PROMPT, OVERLAY_CONFIRM,
+  OVERLAY_NONE, OVERLAY_HELP, OVERLAY_PICKER, OVERLAY_KNOBS, OVERLAY_RUNOPTS, OVERLAY_PROMPT,
+  OVERLAY_CONFIRM,
 } OverlayId;
-typedef enum { PROMPT_ADD_SHAPE, PROMPT_EDIT_SHAPE, PROMPT_SAVE_AS } PromptKind;
+typedef enum {
+  PROMPT_ADD_SHAPE, PROMPT_EDIT_SHAPE, PROMPT_SAVE_AS, PROMPT_OPEN, PROMPT_RUN_OPTION,
+  PROMPT_FILTER, PROMPT_SEARCH,
+} PromptKind;
 
 /* Regions that can be repainted on their own. */
 enum {
@@ -61,9 +66,11 @@ typedef struct KeyTable {
   const char *where;          /* where the keys work, as the help says it: "Results" */
   const KeyBinding *bindings;
   int count;
+  bool pinned;                /* its bar words stay at the key bar's right end (F1, F10) */
 } KeyTable;
 
-#define KEY_TABLE(where, array) {where, array, (int)(sizeof array / sizeof array[0])}
+#define KEY_TABLE(where, array) {where, array, (int)(sizeof array / sizeof array[0]), false}
+#define KEY_TABLE_PINNED(where, array) {where, array, (int)(sizeof array / sizeof array[0]), true}
 
 /* ---- per-view state ----------------------------------------------------------------------- */
 
@@ -105,6 +112,16 @@ typedef struct ResultsView {
   bool sort_desc;
   int col_cursor;         /* ColumnId under the column cursor */
   bool col_hidden[COL_COUNT];
+  char filter[256];       /* only records that match are shown ("" : all) */
+  Query filter_query;
+  char search[256];       /* n/N look for the next match */
+  Query search_query;
+  int search_from;        /* where the cursor was when the search prompt opened */
+  char filter_before[256];/* the filter when its prompt opened (Esc goes back to it) */
+  /* Set by drawing, read by the mouse: each column's x (0: not shown), where the columns end,
+   * and whether more lie off screen to the left or right. */
+  int col_x[COL_COUNT], end_x;
+  bool more_left, more_right;
 } ResultsView;
 
 typedef struct CompareView {
@@ -127,13 +144,19 @@ typedef struct PickerView {
   ListCursor cur;
 } PickerView;
 
+typedef struct RunOptsView {
+  int sel;                /* the option row */
+} RunOptsView;
+
 typedef struct PromptView {
   PromptKind kind;
+  OverlayId back;         /* the overlay under the prompt, shown again when it closes */
   char label[64];
   char buf[256];
   int len;
   char confirm_text[160];
   char confirm_no[96];    /* what n says */
+  char pending[4096];     /* save as: the expanded path waiting for its confirmation */
   void (*on_yes)(App *a); /* the confirm overlay's action */
 } PromptView;
 
@@ -145,6 +168,9 @@ typedef struct RunState {
   char worker[160];       /* worker state in words: idle, starting, running..., no GPU */
   bool no_gpu;
   char device[96];
+  RunOptions opts;        /* for the next run (run options overlay) */
+  bool seed_fixed;        /* false: a fresh seed from the clock for each run */
+  char metrics[512];      /* "default", "none" or names */
 } RunState;
 
 struct App {
@@ -162,6 +188,7 @@ struct App {
   DetailView detail;
   HelpView help;
   PickerView picker;
+  RunOptsView runopts;
   PromptView prompt;
 
   PanelId focus;
@@ -195,6 +222,11 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
 /* results.c: the results table's data (order, sort), apart from its drawing. */
 void Results_rebuild(App *a);
 const Record *Results_selected(const App *a);
+/* Sets the filter (and rebuilds); false with one line in err, the filter unchanged. */
+bool Results_setFilter(App *a, const char *text, char *err, size_t errsize);
+/* The display position of the next record matching q from position `from` (itself included)
+ * in direction dir (+1/-1), wrapping; -1 when none matches. */
+int Results_find(const App *a, const Query *q, int from, int dir);
 /* runs.c */
 void App_startRun(App *a);
 void App_replay(App *a);
@@ -202,6 +234,10 @@ void App_cancelRun(App *a);
 void App_autosave(App *a);
 void App_pollRunner(App *a);
 void App_prebuild(App *a, const VariantRow *vr);
+
+/* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
+ * the format); false with one line in err. May ask before replacing a file. */
+bool Save_as(App *a, const char *typed, char *err, size_t errsize);
 
 /* keys.c: one key press, routed through the key tables of what is on screen. */
 void Keys_handle(App *a, int ch);
@@ -240,8 +276,8 @@ void Page_newline(Page *p);
 
 /* Views: one file each; each exports its key table. */
 extern const KeyTable ViewVariants_keys, ViewKnobs_keys, ViewShapes_keys, ViewResults_keys,
-    ViewDetail_keys, ViewCompare_keys, ViewHelp_keys, ViewPicker_keys, ViewPrompt_keys,
-    ViewConfirm_keys;
+    ViewDetail_keys, ViewCompare_keys, ViewHelp_keys, ViewPicker_keys, ViewRunOpts_keys,
+    ViewPrompt_keys, ViewConfirm_keys;
 void ViewVariants_draw(App *a);
 void ViewKnobs_draw(App *a);
 void ViewShapes_draw(App *a);
@@ -258,7 +294,19 @@ void ViewHelp_draw(App *a);
 void ViewPicker_open(App *a);
 void ViewPicker_draw(App *a);
 void ViewPicker_free(App *a);
+/* Opens the session file at path in place of the open one; false with one line in err. */
+bool ViewPicker_load(App *a, const char *path, char *err, size_t errsize);
+/* Run options from a session's plan (NULL: benchtop run's defaults). */
+void ViewRunOpts_init(App *a, const Plan *p);
+void ViewRunOpts_open(App *a);
+void ViewRunOpts_draw(App *a);
+/* The typed value of the selected option; false with one line in err. */
+bool ViewRunOpts_submit(App *a, const char *text, char *err, size_t errsize);
 void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial);
+/* The results' live prompts: the text so far, after each key (filter, search), and how the
+ * prompt ended (accepted or not). */
+void ViewResults_promptChanged(App *a, PromptKind kind, const char *text);
+void ViewResults_promptDone(App *a, PromptKind kind, bool accepted);
 void ViewPrompt_draw(App *a);
 void Statusline_draw(App *a);
 void Keybar_draw(App *a);

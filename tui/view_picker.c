@@ -143,31 +143,42 @@ static void ViewPicker_close(App *a, int ch) {
   a->dirty = DIRTY_ALL;
 }
 
+/* Opens the session at path (closing the picker); false with one line in err. */
+bool ViewPicker_load(App *a, const char *path, char *err, size_t errsize) {
+  if (a->run.running) {
+    snprintf(err, errsize, "a run is in flight: x cancels it first");
+    return false;
+  }
+  Session *s = Util_xcalloc(1, sizeof *s);
+  if (!Session_load(path, s, err, errsize)) {
+    Session_free(s); /* what a failed load filled in so far */
+    free(s);
+    return false;
+  }
+  App_setSession(a, s, path); /* takes s */
+  return true;
+}
+
 static void ViewPicker_choose(App *a, int ch) {
   PickerView *pv = &a->picker;
   if (pv->count == 0) return;
-  if (a->run.running) {
-    ViewPicker_close(a, ch);
-    App_message(a, true, "a run is in flight: x cancels it first");
-    return;
-  }
-  char path[4096], err[512];
+  char path[4096], err[4200];
   Util_strlcpy(path, pv->paths[pv->cur.sel], sizeof path);
   ViewPicker_close(a, ch);
-  Session *s = Util_xcalloc(1, sizeof *s);
-  if (!Session_load(path, s, err, sizeof err)) {
-    App_message(a, true, "%s", err);
-    Session_free(s); /* what a failed load filled in so far */
-    free(s);
-  } else {
-    App_setSession(a, s, path); /* takes s */
-  }
+  if (!ViewPicker_load(a, path, err, sizeof err)) App_message(a, true, "%s", err);
+}
+
+static void ViewPicker_typePath(App *a, int ch) {
+  ViewPicker_close(a, ch);
+  ViewPrompt_open(a, PROMPT_OPEN, "open session (~, $VAR): ", "");
 }
 
 static const KeyBinding ViewPicker_bindings[] = {
   {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", NULL, "move the cursor", ViewPicker_move},
   {{KEY_PPAGE, KEY_NPAGE}, "PgUp PgDn", NULL, "page up / down", ViewPicker_move},
   {{'\n', KEY_ENTER}, "Enter", "Enter open", "open the session", ViewPicker_choose},
+  {{'p', '/'}, "p /", "p path", "type the path of a session to open (~ and $VAR expand)",
+   ViewPicker_typePath},
   {{27, 'q'}, "Esc / q", "Esc close", "close the list", ViewPicker_close},
 };
 const KeyTable ViewPicker_keys = KEY_TABLE("Open", ViewPicker_bindings);

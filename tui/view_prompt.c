@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/expand.h"
 #include "common/util.h"
 #include "tui/tui.h"
 
@@ -12,48 +13,66 @@ void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *ini
   Util_strlcpy(pv->label, label, sizeof pv->label);
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
+  pv->back = a->overlay == OVERLAY_RUNOPTS ? OVERLAY_RUNOPTS : OVERLAY_NONE;
   a->overlay = OVERLAY_PROMPT;
   a->message[0] = 0; /* an old message would read as a problem with this entry */
   a->message_error = false;
   a->dirty |= DIRTY_OVERLAY;
 }
 
+/* The row above the key bar shows again what is under it (a search's position on the
+ * results' border) once no problem is shown there. */
+static void ViewPrompt_uncover(App *a, int y) {
+  WINDOW *under[] = {a->view == VIEW_MAIN ? a->w_results : a->w_body,
+                     a->view == VIEW_MAIN ? a->w_side : NULL};
+  for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
+    WINDOW *w = under[i];
+    if (!w || y < getbegy(w) || y >= getbegy(w) + getmaxy(w)) continue;
+    touchline(w, y - getbegy(w), 1);
+    wnoutrefresh(w);
+  }
+}
+
 void ViewPrompt_draw(App *a) {
   if (a->w_overlay) delwin(a->w_overlay);
-  /* Two rows: a problem with the last entry above, the prompt itself on the key bar's row. */
-  a->w_overlay = newwin(2, a->cols, a->rows - 2, 0);
+  /* The prompt on the key bar's row; a problem with the entry on the row above it. */
+  bool problem = a->message_error && a->message[0];
+  if (!problem) ViewPrompt_uncover(a, a->rows - 2);
+  a->w_overlay = newwin(problem ? 2 : 1, a->cols, a->rows - (problem ? 2 : 1), 0);
   WINDOW *w = a->w_overlay;
   if (!w) return;
+  int y = problem ? 1 : 0;
   wbkgdset(w, ' ' | Theme_attr(TH_MESSAGE));
   werase(w);
-  if (a->message_error && a->message[0]) {
+  if (problem) {
     wattrset(w, Theme_attr(TH_ERROR));
     mvwhline(w, 0, 0, ' ', a->cols);
     Draw_clip(w, 0, 1, a->cols - 2, a->message);
   }
   wattrset(w, Theme_attr(TH_MESSAGE));
-  mvwhline(w, 1, 0, ' ', a->cols);
+  mvwhline(w, y, 0, ' ', a->cols);
   if (a->overlay == OVERLAY_CONFIRM) {
-    Draw_clip(w, 1, 1, a->cols - 2, a->prompt.confirm_text);
+    Draw_clip(w, y, 1, a->cols - 2, a->prompt.confirm_text);
     wnoutrefresh(w);
     return;
   }
   int lw = (int)strlen(a->prompt.label);
-  Draw_clip(w, 1, 1, a->cols - 2, a->prompt.label);
+  Draw_clip(w, y, 1, a->cols - 2, a->prompt.label);
   /* Show the tail of a long entry so the cursor stays on screen. */
   int room = a->cols - 3 - lw;
   const char *text = a->prompt.buf;
   if (room > 0 && a->prompt.len > room) text += a->prompt.len - room;
   wattrset(w, Theme_attr(TH_NORMAL));
-  Draw_clip(w, 1, 1 + lw, room, text);
+  Draw_clip(w, y, 1 + lw, room, text);
   wattrset(w, Theme_attr(TH_CURSOR));
   int cx = 1 + lw + (int)strlen(text);
-  if (cx < a->cols) mvwaddch(w, 1, cx, ' ');
+  if (cx < a->cols) mvwaddch(w, y, cx, ' ');
   wnoutrefresh(w);
 }
 
 static void ViewPrompt_close(App *a) {
-  a->overlay = OVERLAY_NONE;
+  a->message[0] = 0; /* a problem with the entry is over with it */
+  a->overlay = a->prompt.back;
   a->dirty = DIRTY_ALL;
 }
 
@@ -72,20 +91,50 @@ static void ViewPrompt_submit(App *a) {
     App_message(a, false, "shape %s %s", a->prompt.buf,
                 a->prompt.kind == PROMPT_EDIT_SHAPE ? "changed" : "added and checked");
     return;
-  case PROMPT_SAVE_AS:
-    ViewPrompt_close(a);
-    if (!a->prompt.buf[0]) return;
-    if (!Session_save(&a->session, a->prompt.buf, err, sizeof err)) {
-      App_message(a, true, "save failed: %s", err);
+  case PROMPT_RUN_OPTION:
+    if (!ViewRunOpts_submit(a, a->prompt.buf, err, sizeof err)) {
+      App_message(a, true, "%s (Esc cancels)", err);
+      a->dirty |= DIRTY_OVERLAY;
       return;
     }
-    Util_strlcpy(a->session.path, a->prompt.buf, sizeof a->session.path);
-    a->session.dirty = false;
-    a->from_example = false;
-    a->autosave_ok = true;
-    App_message(a, false, "saved %d records to %s (autosave goes there now)",
-                a->session.nrecords, a->session.path);
+    ViewPrompt_close(a);
     return;
+  case PROMPT_FILTER:
+  case PROMPT_SEARCH: {
+    Query q;
+    if (!Query_parse(a->prompt.buf, &q, err, sizeof err)) {
+      App_message(a, true, "%s (Esc cancels)", err);
+      a->dirty |= DIRTY_OVERLAY;
+      return;
+    }
+    ViewPrompt_close(a);
+    ViewResults_promptDone(a, a->prompt.kind, true);
+    return;
+  }
+  case PROMPT_OPEN: {
+    char path[4096], label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
+    Util_strlcpy(label, a->prompt.label, sizeof label);
+    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
+    ViewPrompt_close(a);
+    if (!typed[0]) return;
+    if (!Expand_path(typed, path, sizeof path, err, sizeof err) ||
+        !ViewPicker_load(a, path, err, sizeof err)) {
+      ViewPrompt_open(a, PROMPT_OPEN, label, typed); /* so the typo can be fixed */
+      App_message(a, true, "%s (Esc cancels)", err);
+    }
+    return;
+  }
+  case PROMPT_SAVE_AS: {
+    char label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
+    Util_strlcpy(label, a->prompt.label, sizeof label);
+    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
+    ViewPrompt_close(a); /* Save_as may ask a question in its place */
+    if (typed[0] && !Save_as(a, typed, err, sizeof err)) {
+      ViewPrompt_open(a, PROMPT_SAVE_AS, label, typed); /* so the typo can be fixed */
+      App_message(a, true, "%s (Esc cancels)", err);
+    }
+    return;
+  }
   }
 }
 
@@ -94,10 +143,13 @@ static void ViewPrompt_enter(App *a, int ch) {
   ViewPrompt_submit(a);
 }
 
+static bool ViewPrompt_live(PromptKind kind) { return kind == PROMPT_FILTER || kind == PROMPT_SEARCH; }
+
 static void ViewPrompt_cancel(App *a, int ch) {
   (void)ch;
   ViewPrompt_close(a);
-  App_message(a, false, "cancelled");
+  if (ViewPrompt_live(a->prompt.kind)) ViewResults_promptDone(a, a->prompt.kind, false);
+  else App_message(a, false, "cancelled");
 }
 
 static void ViewPrompt_edit(App *a, int ch) {
@@ -111,6 +163,7 @@ static void ViewPrompt_edit(App *a, int ch) {
     pv->buf[pv->len++] = (char)ch;
     pv->buf[pv->len] = 0;
   }
+  if (ViewPrompt_live(pv->kind)) ViewResults_promptChanged(a, pv->kind, pv->buf);
   a->dirty |= DIRTY_OVERLAY;
 }
 

@@ -24,54 +24,80 @@ static ThemeElem ViewResults_statusElem(RecordStatus st) {
 
 /* First scrollable column shown, so the column cursor stays on screen; variant is frozen. */
 static int ViewResults_firstColumn(const App *a, int width) {
+  const ResultsView *rv = &a->results;
   int first = COL_VARIANT + 1;
   for (;;) {
     int x = 2 + Columns[COL_VARIANT].width + 1;
-    bool seen = a->results.col_cursor == COL_VARIANT || a->results.col_cursor < first;
+    bool seen = rv->col_cursor == COL_VARIANT || rv->col_cursor < first;
     for (int c = first; c < COL_COUNT && !seen; c++) {
-      if (a->results.col_hidden[c]) continue;
+      if (rv->col_hidden[c]) continue;
       x += Columns[c].width + 1;
       if (x > width) break;
-      if (c == a->results.col_cursor) seen = true;
+      if (c == rv->col_cursor) seen = true;
     }
     if (seen || first >= COL_COUNT - 1) return first;
     first++;
   }
 }
 
-static void ViewResults_header(App *a, WINDOW *w, int width, int first) {
+/* Where each column goes (col_x, 0: not shown) and whether more columns lie off either side;
+ * drawn rows and mouse clicks both read it. */
+static void ViewResults_layout(App *a, int width) {
+  ResultsView *rv = &a->results;
+  int first = ViewResults_firstColumn(a, width), x = 3;
+  rv->more_right = rv->more_left = false;
+  memset(rv->col_x, 0, sizeof rv->col_x);
+  for (int c = 0; c < COL_COUNT; c++) {
+    if (rv->col_hidden[c]) continue;
+    if (c != COL_VARIANT && c < first) {
+      rv->more_left = true;
+      continue;
+    }
+    if (x + Columns[c].width > width + 1) {
+      rv->more_right = true;
+      break;
+    }
+    rv->col_x[c] = x;
+    x += Columns[c].width + 1;
+  }
+  rv->end_x = x;
+}
+
+static void ViewResults_header(App *a, WINDOW *w, int width) {
+  const ResultsView *rv = &a->results;
   wattrset(w, Theme_attr(TH_HEADER));
   mvwhline(w, 1, 1, ' ', width);
-  int x = 3;
   for (int c = 0; c < COL_COUNT; c++) {
-    if (a->results.col_hidden[c] || (c != COL_VARIANT && c < first)) continue;
+    if (!rv->col_x[c]) continue;
     int cw = Columns[c].width;
-    if (x + cw > width + 1) break;
     char title[32];
-    const char *arrow = c == a->results.sort_col ? (a->results.sort_desc ? "v" : "^") : "";
+    const char *arrow = c == rv->sort_col ? (rv->sort_desc ? "v" : "^") : "";
     snprintf(title, sizeof title, "%s%s", Columns[c].title, arrow);
-    attr_t at = Theme_attr(c == a->results.sort_col ? TH_HEADER_SORT : TH_HEADER);
-    if (c == a->results.col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
+    attr_t at = Theme_attr(c == rv->sort_col ? TH_HEADER_SORT : TH_HEADER);
+    if (c == rv->col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
     wattrset(w, at);
-    if (Columns[c].numeric) mvwprintw(w, 1, x, "%*.*s", cw, cw, title);
-    else mvwprintw(w, 1, x, "%-*.*s", cw, cw, title);
-    x += cw + 1;
+    if (Columns[c].numeric) mvwprintw(w, 1, rv->col_x[c], "%*.*s", cw, cw, title);
+    else mvwprintw(w, 1, rv->col_x[c], "%-*.*s", cw, cw, title);
   }
-  if (a->original && x + 9 <= width + 1) {
+  /* Columns off screen: < after the frozen variant column, > on the right border (h/l go
+   * there), where it costs no column. */
+  wattrset(w, Theme_attr(TH_HEADER_SORT) | A_BOLD);
+  if (rv->more_left) mvwaddch(w, 1, rv->col_x[COL_VARIANT] + Columns[COL_VARIANT].width, '<');
+  if (rv->more_right) mvwaddch(w, 1, width + 1, '>');
+  if (a->original && !rv->more_right && rv->end_x + 9 <= width + 1) {
     wattrset(w, Theme_attr(TH_HEADER));
-    mvwprintw(w, 1, x, "%9s", "vs orig");
+    mvwprintw(w, 1, rv->end_x, "%9s", "vs orig");
   }
 }
 
 static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int y, int width,
-                            int first, attr_t cur) {
+                            attr_t cur) {
+  const ResultsView *rv = &a->results;
   wattrset(w, Draw_attr(cur, TH_MARKED));
   mvwaddstr(w, y, 1, marked ? " *" : "  ");
-  int x = 3;
   for (int c = 0; c < COL_COUNT; c++) {
-    if (a->results.col_hidden[c] || (c != COL_VARIANT && c < first)) continue;
-    int cw = Columns[c].width;
-    if (x + cw > width + 1) break;
+    if (!rv->col_x[c]) continue;
+    int cw = Columns[c].width, x = rv->col_x[c];
     char cell[RECORD_KNOBS_MAX];
     Columns_format(r, (ColumnId)c, cell, sizeof cell);
     ThemeElem el = TH_NORMAL;
@@ -81,10 +107,9 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
     wattrset(w, Draw_attr(cur, el));
     if (Columns[c].numeric) mvwprintw(w, y, x, "%*.*s", cw, cw, cell);
     else mvwprintw(w, y, x, "%-*.*s", cw, cw, cell);
-    x += cw + 1;
   }
   const Record *o = ViewResults_original(a, r);
-  if (a->original && x + 9 <= width + 1) {
+  if (a->original && !rv->more_right && rv->end_x + 9 <= width + 1) {
     double pct;
     double po = NAN, pr = NAN;
     bool by_events = o && Record_comparableP50(o, r, &po, &pr); /* one clock on both sides */
@@ -93,7 +118,7 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
     if (!o || isnan(pct)) snprintf(cell, sizeof cell, "n/a");
     else snprintf(cell, sizeof cell, "%+.1f%%%s", pct, by_events ? "e" : "");
     wattrset(w, Draw_attr(cur, better > 0 ? TH_BETTER : better < 0 ? TH_WORSE : TH_NA));
-    mvwprintw(w, y, x, "%9s", cell);
+    mvwprintw(w, y, rv->end_x, "%9s", cell);
   }
 }
 
@@ -101,19 +126,25 @@ void ViewResults_draw(App *a) {
   WINDOW *w = a->w_results;
   werase(w);
   int width = getmaxx(w) - 2, h = getmaxy(w) - 3;
-  char title[160];
-  if (a->results.sort_col >= 0)
-    snprintf(title, sizeof title, "Results %d, by %s %s", a->results.norder, Columns[a->results.sort_col].title,
-             a->results.sort_desc ? "desc" : "asc");
-  else
-    snprintf(title, sizeof title, "Results %d", a->results.norder);
+  ResultsView *rv = &a->results;
+  char title[400], count[64], sort[96] = "", filter[300] = "";
+  if (rv->filter[0]) {
+    snprintf(count, sizeof count, "%d of %d", rv->norder, a->session.nrecords);
+    snprintf(filter, sizeof filter, ", filter %s", rv->filter);
+  } else {
+    snprintf(count, sizeof count, "%d", rv->norder);
+  }
+  if (rv->sort_col >= 0)
+    snprintf(sort, sizeof sort, ", by %s %s", Columns[rv->sort_col].title,
+             rv->sort_desc ? "desc" : "asc");
+  snprintf(title, sizeof title, "Results %s%s%s", count, sort, filter);
   Draw_box(a, w, title, a->focus == PANEL_RESULTS);
   if (h <= 0 || width <= 10) {
     wnoutrefresh(w);
     return;
   }
-  int first = ViewResults_firstColumn(a, width);
-  ViewResults_header(a, w, width, first);
+  ViewResults_layout(a, width);
+  ViewResults_header(a, w, width);
   ListCursor *c = &a->results.cur;
   ListCursor_move(c, a->results.norder, 0);
   if (c->sel < c->top) c->top = c->sel;
@@ -122,8 +153,9 @@ void ViewResults_draw(App *a) {
   if (a->results.norder == 0) {
     wattrset(w, Theme_attr(TH_DIM));
     Draw_clip(w, 3, 3, width - 2,
-              a->session.nrecords ? "" : "No records yet: check variants and shapes (Space), "
-                                         "then r runs them.");
+              a->session.nrecords ? "No record matches the filter (\\ or F4 changes it)."
+                                  : "No records yet: check variants and shapes (Space), "
+                                    "then r runs them.");
   }
   for (int i = 0; i < h && c->top + i < a->results.norder; i++) {
     int idx = a->results.order[c->top + i];
@@ -133,7 +165,7 @@ void ViewResults_draw(App *a) {
       wattrset(w, cur);
       mvwhline(w, 2 + i, 1, ' ', width);
     }
-    ViewResults_row(a, w, &a->session.records[idx], a->results.marked[idx], 2 + i, width, first, cur);
+    ViewResults_row(a, w, &a->session.records[idx], rv->marked[idx], 2 + i, width, cur);
   }
   if (a->results.norder > h) {
     char pos[32];
@@ -233,11 +265,98 @@ static void ViewResults_detail(App *a, int ch) {
   if (a->results.norder > 0) ViewDetail_open(a, VIEW_MAIN);
 }
 
+/* ---- filter and search ---------------------------------------------------------------------- */
+
+static void ViewResults_filterPrompt(App *a, int ch) {
+  (void)ch;
+  ResultsView *rv = &a->results;
+  Util_strlcpy(rv->filter_before, rv->filter, sizeof rv->filter_before);
+  ViewPrompt_open(a, PROMPT_FILTER, "filter: ", rv->filter);
+}
+
+static void ViewResults_searchPrompt(App *a, int ch) {
+  (void)ch;
+  a->results.search_from = a->results.cur.sel;
+  ViewPrompt_open(a, PROMPT_SEARCH, "search: ", "");
+}
+
+/* Moves the cursor to pos (a display position) and repaints. */
+static void ViewResults_goTo(App *a, int pos) {
+  a->results.cur.sel = pos;
+  a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
+}
+
+void ViewResults_promptChanged(App *a, PromptKind kind, const char *text) {
+  ResultsView *rv = &a->results;
+  char err[256];
+  Query q;
+  if (!Query_parse(text, &q, err, sizeof err)) {
+    App_message(a, true, "%s", err); /* half typed: the last good one stands */
+    return;
+  }
+  a->message[0] = 0;
+  if (kind == PROMPT_FILTER) {
+    Results_setFilter(a, text, err, sizeof err);
+    return;
+  }
+  rv->search_query = q;
+  Util_strlcpy(rv->search, text, sizeof rv->search);
+  if (!text[0]) {
+    ViewResults_goTo(a, rv->search_from);
+    return;
+  }
+  int pos = Results_find(a, &q, rv->search_from, 1);
+  if (pos < 0) App_message(a, true, "no match for %s", text);
+  else ViewResults_goTo(a, pos);
+}
+
+void ViewResults_promptDone(App *a, PromptKind kind, bool accepted) {
+  ResultsView *rv = &a->results;
+  char err[256];
+  if (kind == PROMPT_FILTER) {
+    if (!accepted) Results_setFilter(a, rv->filter_before, err, sizeof err);
+    if (rv->filter[0])
+      App_message(a, false, "filter %s: %d of %d records (\\ then Ctrl-U clears it)", rv->filter,
+                  rv->norder, a->session.nrecords);
+    else if (accepted)
+      App_message(a, false, "no filter: all %d records", a->session.nrecords);
+    return;
+  }
+  if (!accepted) {
+    ViewResults_goTo(a, rv->search_from);
+    rv->search[0] = 0;
+  } else if (rv->search[0]) {
+    App_message(a, false, "n / N: next / previous match of %s", rv->search);
+  }
+}
+
+static void ViewResults_next(App *a, int ch) {
+  ResultsView *rv = &a->results;
+  if (!rv->search[0]) {
+    App_message(a, false, "no search yet: / searches");
+    return;
+  }
+  int dir = ch == 'N' ? -1 : 1;
+  int pos = Results_find(a, &rv->search_query, rv->cur.sel + dir, dir);
+  if (pos < 0) {
+    App_message(a, true, "no match for %s", rv->search);
+    return;
+  }
+  bool wrapped = dir > 0 ? pos <= rv->cur.sel : pos >= rv->cur.sel;
+  ViewResults_goTo(a, pos);
+  App_message(a, false, "match %s%s", rv->search, wrapped ? " (wrapped)" : "");
+}
+
 static const KeyBinding ViewResults_bindings[] = {
   {{' '}, "Space", "Spc mark", "mark / unmark the record (for compare)", ViewResults_mark},
   {{'\n', KEY_ENTER}, "Enter", "Enter detail", "detail of the record", ViewResults_detail},
   {{'s'}, "s", "s sort", "sort by the column under the cursor (again: reverse)", ViewResults_sort},
-  {{'n'}, "n", NULL, "back to arrival order", ViewResults_arrival},
+  {{'a'}, "a", NULL, "back to arrival order", ViewResults_arrival},
+  {{'/', KEY_F(3)}, "/  F3", "/ search", "search (as you type; the terms of a filter)",
+   ViewResults_searchPrompt},
+  {{'n', 'N'}, "n N", NULL, "next / previous match of the search", ViewResults_next},
+  {{'\\', KEY_F(4)}, "\\  F4", "\\ filter",
+   "show only matching records: mma  variant:fa3  knobs:split=2  p50<12  !fail", ViewResults_filterPrompt},
   {{KEY_LEFT, KEY_RIGHT, 'h', 'l'}, "Left Right / h l", NULL, "move the column cursor",
    ViewResults_column},
   {{'H'}, "H", NULL, "hide the column under the cursor", ViewResults_hide},

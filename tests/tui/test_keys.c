@@ -7,7 +7,8 @@
 #include "tests/unit/check.h"
 #include "tui/tui.h"
 
-static const char *const Overlay_names[] = {"none", "help", "picker", "knobs", "prompt", "confirm"};
+static const char *const Overlay_names[] = {"none",    "help",   "picker", "knobs",
+                                            "runopts", "prompt", "confirm"};
 static const char *const View_names[] = {"main", "detail", "compare"};
 
 static void Test_chain(const App *a) {

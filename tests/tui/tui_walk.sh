@@ -63,7 +63,7 @@ first_desc=$(screen | grep -A1 'variant' | tail -1)
 keys l l; keys s; wait_for 'by TFLOP/s desc'
 keys H; wait_for 'hid column'
 keys A; wait_for 'all columns shown'
-keys n; wait_for 'arrival order'
+keys a; wait_for 'arrival order'
 step "results: sort asc/desc, by another column, hide/show"
 
 # Mark two records and compare them.
