@@ -30,10 +30,10 @@ static const CommandOption run_options[] = {
                    .help = "hardware metrics to collect, by Nsight Compute name (benchtop list "
                            "metrics)"},
   [RUN_REPS] = {.name = "reps", .short_name = 'r', .value = CMD_INT, .arg = "N",
-                .help = "timed launches per record", .lo = 1, .hi = 100000},
+                .help = "timed launches per record", .lo = PLAN_REPS_MIN, .hi = PLAN_REPS_MAX},
   [RUN_WARMUP] = {.name = "warmup", .short_name = 'w', .value = CMD_INT, .arg = "N",
-                  .help = "warm-up launches before timing (at least 50 ms of them)", .lo = 0,
-                  .hi = 100000},
+                  .help = "warm-up launches before timing (at least 50 ms of them)",
+                  .lo = PLAN_WARMUP_MIN, .hi = PLAN_WARMUP_MAX},
   [RUN_COLD_L2] = {.name = "cold-l2", .value = CMD_FLAG,
                    .help = "flush the L2 cache between timed launches"},
   [RUN_GRAPH] = {.name = "graph", .value = CMD_FLAG,
@@ -44,7 +44,8 @@ static const CommandOption run_options[] = {
   [RUN_SEED] = {.name = "seed", .value = CMD_UINT64, .arg = "N",
                 .help = "seed of the random inputs (default: a fresh one)"},
   [RUN_WATCHDOG] = {.name = "watchdog", .value = CMD_INT, .arg = "SEC",
-                    .help = "kill a launch that runs longer than this", .lo = 1, .hi = 3600},
+                    .help = "kill a launch that runs longer than this",
+                    .lo = PLAN_WATCHDOG_MIN, .hi = PLAN_WATCHDOG_MAX},
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
                           "in the sessions directory)", .complete = CMD_COMPLETE_SESSION},

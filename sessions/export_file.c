@@ -37,7 +37,7 @@ bool Export_toFile(const char *path, const Session *s, const Record *const *recs
     snprintf(err, errsize, "cannot export %.3000s: out of memory", path);
     return false;
   }
-  Export_session(f, fmt, s, recs, n);
+  Export_session(f, fmt, s, recs, n, true); /* a file: every metric */
   bool ok = fclose(f) == 0;
   if (!ok) snprintf(err, errsize, "cannot export %.3000s: out of memory", path);
   else ok = Util_writeFileAtomic(path, text, len, err, errsize);
