@@ -86,7 +86,6 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   bool tty = isatty(STDERR_FILENO);
   Runner *r = Runner_new(NULL);
   Runner_submit(r, entries, n);
-  free(entries);
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
   /* The columns are fixed before the first record: those of the metrics asked for. */
@@ -95,6 +94,13 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   int nnames = Metrics_resolve(plan->metrics, &names, err, sizeof err);
   if (nnames > 0) MetricColumns_fromNames(&mc, names, nnames, Export_briefMetrics(fmt, false));
   Metrics_freeNames(names, nnames > 0 ? nnames : 0);
+  ExportLayout layout = {.cols = cols, .metrics = &mc};
+  for (int i = 0; i < n; i++) {
+    char knobs[RECORD_KNOBS_MAX];
+    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+    Export_fitRecord(&layout, entries[i].variant->name, knobs);
+  }
+  free(entries);
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK;
   bool finished = false, cancelled = false, saved_once = false;
@@ -111,7 +117,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
-        if (!begun) Export_begin(&x, stdout, fmt, cols, &mc);
+        if (!begun) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
         s.device = ev.device;
         s.has_device = true;
@@ -119,7 +125,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
-        if (!begun) Export_begin(&x, stdout, fmt, cols, &mc);
+        if (!begun) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);

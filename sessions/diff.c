@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "sessions/json_fields.h"
+#include "sessions/knob_label.h"
 
 void Diff_defaultOptions(DiffOptions *o) {
   memset(o, 0, sizeof *o);
@@ -21,9 +22,22 @@ static const char *Diff_clockName(const DiffPair *p) {
   return p->by_events || !Record_kernelClock(p->a) ? "events" : "kernel";
 }
 
-/* "variant knobs" of one side, for pairs whose sides differ. */
+/* "variant knobs" of one side (knobs as their compact label), for pairs whose sides differ. */
 static void Diff_label(const Record *r, char *buf, size_t size) {
-  snprintf(buf, size, "%s %s", r->variant, r->knobs[0] ? r->knobs : "-");
+  char knobs[RECORD_KNOBS_MAX];
+  KnobLabel_compact(r->variant, r->knobs, knobs, sizeof knobs);
+  snprintf(buf, size, "%s %s", r->variant, knobs);
+}
+
+/* The A and B cells of a pair: variant and knob label, or each side's "variant knobs". */
+static void Diff_keyCells(const DiffPair *p, bool same_keys, char *a, char *b, size_t size) {
+  if (same_keys) {
+    snprintf(a, size, "%s", p->a->variant);
+    KnobLabel_compact(p->a->variant, p->a->knobs, b, size);
+  } else {
+    Diff_label(p->a, a, size);
+    Diff_label(p->b, b, size);
+  }
 }
 
 static double Diff_metricDelta(const DiffPair *p, const MetricColumn *m) {
@@ -221,10 +235,14 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
   const char *heads[D_NCOLS] = {same_keys ? "variant" : "A", same_keys ? "knobs" : "B", "shape",
                                 "status", "p50 A", "p50 B", "Δp50 [95% CI]", "verdict",
                                 "Δrel err"};
-  const int widths[D_NCOLS] = {9, same_keys ? 14 : 24, 15, 9, 8, 8, 22, 7, 9};
-  int w[D_NCOLS];
-  memcpy(w, widths, sizeof w);
-  if (!same_keys) w[D_A] = 24;
+  int w[D_NCOLS] = {9, 5, 15, 9, 8, 8, 22, 7, 9};
+  for (int i = 0; i < dp->n; i++) { /* the key columns fit their labels: never cut */
+    if (!dp->pair[i].a || !dp->pair[i].b) continue;
+    char ka[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8], kb[sizeof ka];
+    Diff_keyCells(&dp->pair[i], same_keys, ka, kb, sizeof ka);
+    if ((int)strlen(ka) > w[D_A]) w[D_A] = (int)strlen(ka);
+    if ((int)strlen(kb) > w[D_B]) w[D_B] = (int)strlen(kb);
+  }
   if (md) fputs("|", out);
   for (int c = 0; c < D_NCOLS; c++) Diff_cell(out, md, heads[c], w[c], c < D_P50A || c == D_VERDICT, c == 0);
   for (int k = 0; k < mc.n; k++) {
@@ -242,13 +260,7 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     const DiffPair *p = &dp->pair[i];
     if (!p->a || !p->b) continue;
     char c[D_NCOLS][RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8];
-    if (same_keys) {
-      snprintf(c[D_A], sizeof c[D_A], "%s", p->a->variant);
-      snprintf(c[D_B], sizeof c[D_B], "%s", p->a->knobs[0] ? p->a->knobs : "-");
-    } else {
-      Diff_label(p->a, c[D_A], sizeof c[D_A]);
-      Diff_label(p->b, c[D_B], sizeof c[D_B]);
-    }
+    Diff_keyCells(p, same_keys, c[D_A], c[D_B], sizeof c[D_A]);
     Shape_format(&p->a->shape, c[D_SHAPE], sizeof c[D_SHAPE]);
     if (!md && p->a->shape.causal) {
       char *s = strstr(c[D_SHAPE], ":causal");

@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "sessions/json_fields.h"
+#include "sessions/knob_label.h"
 
 /* The base columns (metric columns follow the catalog, see MetricColumns). */
 enum {
@@ -132,7 +133,10 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
   double v = NAN;
   switch (col) {
   case C_VARIANT: snprintf(buf, size, "%s", r->variant); return;
-  case C_KNOBS: snprintf(buf, size, "%s", r->knobs[0] ? r->knobs : "-"); return;
+  case C_KNOBS: /* people read the compact label; machines get the full setting */
+    if (fmt == FMT_CSV) snprintf(buf, size, "%s", r->knobs[0] ? r->knobs : "-");
+    else KnobLabel_compact(r->variant, r->knobs, buf, size);
+    return;
   case C_SHAPE:
     Shape_format(&r->shape, buf, size);
     if (fmt == FMT_TABLE && r->shape.causal) { /* ":causal" -> ":c" to keep 80 columns */
@@ -237,12 +241,31 @@ static void Export_head(FILE *out, OutputFormat fmt, const char *head, const cha
   }
 }
 
-void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols,
-                  const MetricColumns *metrics) {
+void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs) {
+  char label[RECORD_KNOBS_MAX];
+  KnobLabel_compact(variant, knobs, label, sizeof label);
+  int kw = (int)strlen(label), vw = (int)strlen(variant);
+  if (kw > l->knob_width) l->knob_width = kw;
+  if (vw > l->variant_width) l->variant_width = vw;
+}
+
+/* A base column as this table lays it out: the variant and knob columns fit their contents. */
+static ColumnDesc Export_desc(const Export *x, int c) {
+  ColumnDesc d = Export_columns[c];
+  if (c == C_VARIANT && x->variant_width > d.width) d.width = x->variant_width;
+  if (c == C_KNOBS && x->knob_width > 0) d.width = x->knob_width < 5 ? 5 : x->knob_width;
+  return d;
+}
+
+void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *layout) {
   memset(x, 0, sizeof *x);
   x->out = out;
   x->fmt = fmt;
-  x->cols = cols;
+  x->cols = layout->cols;
+  x->variant_width = layout->variant_width;
+  x->knob_width = layout->knob_width;
+  unsigned cols = x->cols;
+  const MetricColumns *metrics = layout->metrics;
   if (metrics && metrics->n > 0) {
     x->metrics.n = metrics->n;
     x->metrics.col = Util_xmalloc(sizeof *metrics->col * (size_t)metrics->n);
@@ -262,8 +285,8 @@ void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols,
         Export_head(out, fmt, m->label, m->name, Export_metricWidth(m), false, first);
       }
     if (!Export_shows(c, fmt, cols)) continue;
-    const ColumnDesc *d = &Export_columns[c];
-    Export_head(out, fmt, d->head, d->csv, d->width, d->left, first);
+    ColumnDesc d = Export_desc(x, c);
+    Export_head(out, fmt, d.head, d.csv, d.width, d.left, first);
     first = false;
   }
   fputc('\n', out);
@@ -320,7 +343,8 @@ void Export_record(Export *x, const Record *r) {
       }
     if (!Export_shows(c, x->fmt, x->cols)) continue;
     Export_cell(r, c, x->fmt, buf, sizeof buf);
-    Export_put(x, &Export_columns[c], buf, first);
+    ColumnDesc d = Export_desc(x, c);
+    Export_put(x, &d, buf, first);
     first = false;
   }
   fputc('\n', out);
@@ -358,6 +382,27 @@ static void Export_summary(FILE *out, OutputFormat fmt, const Session *s) {
   fprintf(out, "%s\n", fmt == FMT_MD ? "**\n" : "");
 }
 
+/* Under a table: the short knob names its labels use, once per variant. */
+static void Export_knobLegend(FILE *out, OutputFormat fmt, const Record *const *recs, int n) {
+  if (fmt != FMT_TABLE && fmt != FMT_MD) return;
+  for (int i = 0; i < n; i++) {
+    char label[RECORD_KNOBS_MAX], legend[512];
+    KnobLabel_compact(recs[i]->variant, recs[i]->knobs, label, sizeof label);
+    if (!strchr(label, '=') || strcmp(label, recs[i]->knobs) == 0) continue;
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++) {
+      char other[RECORD_KNOBS_MAX];
+      KnobLabel_compact(recs[j]->variant, recs[j]->knobs, other, sizeof other);
+      seen = strcmp(recs[j]->variant, recs[i]->variant) == 0 && strchr(other, '=') &&
+             strcmp(other, recs[j]->knobs) != 0;
+    }
+    KnobLabel_legend(recs[i]->variant, legend, sizeof legend);
+    if (!seen && legend[0])
+      fprintf(out, "%sknobs of %s (other knobs at their defaults): %s\n", fmt == FMT_MD ? "\n" : "",
+              recs[i]->variant, legend);
+  }
+}
+
 void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record *const *recs,
                     int n, bool wide) {
   if (fmt == FMT_JSON) {
@@ -378,9 +423,12 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
   if (fmt != FMT_CSV) Export_summary(out, fmt, s);
   MetricColumns mc;
   MetricColumns_collect(&mc, recs, n, Export_briefMetrics(fmt, wide));
+  ExportLayout layout = {.cols = Export_columnsFor(recs, n), .metrics = &mc};
+  for (int i = 0; i < n; i++) Export_fitRecord(&layout, recs[i]->variant, recs[i]->knobs);
   Export x;
-  Export_begin(&x, out, fmt, Export_columnsFor(recs, n), &mc);
+  Export_begin(&x, out, fmt, &layout);
   MetricColumns_free(&mc);
   for (int i = 0; i < n; i++) Export_record(&x, recs[i]);
   Export_end(&x);
+  Export_knobLegend(out, fmt, recs, n);
 }

@@ -20,11 +20,19 @@ enum {
   EXPORT_COL_ALL = 0x3,
 };
 
+/* What the columns of a table hold, fixed before its first row. */
+typedef struct ExportLayout {
+  unsigned cols;                /* optional base columns (EXPORT_COL_*) */
+  const MetricColumns *metrics; /* NULL: none */
+  int variant_width, knob_width; /* table: 0 for the defaults; labels are never cut */
+} ExportLayout;
+
 typedef struct Export {
   FILE *out;
   OutputFormat fmt;
   unsigned cols;
   MetricColumns metrics; /* owned copy */
+  int variant_width, knob_width;
   int rows;
   int by_status[5]; /* RecordStatus counts, for the footer */
 } Export;
@@ -38,10 +46,13 @@ unsigned Export_columnsFor(const Record *const *recs, int n);
  * wide; Markdown and CSV show every metric). */
 bool Export_briefMetrics(OutputFormat fmt, bool wide);
 
-/* Streaming: header, one row per record (flushed, so a pipe sees it at once), footer. metrics
- * (may be NULL: none) is copied. */
-void Export_begin(Export *x, FILE *out, OutputFormat fmt, unsigned cols,
-                  const MetricColumns *metrics);
+/* Widens a layout's variant and knob columns to fit a record's (the table shows the compact
+ * knob label, see knob_label.h). */
+void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs);
+
+/* Streaming: header, one row per record (flushed, so a pipe sees it at once), footer. The
+ * layout's metrics are copied. */
+void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *layout);
 void Export_record(Export *x, const Record *r);
 void Export_end(Export *x);
 
