@@ -10,6 +10,12 @@
 #include "common/util.h"
 #include "kernels/jit.h"
 
+/* cudaLibraryLoadData and cudaLibraryGetKernel arrived in the CUDA 12.8 runtime (meson.build
+ * refuses older toolkits; this says the same to a build that bypasses it). */
+#if CUDART_VERSION < 12080
+#error "benchtop needs CUDA >= 12.8 (cudaLibraryLoadData, cudaLibraryGetKernel): docs/cuda-versions.md"
+#endif
+
 void Gpu_errorText(cudaError_t e, const char *what, char *err, size_t errsize) {
   snprintf(err, errsize, "%s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
@@ -70,6 +76,15 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   memset(g, 0, sizeof *g);
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorInsufficientDriver) { /* the runtime is newer than the driver's major */
+    int drv = 0;
+    cudaDriverGetVersion(&drv);
+    snprintf(err, errsize, "no CUDA GPU: the NVIDIA driver supports CUDA %d.%d, this build's runtime "
+             "is CUDA %d.%d: install a driver of CUDA %d.0 or newer (R%s or newer)",
+             drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
+             CUDART_VERSION / 1000, CUDART_VERSION >= 13000 ? "580" : "525");
+    return false;
+  }
   if (e != cudaSuccess || n == 0) {
     snprintf(err, errsize, "no CUDA GPU: %s; benchtop run needs an NVIDIA GPU and its driver",
              e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
@@ -97,6 +112,11 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   d->mem_bytes = (int64_t)prop.totalGlobalMem;
   cudaDriverGetVersion(&d->driver_version);
   cudaRuntimeGetVersion(&d->runtime_version);
+  if (d->driver_version > 0 && d->driver_version < d->runtime_version)
+    fprintf(stderr, "benchtop worker: the driver supports CUDA %d.%d, the runtime is %d.%d: "
+            "running under minor-version compatibility (docs/cuda-versions.md)\n",
+            d->driver_version / 1000, d->driver_version % 1000 / 10,
+            d->runtime_version / 1000, d->runtime_version % 1000 / 10);
   Jit_nvrtcVersion(&d->nvrtc_major, &d->nvrtc_minor);
   uint32_t cv = 0;
   d->cupti_version = cuptiGetVersion(&cv) == CUPTI_SUCCESS ? (int)cv : -1;
@@ -106,7 +126,14 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
                            .l2_bytes = prop.l2CacheSize,
                            .smem_optin = (int)prop.sharedMemPerBlockOptin};
   g->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  Jit_archFor(g->cc, false, g->arch, sizeof g->arch);
+  /* NVRTC may be older than the driver and the GPU: compile for the newest architecture it
+   * knows (a same-major cubin, or PTX the driver finishes), and say so once. */
+  char note[200];
+  if (!Jit_targetFor(g->cc, false, g->arch, sizeof g->arch, note, sizeof note)) {
+    snprintf(err, errsize, "%s; install a CUDA toolkit that supports this GPU", note);
+    return false;
+  }
+  if (note[0]) fprintf(stderr, "benchtop worker: %s\n", note);
   if (!Gpu_ok(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), "creating a stream",
               err, errsize))
     return false;
@@ -128,7 +155,11 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
                       size_t errsize) {
   char knobs[160], key[256], arch[16];
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);
-  Jit_archFor(g->cc, v->arch_specific, arch, sizeof arch);
+  char note[200];
+  if (!Jit_targetFor(g->cc, v->arch_specific, arch, sizeof arch, note, sizeof note)) {
+    snprintf(err, errsize, "%s", note);
+    return NULL;
+  }
   snprintf(key, sizeof key, "%s|%s|%d|%s", v->name, knobs, D, arch);
   for (int i = 0; i < g->nmodules; i++)
     if (strcmp(g->modules[i].key, key) == 0) {

@@ -14,10 +14,20 @@
 
 #include <cupti_activity.h>
 #include <cupti_result.h>
+#include <cupti_version.h>
 
 #include "common/util.h"
 
 #define KC_BUFFER_BYTES (4u << 20)
+
+/* The kernel record CUPTI writes is the newest its headers declare: CUpti_ActivityKernel10
+ * from CUDA 13.0 (CUPTI_API_VERSION 130000), CUpti_ActivityKernel9 in CUDA 12.x. The fields
+ * read here (start, end, correlationId) are in both. */
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 KcKernelRecord;
+#else
+typedef CUpti_ActivityKernel9 KcKernelRecord;
+#endif
 
 typedef KernelClockKernel KcKernel;
 typedef KernelClockMark KcExt;
@@ -67,7 +77,7 @@ static void CUPTIAPI KernelClock_bufferCompleted(CUcontext ctx, uint32_t stream,
   while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
         rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+      const KcKernelRecord *k = (const KcKernelRecord *)rec;
       if (k->start == 0 && k->end == 0) {
         kc.untimed++;
         continue;

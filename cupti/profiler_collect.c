@@ -7,6 +7,13 @@
 
 #include <cuda_runtime_api.h>
 #include <cupti_range_profiler.h>
+#include <cupti_version.h>
+
+/* The range profiler arrived in CUPTI 12.8 (CUPTI_API_VERSION 26; from 13.0 the version reads
+ * 130000 and up). meson.build refuses older toolkits; this says so to a build that bypasses it. */
+#if CUPTI_API_VERSION < 26
+#error "benchtop needs CUDA >= 12.8 for CUPTI's range profiler: docs/cuda-versions.md"
+#endif
 
 #include "common/util.h"
 #include "cupti/profiler_private.h"

@@ -39,6 +39,57 @@ void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size) {
   snprintf(buf, size, "sm_%d%s", cc, arch_specific ? "a" : "");
 }
 
+bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsupported, char *arch,
+                    size_t archsize, char *note, size_t notesize) {
+  int same_major = 0, newest = 0;
+  note[0] = '\0';
+  for (int i = 0; i < nsupported; i++) {
+    if (supported[i] == cc) {
+      Jit_archFor(cc, arch_specific, arch, archsize);
+      return true;
+    }
+    if (supported[i] / 10 == cc / 10 && supported[i] < cc && supported[i] > same_major)
+      same_major = supported[i];
+    if (supported[i] > newest) newest = supported[i];
+  }
+  int vmaj = 0, vmin = 0;
+  Jit_nvrtcVersion(&vmaj, &vmin);
+  if (arch_specific) {
+    snprintf(note, notesize, "NVRTC %d.%d cannot compile for sm_%da (it knows up to sm_%d)", vmaj,
+             vmin, cc, newest);
+    return false;
+  }
+  if (same_major) {
+    snprintf(arch, archsize, "sm_%d", same_major);
+    snprintf(note, notesize, "NVRTC %d.%d knows no sm_%d: compiled for sm_%d, which runs there",
+             vmaj, vmin, cc, same_major);
+    return true;
+  }
+  if (newest > cc || newest == 0) {
+    snprintf(note, notesize, "NVRTC %d.%d cannot compile for sm_%d (it knows sm_%d and newer)",
+             vmaj, vmin, cc, nsupported ? supported[0] : 0);
+    return false;
+  }
+  snprintf(arch, archsize, "compute_%d", newest);
+  snprintf(note, notesize, "NVRTC %d.%d knows no sm_%d: compiled PTX for compute_%d, which the "
+           "driver compiles for this GPU (a newer toolkit gives a native cubin)", vmaj, vmin, cc,
+           newest);
+  return true;
+}
+
+bool Jit_targetFor(int cc, bool arch_specific, char *arch, size_t archsize, char *note,
+                   size_t notesize) {
+  int n = 0, archs[64];
+  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 64 ||
+      nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS) {
+    /* Nothing to choose from: ask for the device's own and let NVRTC say if it cannot. */
+    Jit_archFor(cc, arch_specific, arch, archsize);
+    note[0] = '\0';
+    return true;
+  }
+  return Jit_chooseArch(cc, arch_specific, archs, n, arch, archsize, note, notesize);
+}
+
 void Jit_nvrtcVersion(int *major, int *minor) {
   if (nvrtcVersion(major, minor) != NVRTC_SUCCESS) *major = *minor = -1;
 }
@@ -176,9 +227,12 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   opts[nopt] = opt_owned[nopt]; nopt++;
   opt_owned[nopt] = Util_asprintf("-I%s", Jit_cudaInclude());
   opts[nopt] = opt_owned[nopt]; nopt++;
+  /* A compute_NN target stops at PTX: no ptxas runs, so no resource report to ask for. */
+  bool ptx_only = strncmp(arch, "compute_", 8) == 0;
   const char *fixed[] = {"-std=c++17", "--ptxas-options=-v", "-lineinfo", "--restrict",
                          "-default-device"};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    if (ptx_only && strncmp(fixed[i], "--ptxas", 7) == 0) continue;
     opt_owned[nopt] = NULL;
     opts[nopt++] = fixed[i];
   }
@@ -232,10 +286,18 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
       nvrtcDestroyProgram(&prog);
       goto done;
     }
-    r = nvrtcGetCUBINSize(prog, &out->cubin_size);
-    if (r == NVRTC_SUCCESS) {
-      out->cubin = Util_xmalloc(out->cubin_size);
-      r = nvrtcGetCUBIN(prog, out->cubin);
+    if (ptx_only) { /* PTX for the driver to compile */
+      r = nvrtcGetPTXSize(prog, &out->cubin_size);
+      if (r == NVRTC_SUCCESS) {
+        out->cubin = Util_xmalloc(out->cubin_size);
+        r = nvrtcGetPTX(prog, out->cubin);
+      }
+    } else {
+      r = nvrtcGetCUBINSize(prog, &out->cubin_size);
+      if (r == NVRTC_SUCCESS) {
+        out->cubin = Util_xmalloc(out->cubin_size);
+        r = nvrtcGetCUBIN(prog, out->cubin);
+      }
     }
     nvrtcDestroyProgram(&prog);
     if (r != NVRTC_SUCCESS) {

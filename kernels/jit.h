@@ -11,7 +11,7 @@
 #include "kernels/registry.h"
 
 typedef struct JitOutput {
-  void *cubin;
+  void *cubin;       /* the image to load: a cubin, or NUL-terminated PTX for a compute_NN target */
   size_t cubin_size;
   BuildInfo build;   /* of the variant's last step (the attention kernel); spills: the worst */
   char *log;         /* NVRTC log, owned (may be empty) */
@@ -37,6 +37,19 @@ void Jit_free(JitOutput *out);
 char *Jit_loadSource(const char *name);
 /* "sm_89" for cc 89; "sm_90a" when the variant is arch-specific. */
 void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size);
+/* The target NVRTC compiles for on a device of compute capability cc, given the architectures
+ * this NVRTC knows (supported[], ascending, as nvrtcGetSupportedArchs lists them): the device's
+ * own "sm_XY" when known; else the newest known sm_XZ of the same major with Z < Y (a cubin
+ * runs on later minors); else "compute_NN" of the newest known architecture (PTX, which the
+ * driver compiles for the device: the driver may be newer than NVRTC). An arch-specific target
+ * ("sm_90a") exists only for the device's own architecture. False when none fits (an older
+ * device than NVRTC supports, or an arch-specific one NVRTC lacks), with why in note; note says
+ * what was chosen and why whenever it is not the device's own architecture, else is "". */
+bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsupported, char *arch,
+                    size_t archsize, char *note, size_t notesize);
+/* Jit_chooseArch with the list of the NVRTC this process loaded. */
+bool Jit_targetFor(int cc, bool arch_specific, char *arch, size_t archsize, char *note,
+                   size_t notesize);
 void Jit_nvrtcVersion(int *major, int *minor);
 /* Parses a ptxas -v report for function `entry` into b (regs, smem, stack, spills). */
 void Jit_parsePtxasLog(const char *log, const char *entry, BuildInfo *b);

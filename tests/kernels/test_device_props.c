@@ -162,7 +162,54 @@ static void DeviceTest_arch(void) {
   CHECK(strcmp(arch, "sm_90") == 0);
 }
 
+/* NVRTC older than the GPU: the device's own architecture when NVRTC knows it, else a cubin
+ * of the same major (it runs on later minors), else PTX of the newest architecture NVRTC knows
+ * (the driver compiles it); never a target that cannot run there. */
+static void DeviceTest_nvrtcArch(void) {
+  static const int nvrtc126[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+  static const int no89[] = {75, 80, 86, 87, 90};
+  static const int with100[] = {75, 80, 86, 87, 89, 90, 100, 120};
+  int n126 = (int)(sizeof nvrtc126 / sizeof nvrtc126[0]);
+  char arch[32], note[200];
+  CHECK(Jit_chooseArch(89, false, nvrtc126, n126, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_89") == 0 && note[0] == '\0');
+  CHECK(Jit_chooseArch(90, true, nvrtc126, n126, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_90a") == 0 && note[0] == '\0');
+  /* A Blackwell card (sm_120) with an NVRTC that stops at sm_90: PTX for compute_90. */
+  CHECK(Jit_chooseArch(120, false, nvrtc126, n126, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "compute_90") == 0 && strstr(note, "sm_120") && strstr(note, "compute_90"));
+  /* sm_103 with an NVRTC that knows sm_100: a cubin of the same major. */
+  CHECK(Jit_chooseArch(103, false, with100, 8, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_100") == 0 && strstr(note, "sm_103"));
+  /* An L4 with an NVRTC that lacked sm_89: the newest sm_8x below it (a cubin runs on any
+   * later minor of its major). */
+  CHECK(Jit_chooseArch(89, false, no89, 5, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_87") == 0 && strstr(note, "sm_89"));
+  /* No arch-specific target but the device's own; nothing for a device older than NVRTC's. */
+  CHECK(!Jit_chooseArch(90, true, no89, 4, arch, sizeof arch, note, sizeof note));
+  CHECK(strstr(note, "sm_90a") != NULL);
+  CHECK(!Jit_chooseArch(70, false, no89, 5, arch, sizeof arch, note, sizeof note));
+  CHECK(strstr(note, "sm_70") && strstr(note, "sm_75"));
+  /* A compute_NN target gives PTX text (what the driver compiles), not a cubin. */
+  const Variant *naive = Registry_find("naive");
+  KnobValues kv;
+  Registry_defaults(naive, &kv);
+  JitOutput out;
+  char err[256];
+  CHECK(Jit_compileVariant(naive, &kv, 64, "compute_89", false, &out, err, sizeof err));
+  CHECK(out.cubin && out.cubin_size > 0 && strstr((const char *)out.cubin, ".target sm_89") &&
+        strlen((const char *)out.cubin) + 1 == out.cubin_size);
+  CHECK(strcmp(out.build.arch, "compute_89") == 0);
+  Jit_free(&out);
+  /* This machine's NVRTC knows the L4's and the H100's architectures. */
+  CHECK(Jit_targetFor(Test_L4.cc, false, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_89") == 0 && note[0] == '\0');
+  CHECK(Jit_targetFor(Test_H100.cc, true, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "sm_90a") == 0);
+}
+
 int main(void) {
+  DeviceTest_nvrtcArch();
   DeviceTest_mma();
   DeviceTest_persistent();
   DeviceTest_flush();
