@@ -7,6 +7,7 @@
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/catalog.h"
+#include "cupti/chips.h"
 #include "cupti/nvpw.h"
 #include "cupti/profiler.h"
 #include "kernels/registry.h"
@@ -16,8 +17,8 @@ enum { LIST_CHIP, LIST_DEVICE, LIST_NAMES, LIST_NOPTS };
 
 static const CommandOption list_options[] = {
   [LIST_CHIP] = {.name = "chip", .value = CMD_TEXT, .arg = "NAME",
-                 .help = "metrics: list a chip's metrics offline, no GPU needed (GH100, AD104, "
-                         "GA100, ...)"},
+                 .help = "metrics: list a chip's metrics offline, no GPU needed: a GPU (L4, "
+                         "H100, RTX 4090), a compute capability (sm_89) or a chip (AD104)"},
   [LIST_DEVICE] = {.name = "device", .value = CMD_INT, .arg = "N",
                    .help = "metrics: the GPU to ask (default 0)", .lo = 0, .hi = 63},
   [LIST_NAMES] = {.name = "names", .value = CMD_FLAG,
@@ -102,7 +103,7 @@ static int List_metrics(const char *sub, const char *chip, int device, bool name
   if (!chip) {
     if (Profiler_deviceCount(err, sizeof err) <= 0) {
       fprintf(stderr, "benchtop list metrics: a GPU is needed (%s); or name a chip for an "
-              "offline list: --chip GH100, AD104, GA100, ...\n", err);
+              "offline list: --chip L4, H100, sm_89, AD104, GH100, ...\n", err);
       return BT_EXIT_NO_GPU;
     }
     if (!Profiler_deviceChip(device, devchip, sizeof devchip, &avail, err, sizeof err)) {
@@ -111,14 +112,24 @@ static int List_metrics(const char *sub, const char *chip, int device, bool name
     }
     chip = devchip;
   }
+  /* --chip L4, --chip "RTX 4090", --chip sm_89: the chip CUPTI calls it. */
+  char alias_chip[32], alias_note[160] = "";
+  if (chip != devchip && Chips_resolve(chip, alias_chip, sizeof alias_chip, alias_note,
+                                       sizeof alias_note))
+    chip = alias_chip;
   NvpwHost *h = NvpwHost_new(chip, avail, err, sizeof err);
   if (!h) {
-    fprintf(stderr, "benchtop list metrics: %s\n", err);
+    if (strncmp(err, "unknown chip", 12) == 0)
+      fprintf(stderr, "benchtop list metrics: %s; or a GPU name or compute capability: %s\n",
+              err, Chips_knownNames());
+    else
+      fprintf(stderr, "benchtop list metrics: %s\n", err);
     free(avail);
     return BT_EXIT_USAGE;
   }
   if (!names) {
-    printf("# %s metrics%s%s%s: name, kind, unit, description\n", NvpwHost_chip(h),
+    printf("# %s metrics%s%s%s%s%s%s: name, kind, unit, description\n", NvpwHost_chip(h),
+           alias_note[0] ? " (" : "", alias_note, alias_note[0] ? ")" : "",
            sub ? " containing '" : "", sub ? sub : "", sub ? "'" : "");
     printf("# suffixes: counters .sum .avg .min .max (+ .per_second, .pct_of_peak_sustained_active, "
            "...), ratios .pct .ratio, throughputs .avg.pct_of_peak_sustained_elapsed\n");

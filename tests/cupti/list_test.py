@@ -46,6 +46,29 @@ elif CASE == "unknown-chip":
     expect(len(err.strip().splitlines()) == 1, f"not one line: {err!r}")
     expect("unknown chip 'NOTACHIP'" in err and "GH100" in err, err)
     print("ok:", err.strip()[:100])
+elif CASE == "aliases":
+    # --chip takes what people call their GPU and compute capabilities: the L4's list is AD104's.
+    def listing(chip):
+        rc, out, err = run("list", "metrics", "--chip", chip)
+        expect(rc == 0, f"--chip {chip!r}: rc={rc} err={err!r}")
+        lines = out.splitlines()
+        return lines[0], lines[1:]
+    head, ad104 = listing("AD104")
+    expect(len(ad104) > 1000, f"AD104 lists {len(ad104)} lines")
+    for name in ("L4", "l4", "NVIDIA L4", "RTX 4070 Ti"):
+        head, body = listing(name)
+        expect(head.startswith("# AD104 metrics (") and " is AD104)" in head, f"{name}: {head!r}")
+        expect(body == ad104, f"{name}: not AD104's list")
+    for name, chip in (("L40S", "AD102"), ("RTX 4090", "AD102"), ("NVIDIA GeForce RTX 4090", "AD102"),
+                       ("A100", "GA100"), ("A10G", "GA102"), ("H100", "GH100"), ("H200", "GH100"),
+                       ("NVIDIA H100 80GB HBM3", "GH100"), ("sm_89", "AD102"), ("8.9", "AD102"),
+                       ("sm_80", "GA100"), ("sm_86", "GA102"), ("sm_90", "GH100"), ("sm_90a", "GH100")):
+        head, _ = listing(name)
+        expect(head.startswith(f"# {chip} metrics ("), f"{name}: {head!r}")
+    rc, out, err = run("list", "metrics", "--chip", "sm_61")
+    expect(rc == 2 and len(err.strip().splitlines()) == 1 and "L4" in err and "sm_89" in err,
+           f"sm_61: rc={rc} err={err!r}")
+    print("ok: GPU names and compute capabilities map to their chips")
 elif CASE == "no-match":
     rc, out, err = run("list", "metrics", "zzzz_no_such_metric", "--chip", "GH100")
     expect(rc == 1 and len(err.strip().splitlines()) == 1, f"rc={rc} err={err!r}")
