@@ -87,6 +87,11 @@ bool Jit_targetFor(int cc, bool arch_specific, char *arch, size_t archsize, char
     note[0] = '\0';
     return true;
   }
+  /* BENCHTOP_SIMULATE_OLD_NVRTC=1: an NVRTC that knows nothing of this GPU's major version
+   * (the PTX path, provable on any GPU: tests/gpu/gpu_compat.sh). */
+  const char *old = getenv("BENCHTOP_SIMULATE_OLD_NVRTC");
+  if (old && strcmp(old, "1") == 0)
+    while (n > 0 && archs[n - 1] / 10 >= cc / 10) n--;
   return Jit_chooseArch(cc, arch_specific, archs, n, arch, archsize, note, notesize);
 }
 

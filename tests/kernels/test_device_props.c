@@ -4,6 +4,7 @@
  * variant needs. Checked on an L4 (58 SMs, 48 MiB L2, sm_89, 99 KiB) and an H100 (132 SMs,
  * 50 MiB, sm_90, 227 KiB), no GPU needed. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/device_props.h"
@@ -206,6 +207,12 @@ static void DeviceTest_nvrtcArch(void) {
   CHECK(strcmp(arch, "sm_89") == 0 && note[0] == '\0');
   CHECK(Jit_targetFor(Test_H100.cc, true, arch, sizeof arch, note, sizeof note));
   CHECK(strcmp(arch, "sm_90a") == 0);
+  /* BENCHTOP_SIMULATE_OLD_NVRTC=1 hides the device's generation: PTX of the one before. */
+  setenv("BENCHTOP_SIMULATE_OLD_NVRTC", "1", 1);
+  CHECK(Jit_targetFor(Test_H100.cc, false, arch, sizeof arch, note, sizeof note));
+  CHECK(strcmp(arch, "compute_89") == 0 && strstr(note, "compute_89"));
+  CHECK(!Jit_targetFor(Test_H100.cc, true, arch, sizeof arch, note, sizeof note));
+  unsetenv("BENCHTOP_SIMULATE_OLD_NVRTC");
 }
 
 int main(void) {
