@@ -10,6 +10,7 @@
 #include "bench/runner.h"
 #include "bench/stats.h"
 #include "cmd/commands.h"
+#include "common/gpu_build.h"
 #include "common/util.h"
 #include "cupti/profiler.h"
 
@@ -26,6 +27,7 @@ static const CommandOption bm_options[] = {
                 .help = "records with and without metrics (default 10)", .lo = 2, .hi = 1000},
 };
 
+#if BENCHTOP_GPU
 static int BenchMetrics_exec(const CommandArgs *args) {
   const char *variant = CommandArgs_text(args, BM_VARIANT, "mma");
   const char *shape_text = CommandArgs_text(args, BM_SHAPE, "2x8x512x64");
@@ -110,6 +112,13 @@ static int BenchMetrics_exec(const CommandArgs *args) {
   free(wall[1]);
   return rc;
 }
+
+#else
+static int BenchMetrics_exec(const CommandArgs *a) {
+  (void)a;
+  return Command_needsGpuBuild(&Cmd_benchMetrics);
+}
+#endif
 
 const Command Cmd_benchMetrics = {
   .name = "bench-metrics",

@@ -7,10 +7,29 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "common/gpu_build.h"
 #include "common/util.h"
 #include "kernels/jit.h"
 #include "kernels/registry.h"
 
+enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_NOPTS };
+
+static const CommandOption ck_options[] = {
+  [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
+               .help = "architectures to compile for, comma-separated (default sm_80,sm_89,sm_90)"},
+  [CK_VARIANT] = {.name = "variant", .short_name = 'v', .value = CMD_TEXT, .arg = "NAME",
+                  .help = "only this variant", .complete = CMD_COMPLETE_VARIANT},
+  [CK_ALL_KNOBS] = {.name = "all-knobs", .value = CMD_FLAG,
+                    .help = "every knob setting the variant's check accepts, not only the "
+                            "shipped presets"},
+  [CK_VERBOSE] = {.name = "verbose", .short_name = 'V', .value = CMD_FLAG,
+                  .help = "print the compiler log of failures, spills and ptxas warnings"},
+  /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
+  [CK_LIST_PRESETS] = {.name = "list-presets", .value = CMD_FLAG,
+                       .help = "print every variant's presets and exit", .flags = CMD_OPT_HIDDEN},
+};
+
+#if BENCHTOP_GPU
 static int CheckKernels_archCc(const char *arch) {
   int cc = 0;
   if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 200) return -1;
@@ -100,23 +119,6 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
   }
 }
 
-enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_NOPTS };
-
-static const CommandOption ck_options[] = {
-  [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
-               .help = "architectures to compile for, comma-separated (default sm_80,sm_89,sm_90)"},
-  [CK_VARIANT] = {.name = "variant", .short_name = 'v', .value = CMD_TEXT, .arg = "NAME",
-                  .help = "only this variant", .complete = CMD_COMPLETE_VARIANT},
-  [CK_ALL_KNOBS] = {.name = "all-knobs", .value = CMD_FLAG,
-                    .help = "every knob setting the variant's check accepts, not only the "
-                            "shipped presets"},
-  [CK_VERBOSE] = {.name = "verbose", .short_name = 'V', .value = CMD_FLAG,
-                  .help = "print the compiler log of failures, spills and ptxas warnings"},
-  /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
-  [CK_LIST_PRESETS] = {.name = "list-presets", .value = CMD_FLAG,
-                       .help = "print every variant's presets and exit", .flags = CMD_OPT_HIDDEN},
-};
-
 static int CheckKernels_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, CK_LIST_PRESETS)) {
     for (int i = 0; i < Registry_count; i++)
@@ -156,6 +158,13 @@ static int CheckKernels_exec(const CommandArgs *a) {
   printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled - skipped, skipped, failures);
   return failures ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
+
+#else
+static int CheckKernels_exec(const CommandArgs *a) {
+  (void)a;
+  return Command_needsGpuBuild(&Cmd_checkKernels);
+}
+#endif
 
 const Command Cmd_checkKernels = {
   .name = "check-kernels",

@@ -5,13 +5,14 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "common/gpu_build.h"
 #include "common/util.h"
-#include "sessions/catalog.h"
 #include "cupti/chips.h"
 #include "cupti/nvpw.h"
 #include "cupti/profiler.h"
 #include "kernels/registry.h"
 #include "kernels/shape.h"
+#include "sessions/catalog.h"
 
 enum { LIST_CHIP, LIST_DEVICE, LIST_NAMES, LIST_NOPTS };
 
@@ -88,6 +89,7 @@ static int List_shapes(const char *sub, bool names) {
   return n ? BT_EXIT_OK : List_none("shape preset", sub);
 }
 
+#if BENCHTOP_GPU
 static void List_printMetric(void *user, const NvpwMetricDesc *m) {
   if (*(const bool *)user) {
     printf("%s\n", m->name);
@@ -147,6 +149,13 @@ static int List_metrics(const char *sub, const char *chip, int device, bool name
   }
   return BT_EXIT_OK;
 }
+
+#else
+static int List_metrics(const char *sub, const char *chip, int device, bool names) {
+  (void)sub, (void)chip, (void)device, (void)names;
+  return Command_needsGpuBuild(&Cmd_list); /* libnvperf_host is part of the toolkit */
+}
+#endif
 
 static int List_exec(const CommandArgs *a) {
   const char *what = a->pos[0], *sub = a->npos > 1 ? a->pos[1] : NULL;

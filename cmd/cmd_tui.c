@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "common/gpu_build.h"
 #include "common/revision.h"
 #include "common/util.h"
 #include "tui/tui_main.h"
@@ -22,7 +23,8 @@ static const CommandArg tui_args[] = {
 
 static int Tui_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, TUI_VERSION)) {
-    printf("benchtop %s (%s)\n", BENCHTOP_VERSION, BENCHTOP_REVISION);
+    printf("benchtop %s (%s)%s\n", BENCHTOP_VERSION, BENCHTOP_REVISION,
+           BENCHTOP_GPU ? "" : ", viewer build (no GPU support)");
     return BT_EXIT_OK;
   }
   const char *path = a->npos ? a->pos[0] : NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "common/gpu_build.h"
 #include "common/util.h"
 
 enum { CMD_LONG_BASE = 256, CMD_HELP = 'h' };
@@ -29,6 +30,13 @@ int Command_usageError(const Command *c, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "%s: %s; see %s --help\n", prog, msg, prog);
   return BT_EXIT_USAGE;
+}
+
+int Command_needsGpuBuild(const Command *c) {
+  char prog[64];
+  Command_prog(c, prog, sizeof prog);
+  fprintf(stderr, "%s: %s\n", prog, GPU_BUILD_MISSING);
+  return BT_EXIT_NO_GPU;
 }
 
 bool Command_choiceWord(const char *choices, int i, char *buf, int size) {

@@ -132,6 +132,9 @@ const char *CommandArgs_nth(const CommandArgs *a, int opt, int i);
 /* Parses argv (argv[0] is the command's name) and runs the command: `--help` prints its help
  * and returns 0; a usage error prints one line and returns BT_EXIT_USAGE. */
 int Command_run(const Command *c, int argc, char **argv);
+/* In a viewer build (common/gpu_build.h): says in one line that CMD needs a GPU build;
+ * returns BT_EXIT_NO_GPU. */
+int Command_needsGpuBuild(const Command *c);
 /* Prints "benchtop CMD: MESSAGE; see benchtop CMD --help" on stderr; returns BT_EXIT_USAGE. */
 int Command_usageError(const Command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* `benchtop CMD --help` */

@@ -2,17 +2,19 @@
 # The two README commands.
 #   tools/dev.sh tui [ARGS...]   install what is missing, build, start the TUI (without a GPU it
 #                                opens the newest session or the bundled example)
-#   tools/dev.sh test            install what is missing, build (plain and ASan+UBSan), run the
-#                                unit and TUI suites in both builds and a bounded fuzz run, and
-#                                end with "N passed, N failed"
-# Needs the CUDA toolkit (nvcc, NVRTC, CUPTI) under /usr/local/cuda or -Dtoolkit_root.
+#   tools/dev.sh test            install what is missing, build (plain, ASan+UBSan, and a viewer
+#                                build with the toolkit hidden), run the unit and TUI suites in
+#                                each and a bounded fuzz run, and end with "N passed, N failed"
+# With the CUDA toolkit under /usr/local/cuda (or meson -Dtoolkit_root) the build has GPU
+# support; without it, a viewer build (sessions, show, diff, the TUI; running needs a GPU build).
 set -u
 cd "$(dirname "$0")/.."
-PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev tmux python3 clang libclang-rt-14-dev procps man-db zsh"
+BUILD_PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev python3"
+TEST_PKGS="tmux clang libclang-rt-14-dev procps man-db zsh"
 
-install_missing() {
+install_missing() { # packages...
   local missing=()
-  for p in $PKGS; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+  for p in "$@"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing: ${missing[*]}" >&2
   local SUDO=""
@@ -52,20 +54,28 @@ PY
 case "${1:-}" in
 tui)
   shift
-  install_missing
+  install_missing $BUILD_PKGS
   build build
   exec build/benchtop "$@"
   ;;
 test)
-  install_missing
+  install_missing $BUILD_PKGS $TEST_PKGS
   build build
   build build-asan -Dsanitize=true -Dfuzz=true
+  # The viewer build a laptop without CUDA gets: the toolkit hidden (an empty toolkit root), GPU
+  # support left to auto; its viewer_build test checks that nothing of CUDA was linked.
+  mkdir -p build-viewer.toolkit
+  build build-viewer -Dtoolkit_root="$PWD/build-viewer.toolkit"
+  build-viewer/benchtop --version | grep -q "viewer build" || {
+    echo "build-viewer found a CUDA toolkit outside -Dtoolkit_root: not a viewer build" >&2; exit 1; }
   meson test -C build --suite unit --suite tui --print-errorlogs --num-processes 2
   count build
   # The sanitizer build skips 'slow' (NVRTC compiles of every preset: nothing to sanitize).
   ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite unit --suite tui --no-suite slow \
     --print-errorlogs --num-processes 2
   count build-asan
+  meson test -C build-viewer --suite unit --suite tui --print-errorlogs --num-processes 2
+  count build-viewer
   if [ -x tests/fuzz/run-fuzz.sh ] && [ -x build-asan/tests/fuzz/fuzz_session ]; then
     if bash tests/fuzz/run-fuzz.sh build-asan "${FUZZ_SECONDS:-60}"; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
   fi
