@@ -69,8 +69,18 @@ static bool Plan_splitKnob(const char *text, char *name, size_t nsize, char **va
   return true;
 }
 
+bool Plan_hasAuto(const Plan *p) {
+  for (int i = 0; i < p->nknobs; i++)
+    if (strcmp(p->knobs[i], "auto") == 0) return true;
+  return false;
+}
+
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
   char name[64], *values = NULL;
+  if (strcmp(text, "auto") == 0) {
+    if (!Plan_hasAuto(p)) Plan_pushString(&p->knobs, &p->nknobs, text);
+    return true;
+  }
   if (!Plan_splitKnob(text, name, sizeof name, &values, err, errsize)) return false;
   bool known = false, ok = true;
   char *save = NULL;
@@ -133,6 +143,10 @@ static void Plan_expandVariant(const Plan *p, const Variant *v, PlanEntry **out,
   }
   (void)which;
   int odo[KNOB_MAX] = {0};
+  unsigned given = 0;
+  for (int j = 0; j < nk; j++)
+    if (nvals[j]) given |= 1u << knob_idx[j];
+  bool knobs_auto = Plan_hasAuto(p);
   for (;;) {
     KnobValues kv;
     Registry_defaults(v, &kv);
@@ -146,6 +160,8 @@ static void Plan_expandVariant(const Plan *p, const Variant *v, PlanEntry **out,
       e->knobs = kv;
       e->shape = p->shapes[s];
       e->opts = p->opts;
+      e->knobs_auto = knobs_auto;
+      e->knobs_given = given;
       Util_strlcpy(e->metrics, p->metrics[0] ? p->metrics : "default", sizeof e->metrics);
     }
     int j = 0;

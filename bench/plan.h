@@ -15,6 +15,8 @@ typedef struct PlanEntry {
   Shape shape;
   RunOptions opts;
   char metrics[512];  /* "default", "none" or names */
+  bool knobs_auto;    /* --knob auto: the tuned knobs replace the defaults (TunedTable_resolve) */
+  unsigned knobs_given; /* bit k: knob k was set by --knob k=v (auto leaves it alone) */
 } PlanEntry;
 
 /* The options' ranges, one place for `benchtop run` and the TUI's run options. */
@@ -27,9 +29,12 @@ enum {
 void Plan_defaultOptions(RunOptions *o);
 /* Parses "-v" text ("all", "naive,mma") into plan->variants; unknown names give one line. */
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize);
-/* Adds one --knob "k=v" or "k=v1,v2" (a sweep). Unknown knobs (in no selected variant) or
- * values outside the allowed set give one line. Call after Plan_setVariants. */
+/* Adds one --knob "k=v" or "k=v1,v2" (a sweep), or "auto" (each variant's tuned knobs for
+ * the shape, see bench/tune_table.h). Unknown knobs (in no selected variant) or values outside
+ * the allowed set give one line. Call after Plan_setVariants. */
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize);
+/* The plan asks for --knob auto (the device must be known before its entries are final). */
+bool Plan_hasAuto(const Plan *p);
 /* Expands to entries: every variant x every combination of its swept knobs x every shape. */
 bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t errsize);
 

@@ -49,6 +49,7 @@ struct Runner {
 static void Runner_sendNext(Runner *r);
 static RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind);
 static void Runner_finish(Runner *r);
+static bool Runner_spawn(Runner *r);
 
 Runner *Runner_new(const char *exe) {
   Runner *r = Util_xcalloc(1, sizeof *r);
@@ -116,6 +117,17 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
     return;
   }
   if (r->state == W_IDLE) Runner_sendNext(r); /* a warm worker waits for no poll */
+}
+
+void Runner_start(Runner *r) {
+  if (r->state != W_NONE || r->no_gpu) return;
+  if (!Runner_spawn(r)) {
+    r->no_gpu = true;
+    snprintf(r->no_gpu_why, sizeof r->no_gpu_why, "cannot start the worker (%s): %s", r->exe,
+             strerror(errno));
+    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
+    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
+  }
 }
 
 bool Runner_busy(const Runner *r) {
@@ -350,7 +362,16 @@ static void Runner_handleLine(Runner *r, const char *line) {
 static void Runner_workerGone(Runner *r, const char *why) {
   bool was_busy = r->state == W_BUSY || r->state == W_CANCELLING;
   bool cancelling = r->state == W_CANCELLING;
+  /* Started with nothing queued (Runner_start) and gone before its hello: whoever waits for
+   * the device hears why, once, instead of waiting forever. */
+  bool idle_start = r->state == W_STARTING && r->head >= r->nqueue && r->nbuilds == 0;
   Runner_stopWorker(r, true);
+  if (idle_start) {
+    r->no_gpu = true;
+    Util_strlcpy(r->no_gpu_why, why, sizeof r->no_gpu_why);
+    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
+    if (ev) Util_strlcpy(ev->message, why, sizeof ev->message);
+  }
   if (was_busy && r->building) {
     r->building = false;
     Runner_builtEvent(r, false, why);
@@ -444,7 +465,7 @@ bool Runner_poll(Runner *r, RunnerEvent *ev) {
       else
         snprintf(why, sizeof why, "watchdog: no progress for %.0f s (kernel hang?)",
                  (strcmp(r->phase, "compiling") == 0 ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r)) / 1000);
-      if (r->state == W_STARTING) {
+      if (r->state == W_STARTING && r->head < r->nqueue) {
         r->inflight = r->queue[r->head];
         r->head++;
         r->state = W_BUSY;

@@ -35,6 +35,9 @@ typedef struct Runner Runner;
  * (NULL: /proc/self/exe). */
 Runner *Runner_new(const char *exe);
 void Runner_free(Runner *r);
+/* Starts the worker now, with nothing queued, so that its device is known (RUNNER_HELLO)
+ * before entries are submitted: --knob auto and tune need the device to choose them. */
+void Runner_start(Runner *r);
 /* Queues a plan's entries (the runner keeps copies). */
 void Runner_submit(Runner *r, const PlanEntry *entries, int count);
 /* Drops queued entries and stops the record in flight (the worker is asked to cancel, then

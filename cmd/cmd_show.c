@@ -14,7 +14,7 @@ enum { SHOW_FORMAT, SHOW_BEST, SHOW_WIDE, SHOW_NOPTS };
 static const CommandOption show_options[] = {
   [SHOW_FORMAT] = CMD_OPTION_FORMAT,
   [SHOW_BEST] = {.name = "best", .short_name = 'b', .value = CMD_FLAG,
-                 .help = "only the fastest passing record of each shape"},
+                 .help = "only the tune winners, or the fastest passing record of each shape"},
   [SHOW_WIDE] = {.name = "wide", .value = CMD_FLAG,
                  .help = "the table shows every metric, not only the catalog's brief ones and yours"},
 };
@@ -23,9 +23,13 @@ static const CommandArg show_args[] = {
   {"SESSION.json", "the session to print", NULL, CMD_COMPLETE_SESSION, 0},
 };
 
-/* The fastest passing record of each shape, in the order the shapes first appear. */
+/* A tuned session names its winners (per variant and shape); any other session's best are
+ * the fastest passing record of each shape, in the order the shapes first appear. */
 static int Show_best(const Session *s, const Record **out) {
   int n = 0;
+  for (int i = 0; i < s->ntune; i++)
+    if (s->tune[i].winner >= 0 && s->tune[i].winner < s->nrecords) out[n++] = &s->records[s->tune[i].winner];
+  if (s->ntune > 0) return n;
   for (int i = 0; i < s->nrecords; i++) {
     const Record *r = &s->records[i];
     if (r->status != REC_PASS || isnan(r->timing.p50)) continue;
@@ -45,12 +49,16 @@ static int Show_exec(const CommandArgs *a) {
     fprintf(stderr, "%s\n", err);
     return BT_EXIT_FAILED;
   }
-  const Record **recs = Util_xcalloc((size_t)s.nrecords + 1, sizeof(Record *));
+  const Record **recs = Util_xcalloc((size_t)(s.nrecords > s.ntune ? s.nrecords : s.ntune) + 1, sizeof(Record *));
   int n = 0;
   if (CommandArgs_has(a, SHOW_BEST)) n = Show_best(&s, recs);
   else
     for (; n < s.nrecords; n++) recs[n] = &s.records[n];
   Export_session(stdout, fmt, &s, recs, n, CommandArgs_has(a, SHOW_WIDE));
+  if (CommandArgs_has(a, SHOW_BEST) && s.ntune > 0 && (fmt == FMT_TABLE || fmt == FMT_MD)) {
+    fflush(stdout);
+    TuneSummary_print(stdout, s.tune, s.ntune, s.overall, s.noverall);
+  }
   free(recs);
   Session_free(&s);
   return BT_EXIT_OK;
@@ -58,7 +66,7 @@ static int Show_exec(const CommandArgs *a) {
 
 const Command Cmd_show = {
   .name = "show",
-  .summary = "print a saved session (--best: the fastest passing record per shape)",
+  .summary = "print a saved session (--best: the tune winners, or the fastest passing record per shape)",
   .description = "Prints the records of a saved session as a table, JSON, CSV or Markdown, "
                  "with a column for every metric the records hold: the catalog's (benchtop "
                  "list metrics) under short labels in the table and Markdown, then any other "

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench/runner.h"
+#include "bench/tune_table.h"
 #include "common/util.h"
 #include "sessions/catalog.h"
 
@@ -57,6 +58,45 @@ static void RunLoop_clockNote(const Record *r, const RunOptions *o, char *noted,
   Util_strlcpy(noted, r->timing.source_note, size);
 }
 
+/* --knob auto, once the worker said which device this is: the tuned knobs (or the defaults,
+ * said once per variant and shape on stderr), then the entries go to the worker. */
+static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const DeviceInfo *d,
+                                char (*notes)[160]) {
+  TunedTable_resolve(entries, n, d, notes);
+  for (int i = 0; i < n; i++) {
+    if (!notes[i][0]) continue;
+    bool said = false;
+    for (int j = 0; j < i; j++)
+      said |= entries[j].variant == entries[i].variant &&
+              Shape_equal(&entries[j].shape, &entries[i].shape) && strcmp(notes[j], notes[i]) == 0;
+    if (said) continue;
+    char shape[64], knobs[160];
+    Shape_format(&entries[i].shape, shape, sizeof shape);
+    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+    bool tuned = Util_startsWith(notes[i], "tuned");
+    fprintf(stderr, "benchtop: --knob auto: %s at %s: %s%s %s\n", entries[i].variant->name, shape,
+            tuned ? notes[i] : notes[i] + strlen("defaults: "), tuned ? ":" : "; running the defaults",
+            knobs);
+  }
+  Runner_submit(r, entries, n);
+}
+
+/* The note of the auto entry a record came from (records arrive in submission order). */
+static void RunLoop_markAuto(Record *rec, const PlanEntry *entries, char (*notes)[160],
+                             bool *used, int n) {
+  for (int i = 0; i < n; i++) {
+    if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, rec->variant) != 0 ||
+        !Shape_equal(&entries[i].shape, &rec->shape))
+      continue;
+    char knobs[160];
+    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+    if (strcmp(knobs, rec->knobs) != 0) continue;
+    used[i] = true;
+    Util_strlcpy(rec->knobs_auto, notes[i], sizeof rec->knobs_auto);
+    return;
+  }
+}
+
 int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
   char err[512], noted[256] = "", clock_noted[256] = "";
   PlanEntry *entries = NULL;
@@ -85,7 +125,11 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
 
   bool tty = isatty(STDERR_FILENO);
   Runner *r = Runner_new(NULL);
-  Runner_submit(r, entries, n);
+  bool wait_device = Plan_hasAuto(plan);
+  char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
+  bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
+  if (wait_device) Runner_start(r);
+  else Runner_submit(r, entries, n);
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
   /* The columns are fixed before the first record: those of the metrics asked for. */
@@ -100,7 +144,6 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     Export_fitRecord(&layout, entries[i].variant->name, knobs);
   }
-  free(entries);
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK;
   bool finished = false, cancelled = false, saved_once = false;
@@ -108,6 +151,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
     if (RunLoop_interrupted && !cancelled) {
       cancelled = true;
       Runner_cancel(r);
+      if (wait_device) finished = true; /* nothing submitted yet: nothing to wait for */
       if (tty) fprintf(stderr, "\r\033[K");
       fprintf(stderr, "benchtop: interrupted; keeping the finished records\n");
     }
@@ -117,16 +161,27 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
-        if (!begun) Export_begin(&x, stdout, fmt, &layout);
-        begun = true;
         s.device = ev.device;
         s.has_device = true;
+        if (wait_device) {
+          wait_device = false;
+          if (cancelled) finished = true;
+          else RunLoop_resolveAuto(r, entries, n, &ev.device, notes);
+          for (int i = 0; i < n; i++) { /* the columns fit the knobs auto chose */
+            char knobs[RECORD_KNOBS_MAX];
+            Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+            Export_fitRecord(&layout, entries[i].variant->name, knobs);
+          }
+        }
+        if (!begun) Export_begin(&x, stdout, fmt, &layout);
+        begun = true;
         break;
       case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
         if (!begun) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
+        RunLoop_markAuto(&ev.record, entries, notes, used, n);
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
         else saved_once = true;
@@ -141,6 +196,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
         if (tty) fprintf(stderr, "\r\033[K");
         fprintf(stderr, "benchtop: %s\n", ev.message);
         rc = BT_EXIT_NO_GPU;
+        if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
         break;
       case RUNNER_FINISHED: finished = true; break;
       case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
@@ -153,6 +209,9 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
   if (begun) Export_end(&x);
   MetricColumns_free(&mc);
   Runner_free(r);
+  free(entries);
+  free(notes);
+  free(used);
   if (rc != BT_EXIT_NO_GPU && (saved_once || s.nrecords == 0)) {
     if (s.nrecords == 0 && !Session_autosave(&s, err, sizeof err))
       fprintf(stderr, "benchtop: cannot save the session: %s\n", err);

@@ -211,6 +211,28 @@ static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
     Util_writeFileAtomic(cpath, out->cubin, out->cubin_size, err, sizeof err);
 }
 
+/* The source hash records carry: the kernel's text and every shared header, as read now. */
+static uint64_t Jit_hashSource(const char *source, const char *const *hdr_src) {
+  uint64_t h = Util_hash64(source, strlen(source), 0);
+  for (int i = 0; i < JIT_NHEADERS; i++) h = Util_hash64(hdr_src[i], strlen(hdr_src[i]), h);
+  return h;
+}
+
+bool Jit_sourceHash(const Variant *v, char *buf, size_t size) {
+  char *src = Jit_loadSource(v->source);
+  if (!src) return false;
+  const char *hdr_src[JIT_NHEADERS];
+  char *hdr_owned[JIT_NHEADERS];
+  for (int i = 0; i < JIT_NHEADERS; i++) {
+    hdr_owned[i] = Jit_loadSource(Jit_headers[i]);
+    hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
+  }
+  snprintf(buf, size, "%016llx", (unsigned long long)Jit_hashSource(src, hdr_src));
+  for (int i = 0; i < JIT_NHEADERS; i++) free(hdr_owned[i]);
+  free(src);
+  return true;
+}
+
 bool Jit_compileSource(const char *name, const char *source, const char *const *defines,
                        int ndefines, const char *main_entry, const char *arch, bool use_cache,
                        JitOutput *out, char *err, size_t errsize) {
@@ -249,8 +271,7 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   /* Cache key: source, headers, options, NVRTC version. */
   int vmaj = 0, vmin = 0;
   Jit_nvrtcVersion(&vmaj, &vmin);
-  uint64_t src_hash = Util_hash64(source, strlen(source), 0);
-  for (int i = 0; i < JIT_NHEADERS; i++) src_hash = Util_hash64(hdr_src[i], strlen(hdr_src[i]), src_hash);
+  uint64_t src_hash = Jit_hashSource(source, hdr_src);
   snprintf(out->build.source_hash, sizeof out->build.source_hash, "%016llx",
            (unsigned long long)src_hash);
   uint64_t key = Util_hash64(&src_hash, sizeof src_hash, (uint64_t)(vmaj * 1000 + vmin));

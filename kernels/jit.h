@@ -33,6 +33,9 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
                        JitOutput *out, char *err, size_t errsize);
 void Jit_free(JitOutput *out);
 
+/* The hash a build of v records in BuildInfo.source_hash (16 hex digits): its source and the
+ * shared headers as the JIT would read them now. False when the source cannot be read. */
+bool Jit_sourceHash(const Variant *v, char *buf, size_t size);
 /* The embedded source (or $BENCHTOP_KERNEL_DIR/name); NULL if unknown. Caller frees. */
 char *Jit_loadSource(const char *name);
 /* "sm_89" for cc 89; "sm_90a" when the variant is arch-specific. */

@@ -411,10 +411,21 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
     for (int i = 0; i < n; i++) subset[i] = *recs[i];
     view.records = subset;
     view.nrecords = n;
+    /* Tune summaries name their winner by index: renumbered into the subset (or none). */
+    TuneSummary *tune = Util_xcalloc((size_t)s->ntune + 1, sizeof(TuneSummary));
+    for (int i = 0; i < s->ntune; i++) {
+      tune[i] = s->tune[i];
+      int w = tune[i].winner;
+      tune[i].winner = -1;
+      for (int k = 0; k < n && w >= 0 && w < s->nrecords; k++)
+        if (recs[k] == &s->records[w]) tune[i].winner = k;
+    }
+    view.tune = tune;
     cJSON *j = Session_toJson(&view);
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
     free(subset);
+    free(tune);
     if (text) fprintf(out, "%s\n", text);
     cJSON_free(text);
     fflush(out);

@@ -78,6 +78,7 @@ void Record_init(Record *r) {
   r->metrics = NULL;
   r->metric_passes = -1;
   r->occupancy_theoretical = NAN;
+  r->tune.rank = r->tune.of = -1;
 }
 
 bool Record_kernelClock(const Record *r) { return strcmp(r->timing.source, "kernel") == 0; }

@@ -78,6 +78,15 @@ typedef struct Metric {
   char reason[RECORD_REASON_MAX / 2]; /* why n/a */
 } Metric;
 
+/* Where a record stands in its tune (`benchtop tune`); rank -1 when it was not tuned. */
+typedef struct TuneMark {
+  int rank;     /* its configuration's place among those measured for its variant and shape
+                   (1: the winner), by p50 */
+  int of;       /* configurations ranked there */
+  bool winner;  /* the record the session names as that variant and shape's winner */
+  bool tied;    /* its configuration's samples cannot be told apart from the winner's */
+} TuneMark;
+
 typedef struct Record {
   char variant[RECORD_NAME_MAX];
   char knobs[RECORD_KNOBS_MAX]; /* canonical "k=v,k=v" (every knob of the variant) */
@@ -95,6 +104,8 @@ typedef struct Record {
   Metric *metrics;      /* owned */
   int metric_passes;    /* replay passes CUPTI needed, -1 if none collected */
   double occupancy_theoretical; /* percent, from the occupancy API */
+  char knobs_auto[160];  /* asked as --knob auto: "tuned (...)" or why the defaults ran; "" not */
+  TuneMark tune;
 } Record;
 
 /* Every field n/a (NAN / -1), strings empty. */

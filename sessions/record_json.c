@@ -101,6 +101,14 @@ static const JsonField Record_fields[] = {
   JSON_FIELD(Record, occupancy_theoretical, JF_DOUBLE),
 };
 
+/* Optional, written only for records a tune ranked. */
+static const JsonField Tune_fields[] = {
+  JSON_FIELD(TuneMark, rank, JF_INT),
+  JSON_FIELD(TuneMark, of, JF_INT),
+  JSON_FIELD(TuneMark, winner, JF_BOOL),
+  JSON_FIELD(TuneMark, tied, JF_BOOL),
+};
+
 /* Sub-objects of a record: key, field table, offset. */
 typedef struct SubObject {
   const char *key;
@@ -185,6 +193,9 @@ cJSON *Record_toJson(const Record *r) {
     }
   }
   if (!Device_isUnset(&r->device)) cJSON_AddItemToObject(o, "device", Device_toJson(&r->device));
+  if (r->knobs_auto[0]) cJSON_AddStringToObject(o, "knobs_auto", r->knobs_auto);
+  if (r->tune.rank > 0)
+    JsonFields_write(cJSON_AddObjectToObject(o, "tune"), &r->tune, Tune_fields, N(Tune_fields));
   cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
   for (int i = 0; i < r->nmetrics; i++) {
     cJSON *m = cJSON_CreateObject();
@@ -288,6 +299,14 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
     goto fail;
   v = Json_member(j, "metrics", cJSON_Array, false, path, &ok, err, errsize);
   if (!ok || (v && !Record_readMetrics(v, out, path, err, errsize))) goto fail;
+  v = Json_member(j, "knobs_auto", cJSON_String, false, path, &ok, err, errsize);
+  if (!ok || (v && !Json_readStr(v, out->knobs_auto, sizeof out->knobs_auto, path, "knobs_auto",
+                                 err, errsize)))
+    goto fail;
+  v = Json_member(j, "tune", cJSON_Object, false, path, &ok, err, errsize);
+  if (!ok || (v && !JsonFields_read(v, &out->tune, Tune_fields, N(Tune_fields),
+                                    Json_join(dp, sizeof dp, path, "tune"), err, errsize)))
+    goto fail;
   return true;
 fail:
   Record_free(out);
@@ -326,6 +345,13 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
     }
   }
   if (!Device_equal(&a->device, &b->device, Json_join(p, sizeof p, path, "device"), where, wsize))
+    return false;
+  if (strcmp(a->knobs_auto, b->knobs_auto) != 0) {
+    Json_join(where, wsize, path, "knobs_auto");
+    return false;
+  }
+  if (!JsonFields_equal(&a->tune, &b->tune, Tune_fields, N(Tune_fields),
+                        Json_join(p, sizeof p, path, "tune"), where, wsize))
     return false;
   if (a->nmetrics != b->nmetrics) {
     Json_join(where, wsize, path, "metrics");

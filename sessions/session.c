@@ -46,6 +46,11 @@ void Session_free(Session *s) {
   free(s->records);
   s->records = NULL;
   s->nrecords = s->cap = 0;
+  free(s->tune);
+  free(s->overall);
+  s->tune = NULL;
+  s->overall = NULL;
+  s->ntune = s->noverall = 0;
   Plan_free(&s->plan);
 }
 
@@ -66,7 +71,42 @@ cJSON *Session_toJson(const Session *s) {
   cJSON_AddItemToObject(o, "plan", Plan_toJson(&s->plan));
   cJSON *recs = cJSON_AddArrayToObject(o, "records");
   for (int i = 0; i < s->nrecords; i++) cJSON_AddItemToArray(recs, Record_toJson(&s->records[i]));
+  if (s->ntune > 0) {
+    cJSON *t = cJSON_AddArrayToObject(o, "tune");
+    for (int i = 0; i < s->ntune; i++) cJSON_AddItemToArray(t, TuneSummary_toJson(&s->tune[i]));
+  }
+  if (s->noverall > 0) {
+    cJSON *t = cJSON_AddArrayToObject(o, "tune_overall");
+    for (int i = 0; i < s->noverall; i++) cJSON_AddItemToArray(t, TuneOverall_toJson(&s->overall[i]));
+  }
   return o;
+}
+
+/* The optional tune summaries (after the records: a summary names its winner by index). */
+static bool Session_tuneFromJson(const cJSON *root, Session *out, char *err, size_t errsize) {
+  bool ok = true;
+  const cJSON *t = Json_member(root, "tune", cJSON_Array, false, "", &ok, err, errsize);
+  if (!ok) return false;
+  int n = t ? cJSON_GetArraySize(t) : 0;
+  if (n > 0) out->tune = Util_xcalloc((size_t)n, sizeof(TuneSummary));
+  for (const cJSON *e = t ? t->child : NULL; e; e = e->next) {
+    char path[32];
+    snprintf(path, sizeof path, "tune[%d]", out->ntune);
+    if (!TuneSummary_fromJson(e, &out->tune[out->ntune], out->nrecords, path, err, errsize))
+      return false;
+    out->ntune++;
+  }
+  t = Json_member(root, "tune_overall", cJSON_Array, false, "", &ok, err, errsize);
+  if (!ok) return false;
+  n = t ? cJSON_GetArraySize(t) : 0;
+  if (n > 0) out->overall = Util_xcalloc((size_t)n, sizeof(TuneOverall));
+  for (const cJSON *e = t ? t->child : NULL; e; e = e->next) {
+    char path[40];
+    snprintf(path, sizeof path, "tune_overall[%d]", out->noverall);
+    if (!TuneOverall_fromJson(e, &out->overall[out->noverall], path, err, errsize)) return false;
+    out->noverall++;
+  }
+  return true;
 }
 
 char *Record_toJsonLine(const Record *r) {
@@ -140,7 +180,7 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
     if (!Record_fromJson(r, &out->records[out->nrecords], path, err, errsize)) return false;
     out->nrecords++;
   }
-  return true;
+  return Session_tuneFromJson(root, out, err, errsize);
 }
 
 static bool Session_parseText(const char *data, size_t len, const char *name, Session *out,
@@ -272,6 +312,20 @@ bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize
     char path[32];
     snprintf(path, sizeof path, "records[%d]", i);
     if (!Record_equal(&a->records[i], &b->records[i], path, where, wsize)) return false;
+  }
+  if (a->ntune != b->ntune || a->noverall != b->noverall) {
+    snprintf(where, wsize, "tune (%d/%d vs %d/%d)", a->ntune, a->noverall, b->ntune, b->noverall);
+    return false;
+  }
+  for (int i = 0; i < a->ntune; i++) {
+    char path[32];
+    snprintf(path, sizeof path, "tune[%d]", i);
+    if (!TuneSummary_equal(&a->tune[i], &b->tune[i], path, where, wsize)) return false;
+  }
+  for (int i = 0; i < a->noverall; i++) {
+    char path[40];
+    snprintf(path, sizeof path, "tune_overall[%d]", i);
+    if (!TuneOverall_equal(&a->overall[i], &b->overall[i], path, where, wsize)) return false;
   }
   return true;
 }

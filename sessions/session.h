@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "sessions/record.h"
+#include "sessions/tune_summary.h"
 
 #define SESSION_SCHEMA "benchtop.session/1"
 #define SESSION_MAX_BYTES (256u << 20) /* a larger file is refused, not read */
@@ -35,6 +36,9 @@ typedef struct Session {
   Plan plan;
   int nrecords, cap;
   Record *records;
+  int ntune, noverall;    /* what `benchtop tune` found (optional; tune_summary.h) */
+  TuneSummary *tune;
+  TuneOverall *overall;
   char path[4096];      /* autosave target ("" = none) */
   bool dirty;           /* records not yet on disk */
 } Session;

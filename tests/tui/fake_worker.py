@@ -3,11 +3,24 @@
 protocol of bench/protocol.h and answers every run request with a plausible record, so the TUI's
 live-run path can be tested on machines without a GPU. Test fixture only: its numbers are made
 up and say so in the device name."""
-import json, os, random, sys, time
+import json, os, random, sys, time, zlib
 
 # Fault drills for the runner's tests: the variant named in FAKE_CRASH makes the worker exit
 # without an answer, the one in FAKE_HANG makes it stop answering (the watchdog's case).
 CRASH, HANG = os.environ.get("FAKE_CRASH", ""), os.environ.get("FAKE_HANG", "")
+# FAKE_TUNE=1: the latency is a fixed function of the knobs (each k=v setting a factor from its
+# hash), so a tune has a landscape to search with one best setting; FAKE_FAIL names a knob
+# setting ("stages=3") whose records fail verification.
+# ("*": every one); FAKE_DELAY=1 makes each record take half a second (to interrupt a run).
+TUNE, FAIL = os.environ.get("FAKE_TUNE", "") == "1", os.environ.get("FAKE_FAIL", "")
+PHASE_S = 0.12 if os.environ.get("FAKE_DELAY", "") == "1" else 0.02
+
+def latency(knobs):
+    t = 5.0
+    for kv in knobs.split(","):
+        if kv:
+            t *= 1.0 + 0.3 * (zlib.crc32(kv.encode()) % 1000) / 1000.0
+    return t
 
 def send(msg):
     sys.stdout.write(json.dumps(msg) + "\n")
@@ -37,8 +50,12 @@ for line in sys.stdin:
         time.sleep(3600)
     for phase in ("compiling", "verifying", "timing", "profiling"):
         send({"type": "progress", "id": req["id"], "phase": phase})
-        time.sleep(0.02)
-    samples = [random.uniform(10, 12) for _ in range(100)]
+        time.sleep(PHASE_S)
+    if TUNE:
+        base = latency(req["knobs"])
+        samples = [base * random.uniform(0.995, 1.005) for _ in range(100)]
+    else:
+        samples = [random.uniform(10, 12) for _ in range(100)]
     s = sorted(samples)
     heads = {"sm__warps_active.avg.pct_of_peak_sustained_active": ("%", 7.0),
              "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": ("%", 20.0),
@@ -60,7 +77,10 @@ for line in sys.stdin:
     metrics = [{"name": n, "value": heads[n][1], "unit": heads[n][0], "reason": ""} if n in heads
                else {"name": n, "value": 1000.0 * (1 + sum(map(ord, n)) % 97), "unit": "", "reason": ""}
                for n in names]
-    rec = {"variant": req["variant"], "knobs": req["knobs"], "shape": req["shape"], "status": "pass",
+    failing = FAIL == "*" or (FAIL and FAIL in req["knobs"].split(","))
+    rec = {"variant": req["variant"], "knobs": req["knobs"], "shape": req["shape"],
+           "status": "fail" if failing else "pass",
+           "reason": "verification failed: rel L2 0.5 (scripted)" if failing else "",
            "options": req.get("opts", {}), "device": device,
            "timing": {"p50": s[50], "p90": s[90], "p99": s[99], "min": s[0], "mean": sum(s) / 100,
                       "stddev": 0.5, "tflops": 90.0, "peak_frac": 0.14, "nsamples": 100, "samples": samples},

@@ -1,0 +1,254 @@
+#include "bench/tune_table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/util.h"
+#include "kernels/jit.h"
+
+#define TUNED_MAX_ENTRIES 100000
+
+void TunedTable_path(char *buf, size_t size) {
+  const char *env = getenv(TUNED_PATH_ENV);
+  if (env && *env) {
+    Util_strlcpy(buf, env, size);
+    return;
+  }
+  char dir[4096];
+  Util_cacheDir(dir, sizeof dir);
+  snprintf(buf, size, "%s/tuned.json", dir);
+}
+
+static bool TunedTable_str(const cJSON *o, const char *key, char *buf, size_t size) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsString(v) || strlen(v->valuestring) >= size) return false;
+  Util_strlcpy(buf, v->valuestring, size);
+  return true;
+}
+
+static bool TunedTable_int(const cJSON *o, const char *key, int *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+      v->valuedouble > 1e9 || v->valuedouble != floor(v->valuedouble))
+    return false;
+  *out = (int)v->valuedouble;
+  return true;
+}
+
+static bool TunedTable_fromJson(const cJSON *o, TunedEntry *e) {
+  memset(e, 0, sizeof *e);
+  char shape[64], why[160];
+  const cJSON *p50 = cJSON_GetObjectItemCaseSensitive(o, "p50");
+  if (!cJSON_IsObject(o) || !TunedTable_str(o, "device", e->device, sizeof e->device) ||
+      !TunedTable_int(o, "cc", &e->cc) || !TunedTable_int(o, "driver", &e->driver) ||
+      !TunedTable_str(o, "variant", e->variant, sizeof e->variant) ||
+      !TunedTable_str(o, "source_hash", e->source_hash, sizeof e->source_hash) ||
+      !TunedTable_str(o, "shape", shape, sizeof shape) || !Shape_parse(shape, &e->shape, why, sizeof why) ||
+      !TunedTable_str(o, "knobs", e->knobs, sizeof e->knobs) || !cJSON_IsNumber(p50) ||
+      !isfinite(p50->valuedouble) || p50->valuedouble <= 0)
+    return false;
+  e->p50 = p50->valuedouble;
+  e->cold_l2 = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cold_l2"));
+  e->graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "graph"));
+  TunedTable_str(o, "clock", e->clock, sizeof e->clock);
+  TunedTable_str(o, "created", e->created, sizeof e->created);
+  TunedTable_str(o, "session", e->session, sizeof e->session);
+  return true;
+}
+
+static cJSON *TunedTable_toJson(const TunedEntry *e) {
+  cJSON *o = cJSON_CreateObject();
+  char shape[64];
+  Shape_format(&e->shape, shape, sizeof shape);
+  cJSON_AddStringToObject(o, "device", e->device);
+  cJSON_AddNumberToObject(o, "cc", e->cc);
+  cJSON_AddNumberToObject(o, "driver", e->driver);
+  cJSON_AddStringToObject(o, "variant", e->variant);
+  cJSON_AddStringToObject(o, "source_hash", e->source_hash);
+  cJSON_AddStringToObject(o, "shape", shape);
+  cJSON_AddBoolToObject(o, "cold_l2", e->cold_l2);
+  cJSON_AddBoolToObject(o, "graph", e->graph);
+  cJSON_AddStringToObject(o, "knobs", e->knobs);
+  cJSON_AddNumberToObject(o, "p50", e->p50);
+  cJSON_AddStringToObject(o, "clock", e->clock);
+  cJSON_AddStringToObject(o, "created", e->created);
+  cJSON_AddStringToObject(o, "session", e->session);
+  return o;
+}
+
+/* Reads the table. 1: read (maybe empty); 0: no file; -1: unreadable or malformed (why). */
+static int TunedTable_read(const char *path, TunedEntry **out, int *n, char *why, size_t whysize) {
+  *out = NULL;
+  *n = 0;
+  size_t len = 0;
+  char *text = Util_readFile(path, &len, TUNED_MAX_BYTES);
+  if (!text) {
+    if (errno == ENOENT) return 0;
+    snprintf(why, whysize, "cannot read %s: %s", path,
+             errno == EFBIG ? "larger than 16 MiB" : strerror(errno));
+    return -1;
+  }
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  free(text);
+  const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
+  const cJSON *arr = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+  if (!cJSON_IsString(schema) || strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ||
+      !cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > TUNED_MAX_ENTRIES) {
+    snprintf(why, whysize, "%s is not a benchtop tuned table (%s)", path,
+             !root ? "not JSON" : !cJSON_IsString(schema) ? "no schema"
+             : strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ? "another schema" : "no entries");
+    cJSON_Delete(root);
+    return -1;
+  }
+  int cap = cJSON_GetArraySize(arr);
+  *out = Util_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(TunedEntry));
+  int i = 0;
+  for (const cJSON *e = arr->child; e; e = e->next, i++) {
+    if (!TunedTable_fromJson(e, &(*out)[*n])) {
+      snprintf(why, whysize, "%s: entries[%d] is malformed", path, i);
+      free(*out);
+      *out = NULL;
+      *n = 0;
+      cJSON_Delete(root);
+      return -1;
+    }
+    (*n)++;
+  }
+  cJSON_Delete(root);
+  return 1;
+}
+
+static bool TunedTable_sameSlot(const TunedEntry *a, const TunedEntry *b) {
+  return strcmp(a->device, b->device) == 0 && a->cc == b->cc &&
+         strcmp(a->variant, b->variant) == 0 && Shape_equal(&a->shape, &b->shape) &&
+         a->cold_l2 == b->cold_l2 && a->graph == b->graph;
+}
+
+bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notesize, char *err,
+                      size_t errsize) {
+  char path[4096], dir[4096], lockpath[4200];
+  note[0] = '\0';
+  TunedTable_path(path, sizeof path);
+  Util_strlcpy(dir, path, sizeof dir);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = '\0';
+    Util_mkdirs(dir);
+  }
+  /* One writer at a time: two tunes finishing together must not lose each other's entries. */
+  snprintf(lockpath, sizeof lockpath, "%s.lock", path);
+  int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+    snprintf(err, errsize, "cannot lock %s: %s", lockpath, strerror(errno));
+    if (lock >= 0) close(lock);
+    return false;
+  }
+  TunedEntry *old = NULL;
+  int nold = 0;
+  char why[512];
+  if (TunedTable_read(path, &old, &nold, why, sizeof why) < 0) {
+    /* Kept for whoever wants to look, never overwritten. */
+    char aside[4200];
+    snprintf(aside, sizeof aside, "%s.bad-%ld", path, (long)time(NULL));
+    if (rename(path, aside) != 0) {
+      snprintf(err, errsize, "%s; cannot move it aside: %s", why, strerror(errno));
+      close(lock);
+      return false;
+    }
+    snprintf(note, notesize, "%s: moved to %s, a new table started", why, aside);
+  }
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "schema", TUNED_SCHEMA);
+  cJSON *arr = cJSON_AddArrayToObject(root, "entries");
+  for (int i = 0; i < nold; i++) {
+    bool replaced = false;
+    for (int j = 0; j < n; j++) replaced |= TunedTable_sameSlot(&old[i], &entries[j]);
+    if (!replaced) cJSON_AddItemToArray(arr, TunedTable_toJson(&old[i]));
+  }
+  for (int j = 0; j < n; j++) cJSON_AddItemToArray(arr, TunedTable_toJson(&entries[j]));
+  free(old);
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  bool ok = text != NULL;
+  if (!ok) snprintf(err, errsize, "cannot format %s: out of memory", path);
+  else ok = Util_writeFileAtomic(path, text, strlen(text), err, errsize);
+  cJSON_free(text);
+  close(lock);
+  return ok;
+}
+
+int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
+                      TunedEntry *out, char *why, size_t whysize) {
+  char path[4096], hash[20];
+  TunedTable_path(path, sizeof path);
+  TunedEntry *all = NULL;
+  int n = 0;
+  int rc = TunedTable_read(path, &all, &n, why, whysize);
+  if (rc < 0) return -1;
+  if (!Jit_sourceHash(v, hash, sizeof hash)) {
+    free(all);
+    snprintf(why, whysize, "the source of %s cannot be read", v->name);
+    return -1;
+  }
+  TunedEntry key;
+  memset(&key, 0, sizeof key);
+  Util_strlcpy(key.device, d->name, sizeof key.device);
+  key.cc = d->cc_major * 10 + d->cc_minor;
+  Util_strlcpy(key.variant, v->name, sizeof key.variant);
+  key.shape = *s;
+  key.cold_l2 = o->cold_l2;
+  key.graph = o->graph;
+  int found = 0;
+  snprintf(why, whysize, "nothing tuned%s on this %s", o->cold_l2 ? " with a cold L2" : "", d->name);
+  for (int i = 0; i < n; i++) {
+    if (!TunedTable_sameSlot(&all[i], &key)) continue;
+    if (strcmp(all[i].source_hash, hash) != 0) {
+      snprintf(why, whysize, "tuned for an older %s (the source changed since)", v->source);
+    } else if (all[i].driver != d->driver_version) {
+      snprintf(why, whysize, "tuned under driver %d, this is %d", all[i].driver, d->driver_version);
+    } else {
+      *out = all[i];
+      found = 1;
+    }
+  }
+  free(all);
+  return found;
+}
+
+/* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
+static void TunedTable_printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
+void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]) {
+  for (int i = 0; i < n; i++) {
+    PlanEntry *e = &entries[i];
+    notes[i][0] = '\0';
+    if (!e->knobs_auto || e->variant->nknobs == 0) continue;
+    TunedEntry t;
+    char why[400];
+    int rc = TunedTable_lookup(d, e->variant, &e->shape, &e->opts, &t, why, sizeof why);
+    KnobValues kv;
+    Registry_defaults(e->variant, &kv);
+    char err[256];
+    if (rc == 1 && Registry_applyKnobs(e->variant, t.knobs, &kv, false, err, sizeof err)) {
+      for (int k = 0; k < e->variant->nknobs; k++)
+        if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
+      snprintf(notes[i], sizeof notes[i], "tuned (p50 %.4g us, %.10s)", t.p50, t.created);
+    } else {
+      if (rc == 1) snprintf(why, sizeof why, "the tuned knobs of %s no longer parse: %s", e->variant->name, err);
+      snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);
+    }
+    TunedTable_printable(notes[i]);
+  }
+}
