@@ -104,7 +104,8 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
     int nnames = Metrics_resolve(cli->req.plan.metrics, &names, err, sizeof err);
     if (nnames > 0) MetricColumns_fromNames(&mc, names, nnames, Export_briefMetrics(cli->fmt, false));
     Metrics_freeNames(names, nnames > 0 ? nnames : 0);
-    Export_begin(&x, stdout, cli->fmt, EXPORT_COL_ALL, &mc);
+    ExportLayout layout = {.cols = EXPORT_COL_ALL, .metrics = &mc};
+    Export_begin(&x, stdout, cli->fmt, &layout);
     MetricColumns_free(&mc);
   }
   while (!finished) {
