@@ -114,6 +114,7 @@ void App_setSession(App *a, Session *s, const char *path) {
     free(a->original);
     a->original = NULL;
   }
+  Results_forgetOriginal(a);
   ResultsView *rv = &a->results;
   free(rv->marked);
   rv->marked = NULL;
@@ -184,6 +185,7 @@ static void App_drawOverlay(App *a) {
   case OVERLAY_PICKER: ViewPicker_draw(a); break;
   case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
   case OVERLAY_RUNOPTS: ViewRunOpts_draw(a); break;
+  case OVERLAY_COLUMNS: ViewColumns_draw(a); break;
   default: ViewPrompt_draw(a); break;
   }
 }
@@ -345,6 +347,7 @@ static void App_free(App *a) {
     Session_free(a->original);
     free(a->original);
   }
+  Results_forgetOriginal(a);
   free(a->results.order);
   free(a->results.marked);
   free(a->shapes.rows);

@@ -1,68 +1,155 @@
 /* Column definitions and value formatting shared by the results, compare and detail views. */
 #include "tui/columns.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "sessions/catalog.h"
+#include "sessions/knob_label.h"
 
-const Column Columns[COL_COUNT] = {
-  [COL_VARIANT] = {"variant", 9, DIR_NONE, false, "kernel variant", "variant"},
-  [COL_KNOBS] = {"knobs", 12, DIR_NONE, false, "knob settings", "knobs"},
-  [COL_SHAPE] = {"shape", 17, DIR_NONE, false, "BxHxSxD[:causal]", "shape"},
-  [COL_STATUS] = {"pass", 5, DIR_NONE, false, "pass, FAIL, error, n/a, cancelled", "status"},
-  [COL_P50] = {"p50 us", 8, DIR_LOWER, true, "median latency per launch", "p50"},
-  [COL_P90] = {"p90 us", 8, DIR_LOWER, true, "90th percentile latency", "p90"},
-  [COL_TFLOPS] = {"TFLOP/s", 7, DIR_HIGHER, true, "4*B*H*S^2*D / p50 (half when causal)",
-                  "tflops"},
-  [COL_RELERR] = {"rel err", 8, DIR_LOWER, true, "relative L2 error against the reference",
-                  "relerr"},
-  [COL_OCC] = {"occ %", 6, DIR_HIGHER, true, "achieved occupancy", "occ"},
-  [COL_TENSOR] = {"tensor%", 7, DIR_HIGHER, true,
-                  "tensor pipe busy with matrix instructions (Hopper), else incl. HFMA2.MMA moves",
-                  "tensor"},
-  [COL_BANK] = {"bank cf", 8, DIR_LOWER, true, "shared-memory bank conflicts, ld+st", "bank"},
-  [COL_L2HIT] = {"L2 hit", 6, DIR_HIGHER, true, "L2 sector hit rate %", "l2hit"},
-  [COL_REGS] = {"regs", 4, DIR_LOWER, true, "registers per thread", "regs"},
-  [COL_SPILLS] = {"spill", 5, DIR_LOWER, true, "spill stores + loads (bytes)", "spills"},
+Column Columns[COL_COUNT];
+static int Columns_used;
+
+typedef struct FixedColumn {
+  ColumnId id;
+  const char *title, *key, *help;
+  int width;
+  Direction dir;
+  bool numeric;
+} FixedColumn;
+
+static const FixedColumn Columns_fixed[] = {
+  {COL_VARIANT, "variant", "variant", "kernel variant", 9, DIR_NONE, false},
+  {COL_KNOBS, "knobs", "knobs", "knobs that differ from the variant's defaults (detail: all)", 8,
+   DIR_NONE, false},
+  {COL_SHAPE, "shape", "shape", "BxHxSxD[:causal]", 17, DIR_NONE, false},
+  {COL_STATUS, "pass", "status", "pass, FAIL, error, n/a, cancelled", 5, DIR_NONE, false},
+  {COL_P50, "p50 us", "p50", "median latency per launch", 8, DIR_LOWER, true},
+  {COL_P90, "p90 us", "p90", "90th percentile latency", 8, DIR_LOWER, true},
+  {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*H*S^2*D / p50 (half when causal)", 7, DIR_HIGHER, true},
+  {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true},
+  {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true},
+  {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true},
 };
 
+Direction Columns_direction(MetricDirection d) {
+  return d == METRIC_HIGHER_BETTER ? DIR_HIGHER : d == METRIC_LOWER_BETTER ? DIR_LOWER : DIR_NONE;
+}
+
+/* A metric column in the next free slot; its key is the catalog label without spaces
+ * ("ld conf" -> "ldconf"), or for the user's own metrics the Nsight Compute name. */
+static int Columns_put(const char *name, const char *unit, const MetricInfo *info) {
+  if (Columns_used >= COL_COUNT) return -1;
+  int c = Columns_used++;
+  Column *col = &Columns[c];
+  memset(col, 0, sizeof *col);
+  Util_strlcpy(col->metric, name, sizeof col->metric);
+  Util_strlcpy(col->unit, info ? info->unit : unit ? unit : "", sizeof col->unit);
+  col->numeric = true;
+  col->dir = info ? Columns_direction(info->direction) : DIR_NONE;
+  col->help = info ? info->help : "a metric named with --metrics (Nsight Compute)";
+  col->brief = !info || info->brief;
+  if (info) {
+    Util_strlcpy(col->title, info->label, sizeof col->title);
+    size_t k = 0;
+    for (const char *p = info->label; *p && k + 1 < sizeof col->key; p++)
+      if (*p != ' ') col->key[k++] = (char)tolower((unsigned char)*p);
+  } else {
+    Util_strlcpy(col->title, name, sizeof col->title);
+    Util_strlcpy(col->key, name, sizeof col->key);
+  }
+  int w = (int)strlen(col->title);
+  col->width = w < 6 ? 6 : w;
+  return c;
+}
+
+void Columns_init(void) {
+  if (Columns_used) return;
+  for (size_t i = 0; i < sizeof Columns_fixed / sizeof Columns_fixed[0]; i++) {
+    const FixedColumn *f = &Columns_fixed[i];
+    Column *c = &Columns[f->id];
+    Util_strlcpy(c->title, f->title, sizeof c->title);
+    Util_strlcpy(c->key, f->key, sizeof c->key);
+    c->help = f->help;
+    c->width = f->width;
+    c->dir = f->dir;
+    c->numeric = f->numeric;
+    c->brief = true;
+  }
+  Columns_used = COL_METRICS;
+  for (int i = 0; i < Catalog_headlineCount; i++)
+    Columns_put(Catalog_headline[i].name, NULL, &Catalog_headline[i]);
+}
+
+int Columns_count(void) {
+  Columns_init();
+  return Columns_used;
+}
+
+int Columns_at(int position) {
+  Columns_init();
+  int nmetrics = Columns_used - COL_METRICS;
+  if (position < COL_REGS) return position;
+  if (position < COL_REGS + nmetrics) return COL_METRICS + (position - COL_REGS);
+  return position - nmetrics; /* regs, spills */
+}
+
+int Columns_position(int c) {
+  Columns_init();
+  int nmetrics = Columns_used - COL_METRICS;
+  if (c < COL_REGS) return c;
+  if (c >= COL_METRICS) return COL_REGS + (c - COL_METRICS);
+  return c + nmetrics;
+}
+
+int Columns_addMetric(const char *name, const char *unit) {
+  Columns_init();
+  for (int c = COL_METRICS; c < Columns_used; c++)
+    if (strcmp(Columns[c].metric, name) == 0) return c;
+  return Columns_put(name, unit, Catalog_find(name));
+}
+
 int Columns_find(const char *key) {
-  for (int c = 0; c < COL_COUNT; c++)
-    if (strcmp(Columns[c].key, key) == 0) return c;
+  Columns_init();
+  if (!key || !key[0]) return -1;
+  for (int c = 0; c < Columns_used; c++)
+    if (strcmp(Columns[c].key, key) == 0 || strcmp(Columns[c].metric, key) == 0) return c;
+  /* The user's own metric, named before any session showed it. */
+  if (strstr(key, "__") && Metrics_nameValid(key)) return Columns_addMetric(key, NULL);
   return -1;
 }
 
-/* The headline metrics; the cupti catalog may know more, these are the ones the views use. */
-static const ColumnMetric Columns_metrics[] = {
-  {MET_OCC, "achieved occupancy", "%", DIR_HIGHER},
-  {MET_TENSOR, "tensor pipe active", "%", DIR_HIGHER},
-  {"sm__inst_executed_pipe_tensor_op_hmma.sum", "tensor instructions", "inst", DIR_NONE},
-  {MET_BANK_LD, "bank conflicts (ld)", "", DIR_LOWER},
-  {MET_BANK_ST, "bank conflicts (st)", "", DIR_LOWER},
-  {MET_L2HIT, "L2 hit rate", "%", DIR_HIGHER},
-  {MET_DURATION, "GPU duration", "ns", DIR_LOWER},
-};
+void Columns_noteSession(const Session *s) {
+  Columns_init();
+  int knob_width = 5;
+  for (int i = 0; i < s->nrecords; i++) {
+    const Record *r = &s->records[i];
+    for (int k = 0; k < r->nmetrics; k++) Columns_addMetric(r->metrics[k].name, r->metrics[k].unit);
+    char label[RECORD_KNOBS_MAX];
+    KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
+    int w = (int)strlen(label);
+    if (w > knob_width) knob_width = w;
+  }
+  Columns[COL_KNOBS].width = knob_width > 40 ? 40 : knob_width;
+}
+
+bool Columns_anyValue(const Session *s, int c) {
+  for (int i = 0; i < s->nrecords; i++)
+    if (!isnan(Columns_value(&s->records[i], (ColumnId)c))) return true;
+  return false;
+}
 
 bool Columns_metricInfo(const char *name, ColumnMetric *out) {
   const MetricInfo *c = Catalog_find(name);
-  if (c) {
-    out->name = c->name;
-    out->label = c->label;
-    out->unit = c->unit;
-    out->dir = c->direction == METRIC_HIGHER_BETTER  ? DIR_HIGHER
-               : c->direction == METRIC_LOWER_BETTER ? DIR_LOWER
-                                                     : DIR_NONE;
-    return true;
-  }
-  for (size_t i = 0; i < sizeof Columns_metrics / sizeof Columns_metrics[0]; i++)
-    if (strcmp(Columns_metrics[i].name, name) == 0) {
-      *out = Columns_metrics[i];
-      return true;
-    }
-  return false;
+  if (!c) return false;
+  out->name = c->name;
+  out->label = c->label;
+  out->unit = c->unit;
+  out->dir = Columns_direction(c->direction);
+  return true;
 }
 
 static double Columns_metric(const Record *r, const char *name) {
@@ -70,19 +157,7 @@ static double Columns_metric(const Record *r, const char *name) {
   return m ? m->value : NAN;
 }
 
-/* The tensor column: matrix-only busy % where the record has it (Hopper), else the HMMA pipe's. */
-static double Columns_tensor(const Record *r) {
-  double mma = Columns_metric(r, CATALOG_TENSOR_MMA_PCT);
-  return isnan(mma) ? Columns_metric(r, CATALOG_TENSOR_PCT) : mma;
-}
-
-static double Columns_bank(const Record *r) {
-  double ld = Columns_metric(r, MET_BANK_LD), st = Columns_metric(r, MET_BANK_ST);
-  if (isnan(ld) && isnan(st)) return NAN;
-  return (isnan(ld) ? 0 : ld) + (isnan(st) ? 0 : st);
-}
-
-static double Columns_count(int v) { return v < 0 ? NAN : (double)v; }
+static double Columns_int(int v) { return v < 0 ? NAN : (double)v; }
 
 static double Columns_spills(const Record *r) {
   if (r->build.spill_stores < 0 && r->build.spill_loads < 0) return NAN;
@@ -91,18 +166,16 @@ static double Columns_spills(const Record *r) {
 }
 
 double Columns_value(const Record *r, ColumnId c) {
+  Columns_init();
   switch (c) {
   case COL_P50: return r->timing.p50;
   case COL_P90: return r->timing.p90;
   case COL_TFLOPS: return r->timing.tflops;
   case COL_RELERR: return r->error.checked ? r->error.rel_l2 : NAN;
-  case COL_OCC: return Columns_metric(r, MET_OCC);
-  case COL_TENSOR: return Columns_tensor(r);
-  case COL_BANK: return Columns_bank(r);
-  case COL_L2HIT: return Columns_metric(r, MET_L2HIT);
-  case COL_REGS: return Columns_count(r->build.regs);
+  case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
-  default: return NAN;
+  default:
+    return (int)c >= COL_METRICS && (int)c < Columns_used ? Columns_metric(r, Columns[c].metric) : NAN;
   }
 }
 
@@ -122,7 +195,7 @@ void Columns_number(double v, char *buf, size_t size) {
 void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
   switch (c) {
   case COL_VARIANT: snprintf(buf, size, "%s", r->variant); return;
-  case COL_KNOBS: snprintf(buf, size, "%s", r->knobs[0] ? r->knobs : "-"); return;
+  case COL_KNOBS: KnobLabel_compact(r->variant, r->knobs, buf, size); return;
   case COL_SHAPE: Shape_format(&r->shape, buf, size); return;
   case COL_STATUS: {
     static const char *const words[] = {"pass", "FAIL", "error", "n/a", "cancl"};
@@ -140,6 +213,7 @@ void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
 }
 
 int Columns_compare(const Record *a, const Record *b, ColumnId c) {
+  Columns_init();
   if (!Columns[c].numeric) {
     if (c == COL_STATUS) return (a->status > b->status) - (a->status < b->status);
     if (c == COL_SHAPE) {
@@ -178,14 +252,8 @@ static double Get_tflops(const Record *r) { return r->timing.tflops; }
 static double Get_peak(const Record *r) { return r->timing.peak_frac * 100.0; }
 static double Get_relerr(const Record *r) { return Columns_value(r, COL_RELERR); }
 static double Get_maxabs(const Record *r) { return r->error.checked ? r->error.max_abs : NAN; }
-static double Get_occ(const Record *r) { return Columns_metric(r, MET_OCC); }
 static double Get_occTheo(const Record *r) { return r->occupancy_theoretical; }
-static double Get_tensor(const Record *r) { return Columns_tensor(r); }
-static double Get_bankLd(const Record *r) { return Columns_metric(r, MET_BANK_LD); }
-static double Get_bankSt(const Record *r) { return Columns_metric(r, MET_BANK_ST); }
-static double Get_l2(const Record *r) { return Columns_metric(r, MET_L2HIT); }
-static double Get_dur(const Record *r) { return Columns_metric(r, MET_DURATION) / 1000.0; }
-static double Get_regs(const Record *r) { return Columns_count(r->build.regs); }
+static double Get_regs(const Record *r) { return Columns_int(r->build.regs); }
 static double Get_smem(const Record *r) {
   if (r->build.smem_static < 0 && r->build.smem_dynamic < 0) return NAN;
   return (double)((r->build.smem_static > 0 ? r->build.smem_static : 0) +
@@ -205,13 +273,7 @@ const CompareRow Columns_compareRows[] = {
   {"% of peak", DIR_HIGHER, Get_peak},
   {"rel L2 err", DIR_LOWER, Get_relerr},
   {"max abs err", DIR_LOWER, Get_maxabs},
-  {"occupancy %", DIR_HIGHER, Get_occ},
   {"occ theor. %", DIR_HIGHER, Get_occTheo},
-  {"tensor pipe %", DIR_HIGHER, Get_tensor},
-  {"bank cf ld", DIR_LOWER, Get_bankLd},
-  {"bank cf st", DIR_LOWER, Get_bankSt},
-  {"L2 hit %", DIR_HIGHER, Get_l2},
-  {"GPU time us", DIR_LOWER, Get_dur},
   {"registers", DIR_LOWER, Get_regs},
   {"smem bytes", DIR_NONE, Get_smem},
   {"spill bytes", DIR_LOWER, Get_spills},

@@ -139,6 +139,7 @@ int Keys_chain(const App *a, const KeyTable **out, int max) {
   case OVERLAY_RUNOPTS: PUSH(ViewRunOpts_keys); return n;
   case OVERLAY_PROMPT: PUSH(ViewPrompt_keys); return n;
   case OVERLAY_CONFIRM: PUSH(ViewConfirm_keys); return n;
+  case OVERLAY_COLUMNS: PUSH(ViewColumns_keys); return n;
   case OVERLAY_NONE: break;
   }
   if (a->view == VIEW_DETAIL) {
@@ -177,7 +178,7 @@ const KeyTable *const *Keys_all(int *count) {
   /* In the order the help lists them: what works everywhere first. */
   static const KeyTable *const all[] = {
     &Keys_function, &Keys_global, &Keys_main, &Keys_list, &ViewVariants_keys, &ViewKnobs_keys,
-    &ViewShapes_keys, &ViewResults_keys, &ViewCompare_keys, &ViewDetail_keys,
+    &ViewShapes_keys, &ViewResults_keys, &ViewColumns_keys, &ViewCompare_keys, &ViewDetail_keys,
     &ViewPicker_keys, &ViewRunOpts_keys, &ViewPrompt_keys, &ViewConfirm_keys, &ViewHelp_keys,
   };
   *count = (int)(sizeof all / sizeof all[0]);

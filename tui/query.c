@@ -99,12 +99,14 @@ static bool Query_one(const QueryTerm *t, const Record *r) {
       else Columns_format(r, (ColumnId)c, cell, sizeof cell);
       if (Query_contains(cell, t->text)) return true;
     }
-    return false;
+    return Query_contains(r->knobs, t->text);
   case TERM_FIELD:
     if (t->col == COL_STATUS) snprintf(cell, sizeof cell, "%s", Record_statusName(r->status));
     else Columns_format(r, (ColumnId)t->col, cell, sizeof cell);
-    /* Knob lists are long ("block_m=64,block_n=64,..."): one setting is enough there. */
-    return t->col == COL_KNOBS ? Query_contains(cell, t->text) : strcasecmp(cell, t->text) == 0;
+    /* Knob lists are long ("block_m=64,block_n=64,..."): one setting is enough there, in
+     * the full setting or the table's short label. */
+    if (t->col == COL_KNOBS) return Query_contains(cell, t->text) || Query_contains(r->knobs, t->text);
+    return strcasecmp(cell, t->text) == 0;
   default: {
     double v = Columns_value(r, (ColumnId)t->col);
     if (isnan(v)) return false;

@@ -25,8 +25,54 @@ static int Results_sortCmp(const void *x, const void *y) {
   return r ? r : (i > j) - (i < j); /* ties keep arrival order */
 }
 
+/* Which metric columns have values, the user's metrics registered, the knobs column sized. */
+static void Results_noteColumns(App *a) {
+  ResultsView *rv = &a->results;
+  Columns_noteSession(&a->session);
+  for (int c = COL_METRICS; c < Columns_count(); c++)
+    rv->col_valued[c] = Columns_anyValue(&a->session, c);
+}
+
+bool Results_columnShown(const App *a, int c) {
+  const ResultsView *rv = &a->results;
+  if (c < 0 || c >= Columns_count() || !Columns[c].key[0] || rv->col_hidden[c]) return false;
+  return c < COL_METRICS || rv->col_added[c] || (Columns[c].brief && rv->col_valued[c]);
+}
+
+void Results_forgetOriginal(App *a) {
+  ResultsView *rv = &a->results;
+  free(rv->vs_orig);
+  free(rv->vs_orig_done);
+  rv->vs_orig = NULL;
+  rv->vs_orig_done = NULL;
+  rv->vs_orig_cap = 0;
+}
+
+const Comparison *Results_vsOriginal(App *a, int idx) {
+  ResultsView *rv = &a->results;
+  if (!a->original || idx < 0 || idx >= a->session.nrecords) return NULL;
+  if (idx >= rv->vs_orig_cap) {
+    int cap = a->session.nrecords + 16;
+    rv->vs_orig = Util_xrealloc(rv->vs_orig, sizeof *rv->vs_orig * (size_t)cap);
+    rv->vs_orig_done = Util_xrealloc(rv->vs_orig_done, sizeof *rv->vs_orig_done * (size_t)cap);
+    memset(rv->vs_orig_done + rv->vs_orig_cap, 0,
+           sizeof *rv->vs_orig_done * (size_t)(cap - rv->vs_orig_cap));
+    rv->vs_orig_cap = cap;
+  }
+  const Record *r = &a->session.records[idx], *o = NULL;
+  for (int i = 0; i < a->original->nrecords && !o; i++)
+    if (Record_sameKey(&a->original->records[i], r)) o = &a->original->records[i];
+  if (!o) return NULL;
+  if (!rv->vs_orig_done[idx]) { /* the bootstrap once per record, not once per frame */
+    CompareStats_records(o, r, NULL, &rv->vs_orig[idx]);
+    rv->vs_orig_done[idx] = true;
+  }
+  return &rv->vs_orig[idx];
+}
+
 void Results_rebuild(App *a) {
   ResultsView *rv = &a->results;
+  Results_noteColumns(a);
   const Record *keep = Results_selected(a);
   int keep_idx = keep ? (int)(keep - a->session.records) : -1;
   int n = a->session.nrecords;

@@ -156,6 +156,7 @@ void App_replay(App *a) {
     free(a->original);
   }
   a->original = orig;
+  Results_forgetOriginal(a);
   Session_init(&a->session);
   Plan_copy(&a->session.plan, &orig->plan);
   Session_defaultPath(a->session.path, sizeof a->session.path);

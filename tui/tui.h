@@ -15,6 +15,7 @@
 
 #include "bench/runner.h"
 #include "kernels/registry.h"
+#include "sessions/compare_stats.h"
 #include "sessions/session.h"
 #include "tui/columns.h"
 #include "tui/config.h"
@@ -28,7 +29,7 @@ typedef enum { PANEL_VARIANTS, PANEL_SHAPES, PANEL_RESULTS, PANEL_COUNT } PanelI
 typedef enum { VIEW_MAIN, VIEW_DETAIL, VIEW_COMPARE } ViewId;
 typedef enum {
   OVERLAY_NONE, OVERLAY_HELP, OVERLAY_PICKER, OVERLAY_KNOBS, OVERLAY_RUNOPTS, OVERLAY_PROMPT,
-  OVERLAY_CONFIRM,
+  OVERLAY_CONFIRM, OVERLAY_COLUMNS,
 } OverlayId;
 typedef enum {
   PROMPT_ADD_SHAPE, PROMPT_EDIT_SHAPE, PROMPT_SAVE_AS, PROMPT_OPEN, PROMPT_RUN_OPTION,
@@ -112,6 +113,12 @@ typedef struct ResultsView {
   bool sort_desc;
   int col_cursor;         /* ColumnId under the column cursor */
   bool col_hidden[COL_COUNT];
+  bool col_added[COL_COUNT];  /* metric columns added with the column chooser */
+  bool col_valued[COL_COUNT]; /* some record has a value there (set by Results_rebuild) */
+  /* "vs orig" after a replay: each record's comparison with the original's, made once. */
+  Comparison *vs_orig;
+  bool *vs_orig_done;
+  int vs_orig_cap;
   char filter[256];       /* only records that match are shown ("" : all) */
   Query filter_query;
   char search[256];       /* n/N look for the next match */
@@ -127,7 +134,12 @@ typedef struct ResultsView {
 typedef struct CompareView {
   int rec[16];            /* record indices, rec[base] is the baseline */
   int count, base, sel, first, scroll;
+  Comparison cmp[16];     /* each record's p50 against the baseline's (compare_stats.h) */
 } CompareView;
+
+typedef struct ColumnsView {
+  ListCursor cur;         /* the column chooser's row (a ColumnId) */
+} ColumnsView;
 
 typedef struct DetailView {
   int scroll;
@@ -188,6 +200,7 @@ struct App {
   DetailView detail;
   HelpView help;
   PickerView picker;
+  ColumnsView columns;
   RunOptsView runopts;
   PromptView prompt;
 
@@ -222,6 +235,14 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
 /* results.c: the results table's data (order, sort), apart from its drawing. */
 void Results_rebuild(App *a);
 const Record *Results_selected(const App *a);
+/* Whether column c is in the table now: in use, not hidden, and for a metric column either a
+ * brief one with values or one added with the chooser. */
+bool Results_columnShown(const App *a, int c);
+/* The comparison of record idx with the original session's after a replay (cached); NULL
+ * without a replay or a matching original record. */
+const Comparison *Results_vsOriginal(App *a, int idx);
+/* Forgets the cached comparisons (a new replay, a new original). */
+void Results_forgetOriginal(App *a);
 /* Sets the filter (and rebuilds); false with one line in err, the filter unchanged. */
 bool Results_setFilter(App *a, const char *text, char *err, size_t errsize);
 /* The display position of the next record matching q from position `from` (itself included)
@@ -284,6 +305,10 @@ void ViewShapes_draw(App *a);
 void ViewShapes_load(App *a);
 bool ViewShapes_submit(App *a, const char *text, bool replace, char *err, size_t errsize);
 void ViewResults_draw(App *a);
+/* The column chooser (view_columns.c): every column, metrics included, toggled in or out. */
+extern const KeyTable ViewColumns_keys;
+void ViewColumns_open(App *a);
+void ViewColumns_draw(App *a);
 void ViewDetail_draw(App *a, WINDOW *w, bool framed);
 /* Opens the detail of the selected record; Esc goes back to `back`. */
 void ViewDetail_open(App *a, ViewId back);

@@ -5,10 +5,21 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/knob_label.h"
 #include "tui/tui.h"
 
 #define CMP_LABEL 16
-#define CMP_COL 20
+#define CMP_COL 22 /* at least: "slower [+23.6,+26.4]%" */
+#define CMP_CELL 19 /* a value and its change */
+
+/* Each record's p50 against the baseline's: interval and verdict, made once per baseline (the
+ * bootstrap is too slow to repeat every frame). */
+static void ViewCompare_verdicts(App *a) {
+  CompareView *cv = &a->compare;
+  const Record *base = &a->session.records[cv->rec[cv->base]];
+  for (int i = 0; i < cv->count; i++)
+    CompareStats_records(base, &a->session.records[cv->rec[i]], NULL, &cv->cmp[i]);
+}
 
 void ViewCompare_open(App *a) {
   CompareView *cv = &a->compare;
@@ -22,13 +33,13 @@ void ViewCompare_open(App *a) {
     return;
   }
   cv->base = cv->sel = cv->first = cv->scroll = 0;
+  ViewCompare_verdicts(a);
   a->view = VIEW_COMPARE;
   a->dirty = DIRTY_ALL;
 }
 
-static void ViewCompare_cell(Page *p, const Record *r, const Record *base, const CompareRow *row,
-                             bool is_base) {
-  double v = row->get(r);
+/* A value and its change against the baseline's, coloured better or worse by the direction. */
+static void ViewCompare_cell(Page *p, double v, double b, Direction dir, bool is_base) {
   char num[32];
   Columns_number(v, num, sizeof num);
   Page_text(p, isnan(v) ? TH_NA : TH_NORMAL, "%10s", num);
@@ -37,12 +48,39 @@ static void ViewCompare_cell(Page *p, const Record *r, const Record *base, const
     return;
   }
   double pct;
-  int verdict = Columns_delta(row->get(base), v, row->dir, &pct);
+  int verdict = Columns_delta(b, v, dir, &pct);
   char d[32] = "";
-  double b = row->get(base);
   if (!isnan(pct)) snprintf(d, sizeof d, fabs(pct) >= 1000 ? "%+.0e%%" : "%+.1f%%", pct);
   else if (!isnan(v) && !isnan(b)) snprintf(d, sizeof d, "%+g", v - b); /* from zero: absolute */
   Page_text(p, verdict > 0 ? TH_BETTER : verdict < 0 ? TH_WORSE : TH_DIM, " %-8s", d);
+}
+
+/* The p50 verdict against the baseline: faster / slower / tied and the 95 % interval, as diff
+ * and replay say it. */
+static void ViewCompare_verdictCell(Page *p, const Comparison *c, bool is_base, int colw) {
+  char iv[48] = "", text[64];
+  if (is_base) {
+    Page_text(p, TH_BASELINE, " %-*s", colw - 1, "base");
+    return;
+  }
+  CompareStats_formatInterval(c, iv, sizeof iv);
+  snprintf(text, sizeof text, "%s %s", c->verdict == VERDICT_NA ? "n/a" : CompareStats_verdictName(c->verdict), iv);
+  ThemeElem el = c->verdict == VERDICT_FASTER ? TH_BETTER : c->verdict == VERDICT_SLOWER ? TH_WORSE
+                 : c->verdict == VERDICT_NA ? TH_NA : TH_DIM;
+  Page_text(p, el, " %-*.*s", colw - 1, colw - 1, text);
+}
+
+/* Metric columns that have a value in one of the compared records. */
+static int ViewCompare_metricRows(const App *a, int *cols, int max) {
+  const CompareView *cv = &a->compare;
+  int n = 0;
+  for (int c = COL_METRICS; c < Columns_count() && n < max; c++)
+    for (int i = 0; i < cv->count; i++)
+      if (!isnan(Columns_value(&a->session.records[cv->rec[i]], (ColumnId)c))) {
+        cols[n++] = c;
+        break;
+      }
+  return n;
 }
 
 void ViewCompare_draw(App *a) {
@@ -53,7 +91,24 @@ void ViewCompare_draw(App *a) {
   char title[96];
   snprintf(title, sizeof title, "Compare %d records", cv->count);
   Draw_box(a, w, title, true);
-  int fit = (width - 2 - CMP_LABEL) / CMP_COL;
+  /* Columns as wide as the longest knob label: two settings never read the same. */
+  int colw = CMP_COL;
+  for (int c = 0; c < cv->count; c++) {
+    char label[RECORD_KNOBS_MAX];
+    const Record *r = &a->session.records[cv->rec[c]];
+    KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
+    int need = (int)strlen(label) + 2;
+    if (need > colw) colw = need > 44 ? 44 : need;
+  }
+  /* The label column as wide as the longest metric label (the user's own are long). */
+  int mcols[COLUMNS_METRICS_MAX];
+  int nmetric = ViewCompare_metricRows(a, mcols, COLUMNS_METRICS_MAX);
+  int lw = CMP_LABEL;
+  for (int k = 0; k < nmetric; k++) {
+    int need = (int)strlen(Columns[mcols[k]].title) + 3;
+    if (need > lw) lw = need > 48 ? 48 : need;
+  }
+  int fit = (width - 2 - lw) / colw;
   if (fit < 1) fit = 1;
   if (cv->sel < cv->first) cv->first = cv->sel;
   if (cv->sel >= cv->first + fit) cv->first = cv->sel - fit + 1;
@@ -65,32 +120,54 @@ void ViewCompare_draw(App *a) {
   for (int hl = 0; hl < 4; hl++) {
     wattrset(w, Theme_attr(TH_HEADER));
     mvwhline(w, 1 + hl, 1, ' ', width - 2);
-    mvwprintw(w, 1 + hl, 1, " %-*s", CMP_LABEL - 1, head[hl]);
+    mvwprintw(w, 1 + hl, 1, " %-*s", lw - 1, head[hl]);
     for (int c = cv->first; c < last; c++) {
       const Record *r = &a->session.records[cv->rec[c]];
       char text[RECORD_KNOBS_MAX];
       if (hl == 0) snprintf(text, sizeof text, "%s%s", c == cv->base ? "=" : "", r->variant);
-      else if (hl == 1) snprintf(text, sizeof text, "%s", r->knobs[0] ? r->knobs : "-");
+      else if (hl == 1) KnobLabel_compact(r->variant, r->knobs, text, sizeof text);
       else if (hl == 2) Shape_format(&r->shape, text, sizeof text);
       else snprintf(text, sizeof text, "%s", Record_statusName(r->status));
       attr_t at = Theme_attr(c == cv->base ? TH_BASELINE : TH_HEADER);
       if (c == cv->sel) at = Theme_attr(TH_CURSOR);
       wattrset(w, at);
-      mvwprintw(w, 1 + hl, 1 + CMP_LABEL + (c - cv->first) * CMP_COL, " %-*.*s", CMP_COL - 2,
-                CMP_COL - 2, text);
+      mvwprintw(w, 1 + hl, 1 + lw + (c - cv->first) * colw, " %-*.*s", colw - 2,
+                colw - 2, text);
     }
   }
   Page p;
+  int nrows = 1 + Columns_compareRowCount + nmetric;
   int body_h = h - 2 - 4 - 1;
-  int maxscroll = Columns_compareRowCount - body_h;
+  int maxscroll = nrows - body_h;
   if (cv->scroll > maxscroll) cv->scroll = maxscroll > 0 ? maxscroll : 0;
   Page_begin(&p, a, w, cv->scroll, 5, body_h, 1, width - 2);
   for (int i = 0; i < Columns_compareRowCount; i++) {
     const CompareRow *row = &Columns_compareRows[i];
     const char *dir = row->dir == DIR_LOWER ? "-" : row->dir == DIR_HIGHER ? "+" : " ";
-    Page_text(&p, TH_DIM, " %-*s%s", CMP_LABEL - 2, row->label, dir);
-    for (int c = cv->first; c < last; c++)
-      ViewCompare_cell(&p, &a->session.records[cv->rec[c]], base, row, c == cv->base);
+    Page_text(&p, TH_DIM, " %-*s%s", lw - 2, row->label, dir);
+    for (int c = cv->first; c < last; c++) {
+      ViewCompare_cell(&p, row->get(&a->session.records[cv->rec[c]]), row->get(base), row->dir,
+                       c == cv->base);
+      Page_text(&p, TH_NORMAL, "%*s", colw - CMP_CELL, "");
+    }
+    Page_newline(&p);
+    if (i == 0) { /* under p50: its verdict */
+      Page_text(&p, TH_DIM, " %-*s ", lw - 2, "p50 verdict");
+      for (int c = cv->first; c < last; c++) {
+        ViewCompare_verdictCell(&p, &cv->cmp[c], c == cv->base, colw);
+      }
+      Page_newline(&p);
+    }
+  }
+  for (int k = 0; k < nmetric; k++) {
+    const Column *col = &Columns[mcols[k]];
+    const char *dir = col->dir == DIR_LOWER ? "-" : col->dir == DIR_HIGHER ? "+" : " ";
+    Page_text(&p, TH_DIM, " %-*.*s%s", lw - 2, lw - 2, col->title, dir);
+    for (int c = cv->first; c < last; c++) {
+      ViewCompare_cell(&p, Columns_value(&a->session.records[cv->rec[c]], (ColumnId)mcols[k]),
+                       Columns_value(base, (ColumnId)mcols[k]), col->dir, c == cv->base);
+      Page_text(&p, TH_NORMAL, "%*s", colw - CMP_CELL, "");
+    }
     Page_newline(&p);
   }
   wattrset(w, Theme_attr(TH_DIM));
@@ -120,6 +197,7 @@ static void ViewCompare_baseline(App *a, int ch) {
   (void)ch;
   CompareView *cv = &a->compare;
   cv->base = cv->sel;
+  ViewCompare_verdicts(a);
   const Record *r = &a->session.records[cv->rec[cv->base]];
   App_message(a, false, "baseline: %s %s", r->variant, r->knobs);
   a->dirty |= DIRTY_BODY;

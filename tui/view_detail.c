@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/knob_label.h"
 #include "tui/tui.h"
 
 static const char *const Detail_blocks[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
@@ -105,7 +106,7 @@ static void Detail_metrics(Page *p, const Record *r) {
     Page_text(p, TH_NORMAL, "  %-20s ", info ? info->label : "");
     Page_text(p, isnan(m->value) ? TH_NA : TH_ACCENT, "%10s %-4s", v,
               isnan(m->value) ? "" : m->unit[0] ? m->unit : info ? info->unit : "");
-    if (strcmp(m->name, MET_OCC) == 0) {
+    if (strcmp(m->name, CATALOG_OCCUPANCY) == 0) {
       char th[48];
       Columns_number(r->occupancy_theoretical, th, sizeof th);
       Page_text(p, TH_DIM, " theoretical %s%%", th);
@@ -114,7 +115,7 @@ static void Detail_metrics(Page *p, const Record *r) {
     if (isnan(m->value) && m->reason[0]) Page_text(p, TH_NA, "  (%s)", m->reason);
     Page_newline(p);
   }
-  if (!Record_metric(r, MET_OCC) && !isnan(r->occupancy_theoretical)) {
+  if (!Record_metric(r, CATALOG_OCCUPANCY) && !isnan(r->occupancy_theoretical)) {
     Page_text(p, TH_NORMAL, "  %-20s ", "theoretical occ.");
     Page_text(p, TH_ACCENT, "%10.1f %%", r->occupancy_theoretical);
     Page_newline(p);
@@ -129,6 +130,13 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_text(p, TH_NORMAL, "%s  %s  ", r->knobs[0] ? r->knobs : "(no knobs)", shape);
   Page_text(p, st, "%s", Record_statusName(r->status));
   Page_newline(p);
+  char label[RECORD_KNOBS_MAX], legend[512];
+  KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
+  KnobLabel_legend(r->variant, legend, sizeof legend);
+  if (strcmp(label, r->knobs) != 0 && legend[0]) { /* how the tables abbreviate it */
+    Page_text(p, TH_DIM, " in tables: %s  (%s)", label, legend);
+    Page_newline(p);
+  }
   if (r->reason[0]) {
     Page_text(p, r->status == REC_PASS ? TH_DIM : TH_FAIL, " reason: %s", r->reason);
     Page_newline(p);

@@ -7,12 +7,7 @@
 #include "common/util.h"
 #include "tui/tui.h"
 
-static const Record *ViewResults_original(const App *a, const Record *r) {
-  if (!a->original) return NULL;
-  for (int i = 0; i < a->original->nrecords; i++)
-    if (Record_sameKey(&a->original->records[i], r)) return &a->original->records[i];
-  return NULL;
-}
+#define VS_ORIG_WIDTH 14 /* "+12.3% slower" */
 
 static ThemeElem ViewResults_statusElem(RecordStatus st) {
   switch (st) {
@@ -28,14 +23,15 @@ static int ViewResults_firstColumn(const App *a, int width) {
   int first = COL_VARIANT + 1;
   for (;;) {
     int x = 2 + Columns[COL_VARIANT].width + 1;
-    bool seen = rv->col_cursor == COL_VARIANT || rv->col_cursor < first;
-    for (int c = first; c < COL_COUNT && !seen; c++) {
-      if (rv->col_hidden[c]) continue;
+    bool seen = rv->col_cursor == COL_VARIANT || Columns_position(rv->col_cursor) < first;
+    for (int pos = first; pos < Columns_count() && !seen; pos++) {
+      int c = Columns_at(pos);
+      if (!Results_columnShown(a, c)) continue;
       x += Columns[c].width + 1;
       if (x > width) break;
       if (c == rv->col_cursor) seen = true;
     }
-    if (seen || first >= COL_COUNT - 1) return first;
+    if (seen || first >= Columns_count() - 1) return first;
     first++;
   }
 }
@@ -47,9 +43,10 @@ static void ViewResults_layout(App *a, int width) {
   int first = ViewResults_firstColumn(a, width), x = 3;
   rv->more_right = rv->more_left = false;
   memset(rv->col_x, 0, sizeof rv->col_x);
-  for (int c = 0; c < COL_COUNT; c++) {
-    if (rv->col_hidden[c]) continue;
-    if (c != COL_VARIANT && c < first) {
+  for (int pos = 0; pos < Columns_count(); pos++) {
+    int c = Columns_at(pos);
+    if (!Results_columnShown(a, c)) continue;
+    if (c != COL_VARIANT && pos < first) {
       rv->more_left = true;
       continue;
     }
@@ -70,9 +67,9 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
   for (int c = 0; c < COL_COUNT; c++) {
     if (!rv->col_x[c]) continue;
     int cw = Columns[c].width;
-    char title[32];
+    char title[METRIC_NAME_MAX + 2];
     const char *arrow = c == rv->sort_col ? (rv->sort_desc ? "v" : "^") : "";
-    snprintf(title, sizeof title, "%s%s", Columns[c].title, arrow);
+    snprintf(title, sizeof title, "%.*s%s", METRIC_NAME_MAX - 1, Columns[c].title, arrow);
     attr_t at = Theme_attr(c == rv->sort_col ? TH_HEADER_SORT : TH_HEADER);
     if (c == rv->col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
     wattrset(w, at);
@@ -84,9 +81,9 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
   wattrset(w, Theme_attr(TH_HEADER_SORT) | A_BOLD);
   if (rv->more_left) mvwaddch(w, 1, rv->col_x[COL_VARIANT] + Columns[COL_VARIANT].width, '<');
   if (rv->more_right) mvwaddch(w, 1, width + 1, '>');
-  if (a->original && !rv->more_right && rv->end_x + 9 <= width + 1) {
+  if (a->original && !rv->more_right && rv->end_x + VS_ORIG_WIDTH <= width + 1) {
     wattrset(w, Theme_attr(TH_HEADER));
-    mvwprintw(w, 1, rv->end_x, "%9s", "vs orig");
+    mvwprintw(w, 1, rv->end_x, "%*s", VS_ORIG_WIDTH, "vs orig");
   }
 }
 
@@ -108,17 +105,20 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
     if (Columns[c].numeric) mvwprintw(w, y, x, "%*.*s", cw, cw, cell);
     else mvwprintw(w, y, x, "%-*.*s", cw, cw, cell);
   }
-  const Record *o = ViewResults_original(a, r);
-  if (a->original && !rv->more_right && rv->end_x + 9 <= width + 1) {
-    double pct;
-    double po = NAN, pr = NAN;
-    bool by_events = o && Record_comparableP50(o, r, &po, &pr); /* one clock on both sides */
-    int better = o ? Columns_delta(po, pr, DIR_LOWER, &pct) : 0;
-    char cell[32];
-    if (!o || isnan(pct)) snprintf(cell, sizeof cell, "n/a");
-    else snprintf(cell, sizeof cell, "%+.1f%%%s", pct, by_events ? "e" : "");
-    wattrset(w, Draw_attr(cur, better > 0 ? TH_BETTER : better < 0 ? TH_WORSE : TH_NA));
-    mvwprintw(w, y, rv->end_x, "%9s", cell);
+  if (a->original && !rv->more_right && rv->end_x + VS_ORIG_WIDTH <= width + 1) {
+    /* The same verdict as diff and replay: faster or slower only when the interval says so. */
+    const Comparison *cmp = Results_vsOriginal(a, (int)(r - a->session.records));
+    char cell[48] = "n/a";
+    ThemeElem el = TH_NA;
+    if (cmp && !isnan(cmp->ratio)) {
+      snprintf(cell, sizeof cell, "%+.1f%%%s %s", (cmp->ratio - 1) * 100,
+               cmp->verdict == VERDICT_NA && cmp->reason[0] == 't' ? "e" : "",
+               cmp->verdict == VERDICT_NA ? "?" : CompareStats_verdictName(cmp->verdict));
+      el = cmp->verdict == VERDICT_FASTER ? TH_BETTER : cmp->verdict == VERDICT_SLOWER ? TH_WORSE
+                                                                                     : TH_DIM;
+    }
+    wattrset(w, Draw_attr(cur, el));
+    mvwprintw(w, y, rv->end_x, "%*s", VS_ORIG_WIDTH, cell);
   }
 }
 
@@ -179,13 +179,13 @@ void ViewResults_draw(App *a) {
 
 static void ViewResults_moveColumn(App *a, int delta) {
   ResultsView *rv = &a->results;
-  int c = rv->col_cursor;
+  int pos = Columns_position(rv->col_cursor);
   for (int step = 0; step < COL_COUNT; step++) {
-    c += delta;
-    if (c < 0 || c >= COL_COUNT) return;
-    if (!rv->col_hidden[c]) break;
+    pos += delta;
+    if (pos < 0 || pos >= Columns_count()) return;
+    if (Results_columnShown(a, Columns_at(pos))) break;
   }
-  if (c >= 0 && c < COL_COUNT && !rv->col_hidden[c]) rv->col_cursor = c;
+  if (Results_columnShown(a, Columns_at(pos))) rv->col_cursor = Columns_at(pos);
 }
 
 static void ViewResults_column(App *a, int ch) {
@@ -225,9 +225,10 @@ static void ViewResults_hide(App *a, int ch) {
     return;
   }
   rv->col_hidden[rv->col_cursor] = true;
-  App_message(a, false, "hid column %s (A shows all)", Columns[rv->col_cursor].title);
+  rv->col_added[rv->col_cursor] = false;
+  App_message(a, false, "hid column %s (A shows all, C chooses)", Columns[rv->col_cursor].title);
   ViewResults_moveColumn(a, 1);
-  if (rv->col_hidden[rv->col_cursor]) ViewResults_moveColumn(a, -1);
+  if (!Results_columnShown(a, rv->col_cursor)) ViewResults_moveColumn(a, -1);
   App_settingChanged(a, CONF_HIDDEN);
   a->dirty |= DIRTY_RESULTS;
 }
@@ -238,6 +239,11 @@ static void ViewResults_showAll(App *a, int ch) {
   App_message(a, false, "all columns shown");
   App_settingChanged(a, CONF_HIDDEN);
   a->dirty |= DIRTY_RESULTS;
+}
+
+static void ViewResults_chooseColumns(App *a, int ch) {
+  (void)ch;
+  ViewColumns_open(a);
 }
 
 static void ViewResults_mark(App *a, int ch) {
@@ -361,6 +367,8 @@ static const KeyBinding ViewResults_bindings[] = {
    ViewResults_column},
   {{'H'}, "H", NULL, "hide the column under the cursor", ViewResults_hide},
   {{'A'}, "A", NULL, "show all columns", ViewResults_showAll},
+  {{'C'}, "C", NULL, "choose columns: every metric, the catalog's and the session's own",
+   ViewResults_chooseColumns},
   {{'u'}, "u", NULL, "clear all marks", ViewResults_unmark},
 };
 const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);

@@ -16,7 +16,7 @@ int main(void) {
   CHECK(Parse(&c, "# hi\n\n  theme =  light  \nhidden = knobs, l2hit,\nsort = tflops\nmouse = off\n", err,
               sizeof err));
   CHECK(strcmp(c.theme, "light") == 0);
-  CHECK(c.hidden[COL_KNOBS] && c.hidden[COL_L2HIT] && !c.hidden[COL_P50]);
+  CHECK(c.hidden[COL_KNOBS] && c.hidden[Columns_find("l2hit")] && !c.hidden[COL_P50]);
   CHECK(c.sort_col == COL_TFLOPS && c.sort_desc); /* no direction: best first */
   CHECK(!c.mouse && !c.readonly);
   CHECK(c.set == (CONF_THEME | CONF_HIDDEN | CONF_SORT | CONF_MOUSE));
