@@ -81,23 +81,24 @@ const char *const *Tuner_notes(const Tuner *t, int *n) {
   return (const char *const *)t->notes;
 }
 
-/* The budget of one pair: --budget N, or N % of its space, or the default; the leaders'
- * re-measurements come out of it (when it is large enough to leave a search). */
-static void Tuner_budget(const Tuner *t, TunePair *p) {
-  int n = p->space.nconfigs;
-  p->kind = t->req.strategy;
-  int budget = t->req.budget;
-  if (t->req.budget_pct > 0) budget = (int)ceil(n * t->req.budget_pct / 100.0);
-  if (p->kind == STRATEGY_AUTO)
-    p->kind = budget <= 0 || budget >= n + (n > 1 ? TUNE_LEADERS : 0) ? STRATEGY_EXHAUSTIVE
-                                                                      : STRATEGY_EVOLUTIONARY;
-  if (budget <= 0) {
+void Tune_budgetFor(const TuneRequest *req, int n, StrategyKind *kind, int *budget, int *reserve) {
+  *kind = req->strategy;
+  int b = req->budget;
+  if (req->budget_pct > 0) b = (int)ceil(n * req->budget_pct / 100.0);
+  if (*kind == STRATEGY_AUTO)
+    *kind = b <= 0 || b >= n + (n > 1 ? TUNE_LEADERS : 0) ? STRATEGY_EXHAUSTIVE
+                                                          : STRATEGY_EVOLUTIONARY;
+  if (b <= 0) {
     int leaders = n > 1 ? (n < TUNE_LEADERS ? n : TUNE_LEADERS) : 0;
-    budget = p->kind == STRATEGY_EXHAUSTIVE ? n + leaders : (n / 4 > 20 ? n / 4 : 20) + leaders;
+    b = *kind == STRATEGY_EXHAUSTIVE ? n + leaders : (n / 4 > 20 ? n / 4 : 20) + leaders;
   }
-  p->budget = budget;
-  p->reserve = budget >= 4 * TUNE_LEADERS ? TUNE_LEADERS : budget >= 6 ? 2 : 0;
-  if (p->reserve >= n) p->reserve = n > 1 ? n : 0;
+  *budget = b;
+  *reserve = b >= 4 * TUNE_LEADERS ? TUNE_LEADERS : b >= 6 ? 2 : 0;
+  if (*reserve >= n) *reserve = n > 1 ? n : 0;
+}
+
+static void Tuner_budget(const Tuner *t, TunePair *p) {
+  Tune_budgetFor(&t->req, p->space.nconfigs, &p->kind, &p->budget, &p->reserve);
 }
 
 bool Tuner_begin(Tuner *t, const DeviceInfo *d, char *err, size_t errsize) {

@@ -67,6 +67,15 @@ void Tuner_finish(Tuner *t, Session *s);
  * frees *out); their source hashes are the ones read at Tuner_begin. */
 int Tuner_tunedEntries(const Tuner *t, const Session *s, TunedEntry **out);
 
+/* The budget of one variant and shape with n configurations: --budget N, or N % of n, or the
+ * default (the whole space and the leaders when exhaustive, a quarter of it, at least 20,
+ * otherwise); of it, *reserve measurements are kept to re-measure the leaders. STRATEGY_AUTO
+ * becomes exhaustive when the space fits the budget, else evolutionary. */
+void Tune_budgetFor(const TuneRequest *req, int n, StrategyKind *kind, int *budget, int *reserve);
+/* Each configuration's score in a session (the median of its pooled samples; +inf when it
+ * failed or has no record), for the configurations of sp; returns how many have one. */
+int Tune_scores(const Session *s, const TuneSpace *sp, double *scores);
+
 /* From the session's records alone (bench/tune_rank.c): ranks one variant at one shape, marks
  * its records and fills the summary's outcome (winner, runner-up, lead, counts); returns the
  * configurations ranked. */

@@ -180,6 +180,26 @@ int Tune_rankPair(Session *s, const char *variant, const Shape *shape, TuneSumma
   return ranked;
 }
 
+int Tune_scores(const Session *s, const TuneSpace *sp, double *scores) {
+  int n, records, failed, scored = 0;
+  RankedConfig *cs = Rank_configs(s, sp->variant->name, &sp->shape, &n, &records, &failed);
+  for (int c = 0; c < sp->nconfigs; c++) scores[c] = INFINITY;
+  for (int k = 0; k < n; k++) {
+    KnobValues kv;
+    char err[256];
+    Registry_defaults(sp->variant, &kv);
+    if (!isfinite(cs[k].score) || !Registry_applyKnobs(sp->variant, cs[k].knobs, &kv, false, err, sizeof err))
+      continue;
+    int c = TuneSpace_find(sp, &kv);
+    if (c >= 0) {
+      scores[c] = cs[k].score;
+      scored++;
+    }
+  }
+  Rank_freeConfigs(cs, n);
+  return scored;
+}
+
 static TuneSummary *Tune_slot(Session *s, const char *variant, const Shape *shape) {
   for (int i = 0; i < s->ntune; i++)
     if (strcmp(s->tune[i].variant, variant) == 0 && Shape_equal(&s->tune[i].shape, shape))

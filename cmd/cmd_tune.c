@@ -12,6 +12,7 @@
 #include "bench/runner.h"
 #include "bench/tune.h"
 #include "bench/tune_prebuild.h"
+#include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
 #include "cmd/run_loop.h"
 #include "common/util.h"
@@ -251,17 +252,17 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
-  TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_NOPTS
+  TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOPTS
 };
 
 static const CommandOption tune_options[] = {
   [TUNE_VARIANTS] = {.name = "variants", .short_name = 'v', .value = CMD_TEXT, .arg = "VARIANTS",
                      .help = "variants to tune, comma-separated (benchtop list variants)",
-                     .complete = CMD_COMPLETE_VARIANTS, .flags = CMD_OPT_REQUIRED},
+                     .complete = CMD_COMPLETE_VARIANTS},
   [TUNE_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
                    .help = "shapes BxHxSxD[:causal], comma-separated; each is tuned, then the "
                            "best configuration over all of them is named",
-                   .complete = CMD_COMPLETE_SHAPES, .flags = CMD_OPT_REQUIRED},
+                   .complete = CMD_COMPLETE_SHAPES},
   [TUNE_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]",
                  .help = "narrow the space: knob K takes only these values", .flags = CMD_OPT_REPEAT},
   [TUNE_STRATEGY] = {.name = "strategy", .value = CMD_CHOICE, .arg = "STRATEGY",
@@ -303,6 +304,13 @@ static const CommandOption tune_options[] = {
                    .help = "the session file, rewritten after every record (default: a new file "
                            "in the sessions directory)", .complete = CMD_COMPLETE_SESSION},
   [TUNE_FORMAT] = CMD_OPTION_FORMAT,
+  [TUNE_SIMULATE] = {.name = "simulate", .value = CMD_TEXT, .arg = "SESSION.json",
+                     .help = "measure nothing: replay the strategies against the scores of an "
+                             "exhaustive tune's session (-v/-s pick pairs from it)",
+                     .complete = CMD_COMPLETE_SESSION},
+  [TUNE_RUNS] = {.name = "runs", .value = CMD_INT, .arg = "N",
+                 .help = "with --simulate: searches per strategy, each with its own seed",
+                 .lo = 1, .hi = 100000},
 };
 
 static int Tune_exec(const CommandArgs *a) {
@@ -330,6 +338,20 @@ static int Tune_exec(const CommandArgs *a) {
   int rc = BT_EXIT_USAGE;
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
+  bool simulate = CommandArgs_has(a, TUNE_SIMULATE);
+  if (!simulate && (!CommandArgs_has(a, TUNE_VARIANTS) || !CommandArgs_has(a, TUNE_SHAPES))) {
+    Command_usageError(&Cmd_tune, "needs -v VARIANTS and -s SHAPES (e.g. -v fa3 -s 2x8x512x64)");
+    goto out;
+  }
+  if (simulate && CommandArgs_has(a, TUNE_VARIANTS) != CommandArgs_has(a, TUNE_SHAPES)) {
+    Command_usageError(&Cmd_tune, "--simulate takes both -v and -s, or neither (every pair the session tuned)");
+    goto out;
+  }
+  if (simulate && !CommandArgs_has(a, TUNE_VARIANTS)) {
+    rc = TuneCmd_simulate(CommandArgs_text(a, TUNE_SIMULATE, ""), &cli.req,
+                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200));
+    goto out;
+  }
   if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, sizeof err) ||
       !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err,
                        sizeof err)) {
@@ -354,6 +376,11 @@ static int Tune_exec(const CommandArgs *a) {
   }
   if (strcmp(plan->metrics, "none") != 0 && !RunLoop_checkMetrics(plan->metrics, err, sizeof err)) {
     Command_usageError(&Cmd_tune, "%s", err);
+    goto out;
+  }
+  if (simulate) {
+    rc = TuneCmd_simulate(CommandArgs_text(a, TUNE_SIMULATE, ""), &cli.req,
+                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200));
     goto out;
   }
   /* Bad input is said before a worker starts: the spaces as any device would see them. */

@@ -94,6 +94,18 @@ sys.exit(0 if len(recs) >= 5 and len(rows) == len(s["records"]) and not t["compl
 PY
 grep -q "interrupted; keeping the finished records" "$T/cerr.txt" || bad "no interrupt message"
 
+# --- --simulate replays the strategies against an exhaustive tune's scores, no worker --------
+"$BT" tune -v mma -s 1x8x256x64 --knob block_m=64,128 --knob split=1,2 --strategy exhaustive \
+  --metrics none --no-table -o "$T/ex.json" > /dev/null 2>&1
+BENCHTOP_WORKER=/nonexistent "$BT" tune --simulate "$T/ex.json" --budget 50% --runs 20 --seed 3 > "$T/sim.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^replaying mma at 1x8x256x64: [0-9]* configurations, [0-9]* with a score" "$T/sim.txt" \
+  && [ "$(grep -c 'within 2 % of the best in *[0-9]* of 20 runs' "$T/sim.txt")" -eq 3 ] \
+  && ok "--simulate replays three strategies" || { bad "--simulate (exit $rc)"; cat "$T/sim.txt"; }
+"$BT" tune --simulate "$T/nothing.json" > /dev/null 2> "$T/sim.err"
+[ $? -eq 1 ] && [ "$(grep -c '' "$T/sim.err")" -eq 1 ] && ok "--simulate of a missing file: one line" \
+  || { bad "--simulate of a missing file"; cat "$T/sim.err"; }
+
 # --- bad input: one line, exit 2, no session, no table entry --------------------------------
 expect() { # name want_rc cmd...
   local name=$1 want=$2; shift 2

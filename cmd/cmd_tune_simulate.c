@@ -1,0 +1,94 @@
+/* benchtop tune --simulate SESSION.json: the strategies replayed against the measurements of an
+ * exhaustive tune (bench/tune_sim.h), no GPU needed. Part of cmd_tune.c's command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/tune_sim.h"
+#include "cmd/cmd_tune.h"
+#include "common/util.h"
+
+/* The variant x shape pairs to replay: those asked for, else every one the session tuned
+ * (its summaries), else every one it has records of. */
+static int TuneSim_pairs(const Session *s, const Plan *asked, const Variant ***vs, Shape **shapes) {
+  int n = 0, cap = s->nrecords + s->ntune + asked->nvariants * asked->nshapes + 1;
+  *vs = Util_xcalloc((size_t)cap, sizeof **vs);
+  *shapes = Util_xcalloc((size_t)cap, sizeof **shapes);
+  for (int i = 0; i < asked->nvariants; i++)
+    for (int j = 0; j < asked->nshapes; j++) {
+      (*vs)[n] = Registry_find(asked->variants[i]);
+      (*shapes)[n++] = asked->shapes[j];
+    }
+  if (n > 0) return n;
+  for (int i = 0; i < s->ntune + s->nrecords; i++) {
+    const char *name = i < s->ntune ? s->tune[i].variant : s->records[i - s->ntune].variant;
+    const Shape *shape = i < s->ntune ? &s->tune[i].shape : &s->records[i - s->ntune].shape;
+    const Variant *v = Registry_find(name);
+    bool dup = !v || (i >= s->ntune && s->ntune > 0);
+    for (int k = 0; k < n && !dup; k++) dup = (*vs)[k] == v && Shape_equal(&(*shapes)[k], shape);
+    if (dup) continue;
+    (*vs)[n] = v;
+    (*shapes)[n++] = *shape;
+  }
+  return n;
+}
+
+int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs) {
+  Session s;
+  char err[1024];
+  if (!Session_load(path, &s, err, sizeof err)) {
+    fprintf(stderr, "benchtop tune: %s\n", err);
+    return BT_EXIT_FAILED;
+  }
+  /* The space as the session's tune narrowed it, unless --knob narrows it here. */
+  TuneRequest r = *req;
+  if (r.plan.nknobs == 0) {
+    r.plan.knobs = s.plan.knobs;
+    r.plan.nknobs = s.plan.nknobs;
+  }
+  const Variant **vs;
+  Shape *shapes;
+  int n = TuneSim_pairs(&s, &req->plan, &vs, &shapes), rc = BT_EXIT_OK, replayed = 0;
+  StrategyKind kinds[] = {STRATEGY_RANDOM, STRATEGY_EVOLUTIONARY, STRATEGY_ANNEALING};
+  int nkinds = 3;
+  if (strategy_given) {
+    kinds[0] = req->strategy;
+    nkinds = 1;
+  }
+  for (int i = 0; i < n; i++) {
+    char shape[64];
+    Shape_format(&shapes[i], shape, sizeof shape);
+    for (int k = 0; k < nkinds; k++) {
+      TuneSimResult res;
+      if (!TuneSim_run(&s, &r, vs[i], &shapes[i], kinds[k], runs, &res, err, sizeof err)) {
+        fprintf(stderr, "benchtop tune: %s\n", err);
+        rc = BT_EXIT_FAILED;
+        break;
+      }
+      if (k == 0)
+        printf("replaying %s at %s: %d configurations, %d with a score, best %.4g us; budget %d "
+               "per search, %d runs each\n", vs[i]->name, shape, res.configs, res.scored, res.best,
+               res.budget, res.runs);
+      printf("  %-13s within %.0f %% of the best in %3d of %d runs, mean loss %5.2f %%, worst "
+             "%5.1f %%, %.0f measurements searched\n", Strategy_name(res.kind), 100 * TUNE_SIM_NEAR,
+             res.found, res.runs, 100 * res.mean_loss, 100 * res.worst_loss, res.mean_measured);
+      replayed++;
+    }
+  }
+  if (n == 0) {
+    fprintf(stderr, "benchtop tune: %s holds no records to replay\n", path);
+    rc = BT_EXIT_FAILED;
+  } else if (replayed > 0 && s.has_device) {
+    char dev[96];
+    Util_strlcpy(dev, s.device.name, sizeof dev);
+    for (char *c = dev; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    printf("(scores recorded on %s; a pick within %.0f %% of the best counts as found)\n", dev,
+           100 * TUNE_SIM_NEAR);
+  }
+  free(vs);
+  free(shapes);
+  /* The knob list belongs to the session: the copy of the request only borrowed it. */
+  Session_free(&s);
+  return rc;
+}
