@@ -8,36 +8,10 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
-#include "kernels/embedded.h"
+#include "kernels/jit_source.h"
 
 #define JIT_MAX_OPTS 24
 
-static const char *const Jit_headers[] = {"attn_params.h", "common.cuh", "hopper.cuh",
-                                         "fa3_tile.cuh"};
-enum { JIT_NHEADERS = 4 };
-
-char *Jit_loadSource(const char *name) {
-  if (name[0] == '/') return Util_readFile(name, NULL, 16u << 20); /* an external kernel */
-  const char *dir = getenv("BENCHTOP_KERNEL_DIR");
-  if (dir && *dir) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = Util_readFile(path, NULL, 16u << 20);
-    if (text) return text;
-  }
-  for (int i = 0; i < Embedded_count; i++)
-    if (strcmp(Embedded_files[i].name, name) == 0) {
-      char *s = Util_xmalloc((size_t)Embedded_files[i].length + 1);
-      memcpy(s, Embedded_files[i].data, (size_t)Embedded_files[i].length);
-      s[Embedded_files[i].length] = '\0';
-      return s;
-    }
-  return NULL;
-}
-
-void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size) {
-  snprintf(buf, size, "sm_%d%s", cc, arch_specific ? "a" : "");
-}
 
 bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsupported, char *arch,
                     size_t archsize, char *note, size_t notesize) {
@@ -211,28 +185,6 @@ static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
     Util_writeFileAtomic(cpath, out->cubin, out->cubin_size, err, sizeof err);
 }
 
-/* The source hash records carry: the kernel's text and every shared header, as read now. */
-static uint64_t Jit_hashSource(const char *source, const char *const *hdr_src) {
-  uint64_t h = Util_hash64(source, strlen(source), 0);
-  for (int i = 0; i < JIT_NHEADERS; i++) h = Util_hash64(hdr_src[i], strlen(hdr_src[i]), h);
-  return h;
-}
-
-bool Jit_sourceHash(const Variant *v, char *buf, size_t size) {
-  char *src = Jit_loadSource(v->source);
-  if (!src) return false;
-  const char *hdr_src[JIT_NHEADERS];
-  char *hdr_owned[JIT_NHEADERS];
-  for (int i = 0; i < JIT_NHEADERS; i++) {
-    hdr_owned[i] = Jit_loadSource(Jit_headers[i]);
-    hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
-  }
-  snprintf(buf, size, "%016llx", (unsigned long long)Jit_hashSource(src, hdr_src));
-  for (int i = 0; i < JIT_NHEADERS; i++) free(hdr_owned[i]);
-  free(src);
-  return true;
-}
-
 bool Jit_compileSource(const char *name, const char *source, const char *const *defines,
                        int ndefines, const char *main_entry, const char *arch, bool use_cache,
                        JitOutput *out, char *err, size_t errsize) {
@@ -240,10 +192,10 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   Jit_initBuild(&out->build);
   Util_strlcpy(out->build.arch, arch, sizeof out->build.arch);
 
-  const char *hdr_src[JIT_NHEADERS];
-  char *hdr_owned[JIT_NHEADERS];
-  for (int i = 0; i < JIT_NHEADERS; i++) {
-    hdr_owned[i] = Jit_loadSource(Jit_headers[i]);
+  const char *hdr_src[JIT_HEADERS];
+  char *hdr_owned[JIT_HEADERS];
+  for (int i = 0; i < JIT_HEADERS; i++) {
+    hdr_owned[i] = Jit_loadSource(Jit_headerNames[i]);
     hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
   }
 
@@ -271,7 +223,7 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   /* Cache key: source, headers, options, NVRTC version. */
   int vmaj = 0, vmin = 0;
   Jit_nvrtcVersion(&vmaj, &vmin);
-  uint64_t src_hash = Jit_hashSource(source, hdr_src);
+  uint64_t src_hash = Jit_hashSources(source, hdr_src);
   snprintf(out->build.source_hash, sizeof out->build.source_hash, "%016llx",
            (unsigned long long)src_hash);
   uint64_t key = Util_hash64(&src_hash, sizeof src_hash, (uint64_t)(vmaj * 1000 + vmin));
@@ -284,7 +236,7 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
     ok = true;
   } else {
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, source, name, JIT_NHEADERS, hdr_src, Jit_headers);
+    nvrtcResult r = nvrtcCreateProgram(&prog, source, name, JIT_HEADERS, hdr_src, Jit_headerNames);
     if (r != NVRTC_SUCCESS) {
       snprintf(err, errsize, "NVRTC could not create a program for %s: %s", name,
                nvrtcGetErrorString(r));
@@ -342,7 +294,7 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
                        strstr(out->log, "Potential Performance Loss") != NULL;
 done:
   for (int i = 0; i < nopt; i++) free(opt_owned[i]);
-  for (int i = 0; i < JIT_NHEADERS; i++) free(hdr_owned[i]);
+  for (int i = 0; i < JIT_HEADERS; i++) free(hdr_owned[i]);
   return ok;
 }
 
