@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/revision.h"
+#include "common/datadir.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
@@ -371,17 +372,6 @@ bool Session_findDefault(char *buf, size_t size) {
   if (Session_pickIn(dir, true, buf, size)) return true;
   const char *env = getenv("BENCHTOP_EXAMPLES");
   if (env && env[0] && Session_pickIn(env, false, buf, size)) return true;
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      char ex[4096 + 32];
-      snprintf(ex, sizeof ex, "%s/../sessions/examples", exe);
-      if (Session_pickIn(ex, false, buf, size)) return true;
-    }
-  }
-  return Session_pickIn(BENCHTOP_SOURCE_ROOT "/sessions/examples", false, buf, size);
+  char ex[4096];
+  return DataDir_find(DATA_EXAMPLES, ex, sizeof ex) && Session_pickIn(ex, false, buf, size);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/datadir.h"
 #include "common/util.h"
 
 const char *const Theme_elemNames[TH_COUNT] = {
@@ -188,19 +189,7 @@ void Theme_scan(ThemeSet *set) {
   Theme_addDir(set, dir);
   const char *env = getenv("BENCHTOP_THEMES");
   if (env && env[0]) Theme_addDir(set, env);
-  /* Installed layout: <prefix>/bin/benchtop and <prefix>/share/benchtop/themes. */
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = 0;
-      snprintf(dir, sizeof dir, "%.4000s/../share/benchtop/themes", exe);
-      Theme_addDir(set, dir);
-    }
-  }
-  Theme_addDir(set, BENCHTOP_SOURCE_ROOT "/themes");
+  if (DataDir_find(DATA_THEMES, dir, sizeof dir)) Theme_addDir(set, dir); /* the shipped ones */
   if (Theme_find(set, "dark") < 0 && set->count < 32) {
     Util_strlcpy(set->names[set->count], "dark", sizeof set->names[0]);
     set->paths[set->count][0] = 0;

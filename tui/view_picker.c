@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/datadir.h"
 #include "common/util.h"
 #include "tui/tui.h"
 
@@ -65,7 +66,7 @@ void ViewPicker_open(App *a) {
   ViewPicker_scan(dir, &list, &n, &cap);
   const char *env = getenv("BENCHTOP_EXAMPLES");
   if (env && env[0]) ViewPicker_scan(env, &list, &n, &cap);
-  ViewPicker_scan(BENCHTOP_SOURCE_ROOT "/sessions/examples", &list, &n, &cap);
+  if (DataDir_find(DATA_EXAMPLES, dir, sizeof dir)) ViewPicker_scan(dir, &list, &n, &cap);
   PickerView *pv = &a->picker;
   pv->paths = Util_xcalloc((size_t)(n ? n : 1), sizeof *pv->paths);
   for (int i = 0; i < n; i++) pv->paths[i] = list[i].path;

@@ -60,7 +60,11 @@ static bool check_one(const char *path, const char *tmpdir) {
 }
 
 int main(int argc, char **argv) {
-  const char *dir = argc > 1 ? argv[1] : BENCHTOP_SOURCE_ROOT "/sessions/examples";
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_examples EXAMPLES_DIR\n");
+    return 2;
+  }
+  const char *dir = argv[1];
   char tmpdir[] = "/tmp/benchtop-examples-XXXXXX";
   if (!mkdtemp(tmpdir)) {
     perror("mkdtemp");
