@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A viewer build (meson -Dgpu=disabled, or no CUDA toolkit): no CUDA library is linked; the
-# bundled examples show and diff; what needs CUDA (run, replay, check-kernels, list metrics)
+# bundled examples show and diff; what needs CUDA (run, replay, tune, check-kernels, list metrics)
 # says so in one line and exits 3, leaving no session file behind.
 BT=${1:?usage: test_viewer.sh BENCHTOP EXAMPLES_DIR}
 EX=${2:?usage: test_viewer.sh BENCHTOP EXAMPLES_DIR}
@@ -27,6 +27,7 @@ one_line_3 replay "$BT" replay "${examples[0]}" -o "$XDG_DATA_HOME/replayed.json
 one_line_3 check-kernels "$BT" check-kernels
 one_line_3 list-metrics "$BT" list metrics --chip GH100
 one_line_3 bench-metrics "$BT" bench-metrics
+one_line_3 tune "$BT" tune -v mma -s 2x8x512x64
 [ -z "$(find "$XDG_DATA_HOME" -name '*.json')" ] || { echo "FAIL a refused run left a session file"; fail=1; }
 for ex in "${examples[@]}"; do
   for f in table json csv md; do
