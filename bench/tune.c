@@ -34,7 +34,7 @@ struct Tuner {
   TuneRequest req;
   TunePair *pairs;
   int npairs, cur;
-  bool begun, stopped, cross_done;
+  bool begun, stopped, cross_done, cross_confirmed;
   int cross_asked, cross_received;
   DeviceInfo device;
   double t_end;           /* Util_nowMs() deadline of --time; 0 none */
@@ -84,7 +84,11 @@ const char *const *Tuner_notes(const Tuner *t, int *n) {
 void Tune_budgetFor(const TuneRequest *req, int n, StrategyKind *kind, int *budget, int *reserve) {
   *kind = req->strategy;
   int b = req->budget;
-  if (req->budget_pct > 0) b = (int)ceil(n * req->budget_pct / 100.0);
+  if (req->budget_pct > 0) {
+    b = (int)ceil(n * req->budget_pct / 100.0);
+    int floor_ = req->min_budget < n + TUNE_LEADERS ? req->min_budget : n + TUNE_LEADERS;
+    if (b < floor_) b = floor_;
+  }
   if (*kind == STRATEGY_AUTO)
     *kind = b <= 0 || b >= n + (n > 1 ? TUNE_LEADERS : 0) ? STRATEGY_EXHAUSTIVE
                                                           : STRATEGY_EVOLUTIONARY;
@@ -288,9 +292,27 @@ int Tuner_next(Tuner *t, PlanEntry *out, int max) {
     if (confirming > 0) return confirming;
   }
   if (t->cross_asked > t->cross_received) return 0;
-  if (t->cross_done) return 0;
-  t->cross_done = true;
-  int n = Tuner_cross(t, out, max);
+  int n = 0;
+  if (!t->cross_done) {
+    t->cross_done = true;
+    n = Tuner_cross(t, out, max);
+    t->cross_asked += n;
+    if (n > 0) return n;
+  }
+  if (!t->cross_confirmed) {
+    /* Another shape's winner that now leads here on one measurement gets its second, as the
+     * searched leaders did: no winner stands on a single draw. */
+    t->cross_confirmed = true;
+    for (int i = 0; i < t->npairs && n < max; i++) {
+      TunePair *p = &t->pairs[i];
+      if (!p->live || p->cross == 0) continue;
+      int best = -1;
+      for (int c = 0; c < p->space.nconfigs; c++)
+        if (isfinite(Tuner_score(p, c)) && (best < 0 || Tuner_score(p, c) < Tuner_score(p, best)))
+          best = c;
+      if (best >= 0 && p->nrec[best] == 1) Tuner_entry(t, p, best, &out[n++]);
+    }
+  }
   t->cross_asked += n;
   return n;
 }
@@ -333,7 +355,8 @@ void Tuner_take(Tuner *t, const Record *r) {
 bool Tuner_done(const Tuner *t) {
   if (!t->begun) return false;
   if (t->stopped) return true;
-  return t->cur >= t->npairs && t->cross_done && t->cross_asked <= t->cross_received;
+  return t->cur >= t->npairs && t->cross_done && t->cross_confirmed &&
+         t->cross_asked <= t->cross_received;
 }
 
 void Tuner_stop(Tuner *t) {

@@ -26,7 +26,8 @@ typedef struct TuneRequest {
   StrategyKind strategy;
   int budget;            /* measurements per variant and shape (re-measurements included);
                             0: the whole space for exhaustive, a quarter (>= 20) otherwise */
-  double budget_pct;     /* > 0: the budget is this percentage of each space */
+  double budget_pct;     /* > 0: the budget is this percentage of each space ... */
+  int min_budget;        /* ... but at least this many (or the whole space when smaller) */
   double time_s;         /* > 0: stop searching after this many seconds (shared evenly) */
 } TuneRequest;
 

@@ -110,7 +110,7 @@ static void Rank_ties(Session *s, const char *variant, const Shape *shape, Ranke
   SampleSummary win;
   CompareStats_summarize(cs[0].samples, cs[0].nsamples, &o, &win);
   sum->tied = 0;
-  for (int k = 1; k < ranked && cs[k].score <= cs[0].score * TUNE_TIE_WINDOW; k++) {
+  for (int k = 1; k < ranked && (k == 1 || cs[k].score <= cs[0].score * TUNE_TIE_WINDOW); k++) {
     SampleSummary other;
     Comparison c;
     CompareStats_summarize(cs[k].samples, cs[k].nsamples, &o, &other);

@@ -252,3 +252,18 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
     TunedTable_printable(notes[i]);
   }
 }
+
+void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
+                           int n) {
+  for (int i = 0; i < n; i++) {
+    if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, r->variant) != 0 ||
+        !Shape_equal(&entries[i].shape, &r->shape))
+      continue;
+    char knobs[RECORD_KNOBS_MAX];
+    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+    if (strcmp(knobs, r->knobs) != 0) continue;
+    used[i] = true;
+    Util_strlcpy(r->knobs_auto, notes[i], sizeof r->knobs_auto);
+    return;
+  }
+}

@@ -50,5 +50,9 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
  * user set with --knob k=v stay as given) or keep the defaults; notes[i] (size notesize each)
  * says which, for the record and the one-line message. */
 void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]);
+/* A record that came back from resolved entries: its knobs_auto gets the note of the first
+ * unused entry of the same variant, knobs and shape (used[] marks it). */
+void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
+                           int n);
 
 #endif

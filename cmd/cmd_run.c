@@ -22,8 +22,9 @@ static const CommandOption run_options[] = {
   [RUN_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
                   .help = "shapes BxHxSxD[:causal], comma-separated (benchtop list shapes)",
                   .complete = CMD_COMPLETE_SHAPES, .flags = CMD_OPT_REQUIRED},
-  [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]",
-                .help = "set a knob of the variants that have it; several values sweep it",
+  [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]|auto",
+                .help = "set a knob of the variants that have it; several values sweep it; auto: "
+                        "the knobs benchtop tune found for the shape on this GPU",
                 .flags = CMD_OPT_REPEAT},
   [RUN_METRICS] = {.name = "metrics", .short_name = 'm', .value = CMD_TEXT,
                    .arg = "default|none|NAME,...",

@@ -81,22 +81,6 @@ static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const Devi
   Runner_submit(r, entries, n);
 }
 
-/* The note of the auto entry a record came from (records arrive in submission order). */
-static void RunLoop_markAuto(Record *rec, const PlanEntry *entries, char (*notes)[160],
-                             bool *used, int n) {
-  for (int i = 0; i < n; i++) {
-    if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, rec->variant) != 0 ||
-        !Shape_equal(&entries[i].shape, &rec->shape))
-      continue;
-    char knobs[160];
-    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    if (strcmp(knobs, rec->knobs) != 0) continue;
-    used[i] = true;
-    Util_strlcpy(rec->knobs_auto, notes[i], sizeof rec->knobs_auto);
-    return;
-  }
-}
-
 int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
   char err[512], noted[256] = "", clock_noted[256] = "";
   PlanEntry *entries = NULL;
@@ -181,7 +165,7 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
         if (tty) fprintf(stderr, "\r\033[K");
         if (!begun) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
-        RunLoop_markAuto(&ev.record, entries, notes, used, n);
+        TunedTable_markRecord(&ev.record, entries, notes, used, n);
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
         else saved_once = true;

@@ -324,6 +324,8 @@ static void App_loop(App *a) {
       /* A run between workers has no fd yet: look again shortly rather than sleep forever. */
       if (Runner_busy(a->run.runner) && fd < 0 && (timeout < 0 || timeout > 100)) timeout = 100;
     }
+    /* A tune's batch compiling in other processes: look for its end now and then. */
+    if (a->tune.prebuild && (timeout < 0 || timeout > 100)) timeout = 100;
     int n = poll(fds, (nfds_t)nfds, timeout);
     if (n < 0 && errno != EINTR) break;
     if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))) break; /* terminal gone */
@@ -340,6 +342,7 @@ static void App_loop(App *a) {
 
 static void App_free(App *a) {
   App_freeWindows(a);
+  Tunes_free(a);
   if (a->run.runner) Runner_free(a->run.runner);
   ViewPicker_free(a);
   Session_free(&a->session);

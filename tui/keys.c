@@ -84,6 +84,7 @@ static void Keys_nextPanel(App *a, int ch) {
 }
 
 static void Keys_panel(App *a, int ch) { Keys_focus(a, (PanelId)(ch - '1')); }
+static void Keys_tune(App *a, int ch) { (void)ch; Tunes_start(a); }
 static void Keys_compare(App *a, int ch) { (void)ch; ViewCompare_open(a); }
 
 static const KeyBinding Keys_mainBindings[] = {
@@ -91,6 +92,8 @@ static const KeyBinding Keys_mainBindings[] = {
    "next / previous panel (Variants, Shapes, Results)", Keys_nextPanel},
   {{'1', '2', '3'}, "1 2 3", NULL, "focus Variants, Shapes, Results", Keys_panel},
   {{'c'}, "c", "c compare", "compare the marked records side by side", Keys_compare},
+  {{'T'}, "T", "T tune", "tune the variant under the Variants cursor on the checked shapes "
+   "(a quarter of each space; winners marked W; x cancels)", Keys_tune},
   {{'q'}, "q", NULL, "quit (asks first while a run is in flight)", Keys_quit},
 };
 static const KeyTable Keys_main = KEY_TABLE("main", Keys_mainBindings);

@@ -26,7 +26,7 @@ static void App_submit(App *a, PlanEntry *entries, int count) {
     App_message(a, true, "cannot start the worker (benchtop worker): see stderr");
     return;
   }
-  Runner_submit(a->run.runner, entries, count);
+  if (!Tunes_submitRun(a, entries, count)) Runner_submit(a->run.runner, entries, count);
   if (!a->run.running) a->run.done = 0, a->run.total = 0;
   a->run.total += count;
   a->run.running = true;
@@ -47,6 +47,12 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
   p->knobs = Util_xcalloc((size_t)nvar * KNOB_MAX, sizeof *p->knobs);
   for (int i = 0; i < nvar; i++) {
     p->variants[p->nvariants++] = Util_xstrdup(vars[i]->variant->name);
+    if (vars[i]->knobs_auto) { /* replay resolves it again, for the device it runs on */
+      bool dup = false;
+      for (int j = 0; j < p->nknobs; j++) dup |= strcmp(p->knobs[j], "auto") == 0;
+      if (!dup) p->knobs[p->nknobs++] = Util_xstrdup("auto");
+      continue;
+    }
     for (int k = 0; k < vars[i]->variant->nknobs; k++) {
       const KnobDesc *kd = &vars[i]->variant->knobs[k];
       char *kv = Util_asprintf("%s=%s", kd->name, kd->values[vars[i]->knobs.idx[k]]);
@@ -92,6 +98,7 @@ void App_startRun(App *a) {
       PlanEntry *e = &entries[n++];
       e->variant = vars[v]->variant;
       e->knobs = vars[v]->knobs;
+      e->knobs_auto = vars[v]->knobs_auto;
       e->shape = shapes[s];
       e->opts = opts;
       Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
@@ -174,6 +181,10 @@ void App_replay(App *a) {
 }
 
 void App_cancelRun(App *a) {
+  if (Tunes_cancel(a)) {
+    App_message(a, false, "cancelling the tune (finished records stay, ranked)");
+    return;
+  }
   if (!a->run.running || !a->run.runner) {
     App_message(a, false, "nothing is running");
     return;
@@ -193,16 +204,23 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
       a->session.has_device = true;
     }
     Util_strlcpy(a->run.worker, "worker ready", sizeof a->run.worker);
+    Tunes_hello(a, &ev->device);
     break;
   case RUNNER_PROGRESS:
+    if (a->tune.tuner) { /* a tune says where its search stands, not which phase one record is in */
+      Tunes_showProgress(a);
+      break;
+    }
     a->run.done = ev->done;
     if (ev->total > 0) a->run.total = ev->total;
     Util_strlcpy(a->run.worker, ev->message, sizeof a->run.worker);
     break;
   case RUNNER_RECORD:
+    Tunes_record(a, &ev->record);
     Session_add(&a->session, &ev->record);
-    Record_free(&ev->record);
     if (a->run.done < a->run.total) a->run.done++;
+    Tunes_recorded(a, &ev->record);
+    Record_free(&ev->record);
     Results_rebuild(a);
     App_autosave(a);
     break;
@@ -216,8 +234,10 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     /* Said aloud only for a run the user asked for: a background build on a machine without a
      * GPU fails quietly (the status line says it), not over whatever the user is doing. */
     if (a->run.running) App_message(a, true, "no GPU: %s", ev->message);
+    Tunes_noGpu(a);
     break;
   case RUNNER_FINISHED:
+    if (Tunes_batchDone(a)) break; /* a tune goes on to its next batch, or finishes */
     a->run.running = false;
     snprintf(a->run.worker, sizeof a->run.worker, "idle (%d/%d done)", a->run.done, a->run.total);
     if (!a->run.no_gpu) App_message(a, false, "run finished: %d records", a->run.done);
@@ -265,5 +285,6 @@ void App_pollRunner(App *a) {
     App_runnerEvent(a, &ev);
     memset(&ev, 0, sizeof ev);
   }
+  Tunes_poll(a);
 }
 

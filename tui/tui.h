@@ -83,6 +83,8 @@ typedef struct VariantRow {
   const Variant *variant;
   bool checked;
   KnobValues knobs;
+  bool knobs_auto;        /* run with the tuned knobs of each shape (--knob auto) */
+  char auto_shown[RECORD_KNOBS_MAX + 32]; /* what auto chose at the last run, in words */
 } VariantRow;
 
 typedef struct VariantsView {
@@ -185,6 +187,24 @@ typedef struct RunState {
   char metrics[512];      /* "default", "none" or names */
 } RunState;
 
+/* A tune in flight (T) and --knob auto runs (tui/tunes.c). */
+struct Tuner;
+struct Prebuild;
+typedef struct TuneState {
+  struct Tuner *tuner;    /* NULL when no tune is in flight */
+  struct Prebuild *prebuild; /* the next batch compiling ahead of the worker */
+  PlanEntry *batch;       /* ... and the batch itself, submitted when it is compiled */
+  int nbatch;
+  bool waiting, begun, stopping; /* for the worker's device; searching; cancelled (x) */
+  DeviceInfo device;      /* the worker's, once it said hello */
+  bool have_device;
+  PlanEntry *auto_entries; /* the last --knob auto run's entries, as resolved ... */
+  char (*auto_notes)[160]; /* ... what auto chose for each (records' knobs_auto) */
+  bool *auto_used;
+  int nauto;
+  bool auto_waiting;      /* resolved and submitted when the worker says hello */
+} TuneState;
+
 struct App {
   Session session;
   Session *original;      /* replay: the session replayed, for deltas (NULL otherwise) */
@@ -193,6 +213,7 @@ struct App {
   bool from_example;      /* opened the bundled example: new records go to a fresh file */
 
   RunState run;
+  TuneState tune;
   VariantsView variants;
   ShapesView shapes;
   ResultsView results;
@@ -255,6 +276,23 @@ void App_cancelRun(App *a);
 void App_autosave(App *a);
 void App_pollRunner(App *a);
 void App_prebuild(App *a, const VariantRow *vr);
+/* tunes.c: T tunes the variant under the Variants cursor on the checked shapes; the runner's
+ * events pass through here first (each returns whether it handled the event). */
+void Tunes_start(App *a);
+void Tunes_hello(App *a, const DeviceInfo *d);
+void Tunes_noGpu(App *a);
+bool Tunes_batchDone(App *a);
+void Tunes_record(App *a, Record *r);          /* before the session takes it */
+void Tunes_recorded(App *a, const Record *r);  /* after */
+bool Tunes_cancel(App *a);
+void Tunes_poll(App *a);
+/* A run's entries, some of them --knob auto: resolved for the worker's device and submitted
+ * (now, or at its hello); false when none is auto (the caller submits). */
+bool Tunes_submitRun(App *a, PlanEntry *entries, int n);
+void Tunes_autoShown(App *a);
+/* The tune's progress as the status line's worker text (configurations, refused, best). */
+void Tunes_showProgress(App *a);
+void Tunes_free(App *a);
 
 /* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
  * the format); false with one line in err. May ask before replacing a file. */

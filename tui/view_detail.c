@@ -141,6 +141,16 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
     Page_text(p, r->status == REC_PASS ? TH_DIM : TH_FAIL, " reason: %s", r->reason);
     Page_newline(p);
   }
+  if (r->knobs_auto[0]) {
+    Page_text(p, TH_DIM, " knobs: auto, %s", r->knobs_auto);
+    Page_newline(p);
+  }
+  if (r->tune.rank > 0) {
+    Page_text(p, r->tune.winner ? TH_ACCENT : TH_NORMAL, " tune: rank %d of %d%s%s", r->tune.rank,
+              r->tune.of, r->tune.winner ? ", the winner" : "",
+              r->tune.tied ? ", tied with the winner (the samples cannot separate them)" : "");
+    Page_newline(p);
+  }
   Page_newline(p);
   const Timing *t = &r->timing;
   Page_text(p, TH_TITLE, " Timing");

@@ -90,8 +90,13 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
 static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int y, int width,
                             attr_t cur) {
   const ResultsView *rv = &a->results;
+  /* * marked for compare; W the winner of its tune (benchtop tune, T). */
   wattrset(w, Draw_attr(cur, TH_MARKED));
   mvwaddstr(w, y, 1, marked ? " *" : "  ");
+  if (r->tune.winner) {
+    wattrset(w, Draw_attr(cur, TH_ACCENT));
+    mvwaddch(w, y, 1, 'W');
+  }
   for (int c = 0; c < COL_COUNT; c++) {
     if (!rv->col_x[c]) continue;
     int cw = Columns[c].width, x = rv->col_x[c];

@@ -15,6 +15,13 @@ static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width
   Draw_clip(w, y, x, width, line);
   int used = (int)strlen(line) + 1;
   wattrset(w, Draw_attr(cur, TH_DIM));
+  if (vr->knobs_auto) { /* auto, and what it chose at the last run */
+    char shown[RECORD_KNOBS_MAX + 48];
+    snprintf(shown, sizeof shown, "auto%s%s", vr->auto_shown[0] ? ": " : "", vr->auto_shown);
+    wattrset(w, Draw_attr(cur, TH_ACCENT));
+    Draw_clip(w, y, x + used, width - used, shown);
+    return;
+  }
   Draw_clip(w, y, x + used, width - used, knobs[0] ? knobs : "(no knobs)");
 }
 
@@ -152,6 +159,7 @@ static void ViewKnobs_value(App *a, int ch) {
   if (nvals <= 0) return;
   if (ch == KEY_LEFT || ch == 'h') vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + nvals - 1) % nvals;
   else vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + 1) % nvals;
+  vr->knobs_auto = false;
   App_prebuild(a, vr);
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
@@ -170,7 +178,21 @@ static void ViewKnobs_preset(App *a, int ch) {
   if (!vr) return;
   if (ch == 'p') ViewKnobs_nextPreset(a, vr);
   else Registry_defaults(vr->variant, &vr->knobs);
+  vr->knobs_auto = false;
   App_prebuild(a, vr);
+  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+}
+
+/* auto: each shape runs with what benchtop tune found for it on this GPU (or the defaults,
+ * said in the record); a knob change goes back to explicit knobs. */
+static void ViewKnobs_auto(App *a, int ch) {
+  (void)ch;
+  VariantRow *vr = ViewVariants_selected(a);
+  if (!vr) return;
+  vr->knobs_auto = !vr->knobs_auto;
+  vr->auto_shown[0] = '\0';
+  App_message(a, false, "%s: %s", vr->variant->name,
+              vr->knobs_auto ? "auto (the tuned knobs of each shape, or the defaults)" : "explicit knobs");
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
 
@@ -189,6 +211,8 @@ static const KeyBinding ViewKnobs_bindings[] = {
   {{' '}, "Space", NULL, "next allowed value", ViewKnobs_value},
   {{'p'}, "p", "p preset", "next shipped preset", ViewKnobs_preset},
   {{'d'}, "d", "d defaults", "the variant's defaults", ViewKnobs_preset},
+  {{'a'}, "a", "a auto", "auto: the knobs benchtop tune found for each shape (again: explicit)",
+   ViewKnobs_auto},
   {{'\n', KEY_ENTER, 27, 'q'}, "Enter / Esc", "Esc close", "close the knob editor",
    ViewKnobs_close},
 };

@@ -34,7 +34,7 @@ for t in tune:
     own = len(mine) - t["cross"]
     check(t["space"] - t["refused"] >= 50, "%s: %d configurations to search" % (t["shape"], t["space"] - t["refused"]))
     check(own <= 20 and own == t["measured"] - t["cross"], "%s: %d measurements within the budget of 20" % (t["shape"], own))
-    check(t["cross"] <= 1, "%s: %d measured for the other shape" % (t["shape"], t["cross"]))
+    check(t["cross"] <= 2, "%s: %d measured for the other shape (its winner, and a second time if it leads here)" % (t["shape"], t["cross"]))
     winners = [i for i, r in enumerate(recs) if r["shape"] == t["shape"] and r.get("tune", {}).get("winner")]
     check(winners == [t["winner"]], "%s: one winner, record %s" % (t["shape"], winners))
     w = recs[t["winner"]]

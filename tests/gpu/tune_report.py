@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Reads what tests/gpu/gpu_tune.sh left in OUTDIR and says, per variant and shape:
+  - the exhaustive best (score: the median of a configuration's pooled samples, as benchtop
+    ranks; a configuration with a failed record never counts);
+  - each strategy's pick scored by the exhaustive run's own measurements of it (same run, same
+    clock), PASS when within 2 % of the exhaustive best; its records and wall time;
+  - --knob auto's p50 against the tuned table's, PASS when within 2 %;
+  - what the shipped defaults lose against the best;
+and, over every shape the exhaustive sessions cover, the one configuration with the best
+geometric mean and what each shape loses with it (the candidate for new defaults; within 5 %
+everywhere means a default can meet acceptance 3, else --knob auto / a shipped tuned table).
+Exit 1 when a strategy pick or an auto run misses its 2 %.
+usage: tune_report.py OUTDIR"""
+import glob, json, math, os, statistics, sys
+
+out = sys.argv[1]
+NEAR, DEFAULT_NEAR = 0.02, 0.05
+
+
+def load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def scores(session):
+    """{(variant, shape): {knobs: score}} as benchtop ranks: pooled samples' median."""
+    pooled, bad = {}, set()
+    for r in session.get("records", []):
+        key = (r["variant"], r["shape"], r["knobs"])
+        if r["status"] == "cancelled":
+            continue
+        if r["status"] != "pass" or not r.get("timing", {}).get("p50"):
+            bad.add(key)
+            continue
+        pooled.setdefault(key, []).extend(r["timing"].get("samples") or [r["timing"]["p50"]])
+    res = {}
+    for (v, s, k), samples in pooled.items():
+        if (v, s, k) not in bad:
+            res.setdefault((v, s), {})[k] = statistics.median(samples)
+    return res
+
+
+times = {}
+if os.path.exists(os.path.join(out, "times.txt")):
+    for line in open(os.path.join(out, "times.txt")):
+        f = line.split()
+        if len(f) == 3:
+            times[f[0]] = float(f[1])
+table = (load(os.path.join(out, "tuned.json")) or {}).get("entries", [])
+failures, checks = 0, 0
+all_ex = {}
+for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
+    tag = os.path.basename(ex_path)[3:-5]  # small-fa3
+    ex = load(ex_path)
+    if not ex:
+        print("%s: the exhaustive session is missing or unreadable" % tag)
+        failures += 1
+        continue
+    ex_scores = scores(ex)
+    all_ex.update(ex_scores)
+    complete = {t["shape"]: t.get("complete") for t in ex.get("tune", [])}
+    print("== %s: exhaustive %.0f s (%d records)" % (tag, times.get("ex-" + tag, float("nan")), len(ex["records"])))
+    strat = {}
+    for prefix, name in (("st", "evolutionary"), ("an", "annealing")):
+        s = load(os.path.join(out, "%s-%s.json" % (prefix, tag)))
+        if s:
+            strat[name] = (s, times.get("%s-%s" % (prefix, tag), float("nan")))
+    auto = load(os.path.join(out, "auto-%s.json" % tag)) or {"records": []}
+    default = load(os.path.join(out, "def-%s.json" % tag)) or {"records": []}
+    for (variant, shape), sc in sorted(ex_scores.items()):
+        best_knobs = min(sc, key=sc.get)
+        best = sc[best_knobs]
+        print("%s %s: %d configurations scored, best %.4g us  %s%s" % (
+            variant, shape, len(sc), best, best_knobs, "" if complete.get(shape) else "  (exhaustive run INCOMPLETE)"))
+        for name, (s, wall) in strat.items():
+            summ = [t for t in s.get("tune", []) if t["shape"] == shape]
+            if not summ or summ[0].get("winner", -1) < 0:
+                print("  %-12s no pick" % name)
+                failures += name == "evolutionary"
+                continue
+            t = summ[0]
+            pick = t["winner_knobs"]
+            in_ex = sc.get(pick)
+            loss = in_ex / best - 1 if in_ex else float("inf")
+            ok = loss <= NEAR
+            if name == "evolutionary":
+                checks += 1
+                failures += not ok
+            print("  %-12s %s  pick %.4g us in the exhaustive data (%+.2f %%), its own run %.4g us; %d records "
+                  "(budget %d, %d for other shapes), whole tune %.0f s  %s" % (
+                      name, "PASS" if ok else "FAIL", in_ex or float("nan"), 100 * loss,
+                      t.get("winner_p50") or float("nan"), t["measured"] - max(t.get("cross", 0), 0),
+                      t["budget"], max(t.get("cross", 0), 0), wall, pick))
+        ar = [r for r in auto["records"] if r["shape"] == shape and r["variant"] == variant]
+        te = [e for e in table if e["variant"] == variant and e["shape"] == shape]
+        if ar and te and ar[0]["status"] == "pass":
+            d = ar[0]["timing"]["p50"] / te[0]["p50"] - 1
+            ok = abs(d) <= NEAR and ar[0]["knobs"] == te[0]["knobs"] and ar[0].get("knobs_auto", "").startswith("tuned")
+            checks += 1
+            failures += not ok
+            print("  auto         %s  p50 %.4g us against the tuned %.4g us (%+.2f %%)%s" % (
+                "PASS" if ok else "FAIL", ar[0]["timing"]["p50"], te[0]["p50"], 100 * d,
+                "" if ar[0]["knobs"] == te[0]["knobs"] else "  knobs differ: " + ar[0]["knobs"]))
+        else:
+            checks += 1
+            failures += 1
+            print("  auto         FAIL  no auto record or no tuned entry (%d, %d)" % (len(ar), len(te)))
+        dr = [r for r in default["records"] if r["shape"] == shape and r["variant"] == variant]
+        if dr:
+            k = dr[0]["knobs"]
+            print("  defaults     %.4g us in the exhaustive data (%+.1f %%)%s  %s" % (
+                sc.get(k, float("nan")), 100 * (sc.get(k, float("inf")) / best - 1),
+                "" if sc.get(k, float("inf")) <= best * (1 + DEFAULT_NEAR) else "  more than 5 % off", k))
+    sim = os.path.join(out, "sim-%s.txt" % tag)
+    if os.path.exists(sim):
+        print("  replays (--simulate, 200 seeds each, budget 25 %):")
+        for line in open(sim):
+            if line.startswith("  ") or line.startswith("replaying"):
+                print("    " + line.strip() if line.startswith("  ") else "  " + line.rstrip())
+
+# Over every shape the exhaustive sessions cover: the best single configuration per variant.
+for variant in sorted({v for v, _ in all_ex}):
+    shapes = sorted(s for v, s in all_ex if v == variant)
+    common = set.intersection(*(set(all_ex[(variant, s)]) for s in shapes))
+    if len(shapes) < 2 or not common:
+        continue
+    geo = {k: math.exp(sum(math.log(all_ex[(variant, s)][k]) for s in shapes) / len(shapes)) for k in common}
+    k = min(geo, key=geo.get)
+    losses = [all_ex[(variant, s)][k] / min(all_ex[(variant, s)].values()) - 1 for s in shapes]
+    print("== %s over %d shapes: best single configuration %s (geometric mean %.4g us); %s" % (
+        variant, len(shapes), k, geo[k], "within 5 % everywhere: a candidate default" if max(losses) <= DEFAULT_NEAR
+        else "more than 5 % off somewhere: defaults alone cannot meet 5 %, use --knob auto / a shipped table"))
+    for s, l in zip(shapes, losses):
+        print("   %-20s loses %5.1f %%" % (s, 100 * l))
+print("%d of %d checks passed" % (checks - failures, checks))
+sys.exit(1 if failures else 0)
