@@ -8,7 +8,7 @@
 
 #include "common/util.h"
 
-#define STRATEGY_ELITES 3      /* the notebook's autotuner kept its 3 best unchanged */
+#define STRATEGY_ELITES 3      /* the 3 best go to the next generation unchanged */
 #define STRATEGY_TRIES 64      /* attempts at an unseen valid child before a random immigrant */
 #define ANNEAL_T0 0.05         /* a 5 % worse step is taken with probability 1/e at the start */
 #define ANNEAL_T1 0.002        /* ... and almost never at the end */

@@ -71,7 +71,7 @@ void Profiler_setPassHook(Profiler *p, bool (*hook)(void *user), void *user);
 /* Whether the range profiler stays enabled on the context after a collection (default: no).
  * Kept enabled, a collection costs ~40 ms instead of ~180 ms (the first pass after an enable
  * is slow); kernel durations are unchanged by it but launches take ~0.1 us longer between
- * CUDA events (H200, 2026-11-22), so keep it only when timing by kernel timestamps. */
+ * CUDA events (on an H200), so keep it only when timing by kernel timestamps. */
 void Profiler_setKeepEnabled(Profiler *p, bool keep);
 /* What a collection does with `keep` asked for: PROFILER_KEEP_ENABLED_ENV when set, else keep. */
 bool Profiler_keepEnabledFor(bool keep);

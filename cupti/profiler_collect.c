@@ -117,7 +117,7 @@ static bool Profiler_setup(Profiler *p, MetricSet *s, char *err, size_t errsize)
     p->obj = en.pRangeProfilerObject;
   }
   /* A fresh counter data image per collection, sized for this profiler object: an image kept
-   * from an earlier enable crashed CUPTI on the next collection (H200, 2026-11-22). */
+   * from an earlier enable crashed CUPTI on the next collection (seen on an H200). */
   free(s->counter_data);
   s->counter_data = NULL;
   {
@@ -276,7 +276,7 @@ bool Profiler_collect(Profiler *p, const char *const *names, int n, bool (*launc
   }
   if (ok) {
     /* A fresh evaluator per collection: re-binding one made from an earlier image crashed
-     * inside NVPW on the second collection of a worker (H200, 2026-11-22). */
+     * inside NVPW on the second collection of a worker (seen on an H200). */
     NvpwEval_free(p->eval);
     p->eval = NvpwEval_new(p->chip, s->counter_data, s->counter_size, why, sizeof why);
     ok = p->eval && NvpwEval_bind(p->eval, s->counter_data, s->counter_size, why, sizeof why);

@@ -85,7 +85,7 @@ static_assert(!(PERSIST && KV_SPLIT == 2), "fa3: persistent blocks need KV_SPLIT
 #define REG_CONSUMER 240
 #endif
 
-// Timeline hooks: tools/fa3_trace.cu defines TRACE(slot) before including this file; in every
+// Timeline hooks: research/fa3_trace.cu defines TRACE(slot) before including this file; in every
 // benchtop (NVRTC) build they compile to nothing.
 #ifndef TRACE
 #define TRACE(slot) do { } while (0)

@@ -1,4 +1,4 @@
-/* A session: the user's lab notebook. Metadata, the plan, the device, and every record, kept
+/* A session: the user's lab record. Metadata, the plan, the device, and every record, kept
  * in memory and saved as JSON ("schema": "benchtop.session/1", see docs/session-schema.md). */
 #ifndef BENCHTOP_SESSION_H
 #define BENCHTOP_SESSION_H

@@ -399,7 +399,7 @@ int Tui_main(const char *path) {
   if (a->session.dirty && a->session.path[0] && !a->from_example)
     saved = Session_autosave(&a->session, err, sizeof err);
   App_freeWindows(a); /* before the screen they belong to is deleted (delwin after delscreen
-                        * crashed on quit after a live run: H200, 2026-11-22) */
+                        * crashed on quit after a live run) */
   endwin();
   delscreen(scr);
   if (sig) fprintf(stderr, "benchtop: stopped by signal %d%s\n", sig,

@@ -1,4 +1,4 @@
-/* The shapes panel: the notebook's presets plus the session's shapes, each with a checkbox;
+/* The shapes panel: the preset shapes plus the session's shapes, each with a checkbox;
  * add, edit and delete through a one-line prompt parsed by Shape_parse. */
 #include <stdio.h>
 #include <string.h>

@@ -236,7 +236,7 @@ int main(void) {
   CHECK(ldb > 0 && stb > 0, "bank_conflict has load and store conflicts (%g, %g)", ldb, stb);
   CHECK(ldg == 0, "wmma_gemm has no shared load conflicts (%g)", ldg);
   /* Not exactly 0: ptxas moves constants with HFMA2.MMA, which issues on the tensor pipe and is
-   * counted there (ncu agrees, H200 2026-11-22). Idle = a small fraction of the MMA kernel's. */
+   * counted there (ncu agrees, on an H200). Idle = a small fraction of the MMA kernel's. */
   CHECK(value(mb, tpct) < 1.0 && value(mb, tinst) < value(mg, tinst) / 10,
         "bank_conflict: tensor pipe near idle (%g %%, %g inst)", value(mb, tpct), value(mb, tinst));
   CHECK(value(mg, tpct) > 0 && value(mg, tinst) > 0, "wmma_gemm: tensor pipe busy (%g %%, %g inst)",

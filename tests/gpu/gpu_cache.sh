@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A knob change compiles once; repeating it hits the on-disk JIT cache (issue 3, acceptance 5).
+# A knob change compiles once; repeating it hits the on-disk JIT cache.
 set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu

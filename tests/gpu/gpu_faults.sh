@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Deliberately broken kernels (tests/gpu/kernels/, never shipped): an out-of-bounds write, a
 # trap, an endless loop, and a wrong result each end their record with the right reason, the
-# worker is replaced, and the records after them still run (issue 4, acceptance 3).
+# worker is replaced, and the records after them still run.
 set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# SIGKILL in the middle of a plan leaves a valid session holding every finished record
-# (issue 6, acceptance 2).
+# SIGKILL in the middle of a plan leaves a valid session holding every finished record.
 set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu

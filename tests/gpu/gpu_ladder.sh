@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every variant at every shipped preset against the fp32 reference on the issue's shapes, fresh
 # random inputs each run (seed printed), output poisoned before each launch, every element
-# checked as written; fails on any record that is not a pass (issue 3, acceptance 3).
+# checked as written; fails on any record that is not a pass.
 set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu

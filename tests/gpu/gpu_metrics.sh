@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hardware metrics (issue 5): sanity of the ladder's counters, agreement with Nsight Compute on
+# Hardware metrics: sanity of the ladder's counters, agreement with Nsight Compute on
 # the same kernels, and the restricted-counters path (simulated) keeping timing intact.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,7 @@ for (v, k), m in sorted(recs.items()):
         v, k or "-", m.get(T), m.get(TM), m.get(TI), m.get(TF), m.get(LD)))
 # The scalar rungs issue no HMMA, but ptxas moves constants into registers with HFMA2.MMA,
 # which runs on the tensor pipe and is counted by the HMMA pipe metrics (naive's SASS: 0 HMMA,
-# 8 HFMA2.MMA, H200 2026-11-22). Hopper counts them apart: a scalar rung must execute no
+# 8 HFMA2.MMA, on an H200). Hopper counts them apart: a scalar rung must execute no
 # matrix instruction (every tensor-pipe instruction an HFMA2.MMA) and read 0.00 % matrix-only
 # busy (smem/swizzle/cp_async read exactly 0; naive read 0.00023 %, its 132352 HFMA2.MMA
 # apparently leaving a trace in the cycle counter); the tensor-core rungs must read > 0.
@@ -46,7 +46,7 @@ PY
 #    as it happens to be, the L2 hit rate measures each tool's own history, not the kernel.
 #    Each side profiles 5 launches and the medians are compared, each side's spread shown: the
 #    L2 hit rate of one launch moves by up to 30 points between identical ncu runs (naive:
-#    57.1 to 87.3 %, H200 2026-11-22), so one launch against one launch is a coin toss.
+#    57.1 to 87.3 %, on an H200), so one launch against one launch is a coin toss.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)
 if [ -n "$NCU" ] && [ -x "$NCU" ]; then
   # The headline set (cupti/catalog.c) minus the range time, whose meaning differs (user range

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Timing truth (issue 4, acceptance 2): benchtop's p50 against Nsight Compute's
+# Timing truth: benchtop's p50 against Nsight Compute's
 # gpu__time_duration.sum for the same kernels (ncu --clock-control none --cache-control none):
 # within 5 % or 1 us, whichever is larger; and the same command twice agrees within 2 % for
 # kernels over 50 us. The default clock is CUPTI kernel timestamps (timing.source "kernel"),
 # which must meet the tolerance everywhere; --graph must too. CUDA events around each launch
-# (--timing events) include about 2 us of launch latency (H200, 2026-11-22): reported, and
+# (--timing events) include about 2 us of launch latency (on an H200): reported, and
 # held to the tolerance only where 2 us is under 5 %. Also: with kernel timestamps made
 # unavailable (BENCHTOP_SIMULATE_NO_KERNEL_CLOCK=1) the record says "events" and why, and
 # stderr says so once. Skips (77) without a GPU or without ncu, and says which.

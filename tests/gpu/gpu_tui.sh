@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The TUI on the GPU machine, driven through tmux (issue 7, acceptance 2): check three variants
+# The TUI on the GPU machine, driven through tmux: check three variants
 # and two shapes, run, see the records arrive with every headline metric, compare two, quit;
 # the autosaved session holds the same records.
 set -u

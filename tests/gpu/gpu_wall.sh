@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One variant at 2x8x512x64, JIT cached, no metrics, 100 reps: the whole process in <= 1 s
-# wall, context creation included (issue 4, acceptance 4).
+# wall, context creation included.
 set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu

@@ -90,7 +90,7 @@ static void Fixture_record(Session *s, const Row *row, const char *shape_text, i
   r.clocks.throttle_reasons = 0;
   r.occupancy_theoretical = row->occ_theo;
 
-  /* fp8 at S=512 fails precision (the notebook's finding); mma 128x64 faults on the causal
+  /* fp8 at S=512 fails precision (as the ladder's fp8 rung does); mma 128x64 faults on the causal
    * shape in this fixture; naive refuses D=128 with an n/a. */
   bool causal = r.shape.causal;
   if (strcmp(row->variant, "naive") == 0 && r.shape.D == 128) {

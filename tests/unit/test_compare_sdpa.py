@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Unit checks of tools/compare_sdpa.py's pure parts (no GPU, no torch): which benchtop records
+"""Unit checks of research/compare_sdpa.py's pure parts (no GPU, no torch): which benchtop records
 go under the ncu verdict. Prints 'N checks, N failed'; exits 1 on a failure."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "research"))
 import compare_sdpa  # noqa: E402
 
 checks = failed = 0
@@ -24,7 +24,7 @@ def rec(knobs, p50, status="pass", source="kernel"):
 
 
 # Persistent grids read long by kernel timestamps: the fastest persistent record joins the
-# candidates even when the k fastest are all non-persistent (session 5's 0.99x verdict).
+# candidates even when the k fastest are all non-persistent (a 0.99x verdict once came from that).
 recs = [rec("block_m=128,persist=0", 225.3), rec("block_m=128,stages=3,persist=0", 226.0),
         rec("block_m=128,persist=1", 239.2), rec("block_m=192,persist=1", 241.0)]
 got = [r["knobs"] for r in compare_sdpa.top_records(recs, "fa3", "4x16x2048x128", 2)]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Median gpu__time_duration per kernel from `ncu --csv` files: python3 tools/ncu_summary.py F..."""
+"""Median gpu__time_duration per kernel from `ncu --csv` files: python3 research/ncu_summary.py F..."""
 import statistics
 import sys
 

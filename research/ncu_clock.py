@@ -1,5 +1,5 @@
 """Nsight Compute as a clock: gpu__time_duration.sum of every kernel of a command, per kernel
-name, from ncu's CSV (tools/compare_sdpa.py's verdict clock; tools/ncu_summary.py prints it)."""
+name, from ncu's CSV (research/compare_sdpa.py's verdict clock; research/ncu_summary.py prints it)."""
 import csv
 import os
 import shutil

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""benchtop against PyTorch SDPA (issue 8), on the GPU machine, in one run, one protocol.
+"""benchtop against PyTorch SDPA, on the GPU machine, in one run, one protocol.
 
 Times benchtop's variants through its own batch mode (`benchtop run ... --cold-l2`, median of
 the timed launches, L2 flushed before each) and PyTorch SDPA's cuDNN, FlashAttention and
@@ -16,7 +16,7 @@ memory-efficient backends, fp16, on the same shapes, by two clocks, each the sam
 - ncu (the independent instrument, and the one the targets are judged by): Nsight Compute's
   gpu__time_duration.sum, --cache-control all --clock-control none, median over 10 launches per
   kernel, summed over the kernels of one call (benchtop's fastest knobs by kernel time, replayed
-  under ncu; SDPA through tools/sdpa_calls.py). Kernels are serialised under ncu, so overlap
+  under ncu; SDPA through research/sdpa_calls.py). Kernels are serialised under ncu, so overlap
   tricks (programmatic dependent launch) cannot shift a start timestamp.
 
 Prints a Markdown report (device, date, clocks, a table per clock with ratios = SDPA time /
@@ -27,7 +27,7 @@ For each (variant, shape) benchtop runs a small knob sweep and the fastest recor
 verification stands for the variant (SDPA picks its own kernels too); its knobs are shown.
 
 Usage (repo root, GPU machine):
-  python3 tools/compare_sdpa.py --benchtop build-gpu/benchtop --json compare.json
+  python3 research/compare_sdpa.py --benchtop build-gpu/benchtop --json compare.json
 """
 import argparse
 import datetime
@@ -119,14 +119,14 @@ def run_benchtop(benchtop, variant, shapes, reps, timeout, sweep):
             return [], (note or "") + " (no session: %s)" % ex, cmd
 
 
-from ncu_clock import find_ncu, ncu_benchtop, ncu_sdpa  # noqa: E402 (tools/ on sys.path)
+from ncu_clock import find_ncu, ncu_benchtop, ncu_sdpa  # noqa: E402 (research/ on sys.path)
 
 
 def top_records(records, variant, shape, k):
     """The k fastest passing records of (variant, shape) by kernel time, plus the fastest
     persistent one (knob persist=1) when it is not among them, as best_records' dicts: kernel
     timestamps read persistent grids 0-25 us long, so ranking by them alone can keep the
-    persistent setting away from the ncu verdict (it did at 4x16x2048x128 in session 5)."""
+    persistent setting away from the ncu verdict (it did once at 4x16x2048x128)."""
     rs = [r for r in records if r.get("variant") == variant and r.get("shape") == shape
           and r.get("status") == "pass" and (r.get("timing") or {}).get("source") == "kernel"]
     rs.sort(key=lambda r: r["timing"]["p50"])
@@ -159,7 +159,7 @@ def best_records(records, field="p50"):
 def kernel_busy_us(activities):
     """Per call: the summed durations of its kernels and memsets, the calls cut at each flush
     kernel (the first activity is one). Not first start to last end: cuDNN's calls run a
-    memset, then the kernel after a host-side gap of 10-15 us at the small shapes (2026-11-23,
+    memset, then the kernel after a host-side gap of 10-15 us at the small shapes (on an
     H200), which is not GPU work. activities: (start_ns, duration_ns, name), sorted."""
     flush_name = activities[0][2]
     calls, cur = [], None
@@ -256,7 +256,7 @@ def fmt_ratio(x):
 
 
 def targets(shapes, best, sdpa, variants):
-    """Issue 8's targets, each with its numbers and met / not met / not measured."""
+    """The comparison's targets, each with its numbers and met / not met / not measured."""
     out = []
 
     def add(name, value, goal, met_if):

@@ -1,8 +1,8 @@
-// Timeline of fa3 launches (issue 8's small shapes): where the microseconds of one launch go,
+// Timeline of fa3 launches (the small shapes): where the microseconds of one launch go,
 // from in-kernel timestamps at fa3.cu's TRACE() hooks (defined only here).
 // Built and run on the GPU machine with its nvcc; knobs are fa3.cu's macros:
 //   nvcc -std=c++17 -O2 -gencode arch=compute_90a,code=sm_90a -Ikernels \
-//        -DHEAD_DIM=64 -DBLOCK_M=64 -DKV_SPLIT=2 -DSCHED=1 tools/fa3_trace.cu -lcuda -o fa3_trace
+//        -DHEAD_DIM=64 -DBLOCK_M=64 -DKV_SPLIT=2 -DSCHED=1 research/fa3_trace.cu -lcuda -o fa3_trace
 //   ./fa3_trace B H S [causal]
 // Prints, per hook, the median over blocks of (hook time - earliest block start), median over
 // reps with L2 flushed before each launch, and the spread over blocks. Not a benchtop clock:

@@ -1,7 +1,7 @@
-// exp2 throughput per SM on the GPU at hand (issue 8's softmax bound): ex2.approx.f32 against
+// exp2 throughput per SM on the GPU at hand (the softmax's bound at the small shapes): ex2.approx.f32 against
 // ex2.approx.f16x2 (two exponentials per lane per instruction), one block of 4 warps per SM,
 // 8 independent chains per thread. Prints exponentials per clock per SM.
-//   nvcc -O2 -arch=sm_90 tools/ex2_rate.cu -o ex2_rate && ./ex2_rate
+//   nvcc -O2 -arch=sm_90 research/ex2_rate.cu -o ex2_rate && ./ex2_rate
 #include <cuda_fp16.h>
 #include <cstdio>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Floor kernels for fa3 (issue 8's small shape): copies of kernels/ with parts of the work
+"""Floor kernels for fa3 (the 2x8x512x64 shape): copies of kernels/ with parts of the work
 compiled out, so that benchtop's own clock (BENCHTOP_KERNEL_DIR=DIR/MODE) says what each part
 of the chain costs. The records fail verification, by design; their timing is what counts.
 
-  python3 tools/fa3_floors.py OUTDIR      # writes OUTDIR/{launch,loads,nomma,nosoftmax}/
+  python3 research/fa3_floors.py OUTDIR      # writes OUTDIR/{launch,loads,nomma,nosoftmax}/
 
 Modes (each keeps the launch shape, shared memory, barriers, merge and TMA store of fa3):
   launch     the kernel returns at entry: block launch and retirement only

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# Issue 8's work on the GPU machine in one device call, from the repo root:
-#   bash tools/gpu-round.sh OUTDIR [STEPS] [BUILD_DIR]
+# A round of kernel work on the GPU machine in one go, from the repo root:
+#   bash research/gpu-round.sh OUTDIR [STEPS] [BUILD_DIR]
 # STEPS (comma list, default ladder,sanitize,sweep):
 #   ladder    every shipped preset of $VARIANTS (default fa3,mma) on the GPU ladder's shapes
 #   sanitize  compute-sanitizer memcheck + racecheck of every preset of $VARIANTS (or the
 #             presets numbered in $SAN_PRESET_IDS, 1-based), on two ragged shapes
 #   sweep     `benchtop run --cold-l2` per entry of $SWEEP_RUNS ("variant[@shapes]|k=v,v|...;..."),
-#             over the issue's five shapes unless @shapes names others; a table per shape
+#             over the five target shapes unless @shapes names others; a table per shape
 #   ncu       Nsight Compute gpu__time_duration of $NCU_RUNS ("variant|knobs|shape;...", or
 #             "sdpa|backend|shape" for a PyTorch SDPA backend)
 #   prof      Nsight Compute sections (speed of light, memory, launch, occupancy, warp states, or
 #             the space-separated $NCU_SECTIONS) of one launch per entry of $NCU_PROF
 #             ("variant|knobs|shape" or "sdpa|backend|shape")
-#   floors    tools/fa3_floors.py's floor kernels (launch, loads_q, loads_qk, loads, nomma,
+#   floors    research/fa3_floors.py's floor kernels (launch, loads_q, loads_qk, loads, nomma,
 #             nosoftmax) against the kernel itself at 2x8x512x64, cold and warm L2, two
 #             interleaved rounds; $FLOOR_KNOBS: space-separated k=v[,v] (default: the small
 #             shape's presets, "block_m=64 block_n=128 stages=2 kv_split=1,2 sched=plain persist=0")
 #   suite     the whole GPU suite (tests/gpu/run-gpu-suite.sh)
-#   compare   tools/compare-sdpa.sh: benchtop against PyTorch SDPA, the BENCHMARKS.md table
+#   compare   research/compare-sdpa.sh: benchtop against PyTorch SDPA, the BENCHMARKS.md table
 # Logs and JSON go under OUTDIR; a short summary is printed last.
 set -u
 OUT=${1:?usage: gpu-round.sh OUTDIR [STEPS] [BUILD_DIR]}
@@ -117,7 +117,7 @@ if want ncu; then
   for run in "${runs[@]}"; do
     IFS='|' read -r v knobs shape <<< "$run"
     # "sdpa|backend|shape" times PyTorch's SDPA backend the same way
-    t=$(cd tools && python3 -c "
+    t=$(cd research && python3 -c "
 import sys, ncu_clock
 n = ncu_clock.find_ncu()
 if not n: print('no ncu')
@@ -134,7 +134,7 @@ if want prof; then
     n=$((n + 1))
     IFS='|' read -r v knobs shape <<< "$run"
     if [ "$v" = sdpa ]; then
-      cmd=(python3 tools/sdpa_calls.py "$knobs" "$shape" 12); filt='regex:sdpa|fprop|flash|fmha|attention'
+      cmd=(python3 research/sdpa_calls.py "$knobs" "$shape" 12); filt='regex:sdpa|fprop|flash|fmha|attention'
     else
       cmd=("$BT" run -v "$v" -s "$shape" --cold-l2 --metrics none --reps 5 --warmup 0 --format json
            -o "$OUT/work/prof.json"); filt=attn_fwd
@@ -153,7 +153,7 @@ if want prof; then
 fi
 
 if want floors; then
-  python3 tools/fa3_floors.py "$OUT/floors" > /dev/null || { note "floors: fa3_floors.py failed"; exit 1; }
+  python3 research/fa3_floors.py "$OUT/floors" > /dev/null || { note "floors: fa3_floors.py failed"; exit 1; }
   KNOB_ARGS=()
   for k in ${FLOOR_KNOBS:-block_m=64 block_n=128 stages=2 kv_split=1,2 sched=plain persist=0}; do KNOB_ARGS+=(--knob "$k"); done
   for round in 1 2; do
@@ -186,7 +186,7 @@ if want suite; then
 fi
 
 if want compare; then
-  PYTHONUNBUFFERED=1 bash tools/compare-sdpa.sh "$BT" "$OUT/compare-sdpa.json" > "$OUT/compare-sdpa.md" 2> "$OUT/compare-sdpa.err"
+  PYTHONUNBUFFERED=1 bash research/compare-sdpa.sh "$BT" "$OUT/compare-sdpa.json" > "$OUT/compare-sdpa.md" 2> "$OUT/compare-sdpa.err"
   note "compare: exit $?"
   tail -n 20 "$OUT/compare-sdpa.md"
 fi

@@ -3,7 +3,7 @@
 outside instrument to time (e.g. `ncu --metrics gpu__time_duration.sum`), so the SDPA side of
 BENCHMARKS.md can be checked the way benchtop's p50 is (tests/gpu/gpu_timing.sh).
 
-  python3 tools/sdpa_calls.py cudnn 2x8x512x64 30
+  python3 research/sdpa_calls.py cudnn 2x8x512x64 30
 """
 import sys
 
