@@ -283,7 +283,10 @@ static void App_initTerminal(App *a) {
   keypad(stdscr, TRUE);
   nodelay(stdscr, TRUE);
   curs_set(0);
-  set_escdelay(25);
+  /* A short wait for the rest of an escape sequence, unless the user set ESCDELAY (a slow
+   * link splits arrow keys and mouse reports). */
+  const char *escdelay = getenv("ESCDELAY");
+  if (!escdelay || !escdelay[0]) set_escdelay(25);
   if (has_colors()) {
     start_color();
     use_default_colors();
@@ -386,6 +389,7 @@ int Tui_main(const char *path) {
     return BT_EXIT_FAILED;
   }
   App_initTerminal(a);
+  if (a->config.mouse) Mouse_enable(true);
   if (!conf_ok) {
     App_message(a, true, "%s", err);
     a->config_warned = true;

@@ -59,6 +59,11 @@ static const KeyBinding Keys_globalBindings[] = {
   {{'t'}, "t", "t theme", "next theme", Keys_cycleTheme},
   {{12}, "Ctrl-L", NULL, "repaint the screen", Keys_repaint},
   {{'?'}, "?", NULL, "this help", Keys_help},
+  {{KEY_MOUSE}, "mouse", NULL,
+   "click selects (again: Enter), a title sorts, the wheel scrolls, the key bar presses",
+   Mouse_event},
+  {{'M'}, "M", NULL, "mouse on / off (off: the terminal selects text; kept in tui.conf)",
+   Mouse_toggle},
 };
 static const KeyTable Keys_global = KEY_TABLE("any", Keys_globalBindings);
 
@@ -164,7 +169,7 @@ int Keys_chain(const App *a, const KeyTable **out, int max) {
 
 static bool Keys_matches(const KeyBinding *b, int ch) {
   for (int i = 0; i < KEYS_PER_BINDING && b->keys[i]; i++)
-    if (b->keys[i] == ch || b->keys[i] == KEYS_ANY ||
+    if (b->keys[i] == ch || (b->keys[i] == KEYS_ANY && ch != KEY_MOUSE) ||
         (b->keys[i] == KEYS_PRINTABLE && ch >= 32 && ch < 127))
       return true;
   return false;

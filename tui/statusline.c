@@ -81,7 +81,14 @@ void Statusline_draw(App *a) {
 }
 
 /* "KEY what": the key in the key colour. */
-static void Keybar_item(WINDOW *w, int x, const char *bar, attr_t base) {
+static void Keybar_item(App *a, WINDOW *w, int x, const KeyBinding *b, attr_t base) {
+  const char *bar = b->bar;
+  KeybarView *kv = &a->keybar;
+  if (kv->count < (int)(sizeof kv->key / sizeof kv->key[0])) {
+    kv->x0[kv->count] = x;
+    kv->x1[kv->count] = x + (int)strlen(bar);
+    kv->key[kv->count++] = b->keys[0];
+  }
   const char *sp = strchr(bar, ' ');
   int klen = sp ? (int)(sp - bar) : (int)strlen(bar);
   wattrset(w, Theme_attr(TH_KEY));
@@ -98,6 +105,7 @@ void Keybar_draw(App *a) {
   werase(w);
   wattrset(w, base);
   mvwhline(w, 0, 0, ' ', width);
+  a->keybar.count = 0;
   if (a->message[0]) {
     wattrset(w, Theme_attr(a->message_error ? TH_ERROR : TH_MESSAGE));
     mvwhline(w, 0, 0, ' ', width);
@@ -116,14 +124,14 @@ void Keybar_draw(App *a) {
   int right = width - pinned, x = 0;
   for (int t = 0; t < n; t++)
     for (int i = 0; i < chain[t]->count; i++) {
-      const char *bar = chain[t]->bindings[i].bar;
-      if (!bar) continue;
-      int need = (int)strlen(bar) + 1;
+      const KeyBinding *b = &chain[t]->bindings[i];
+      if (!b->bar) continue;
+      int need = (int)strlen(b->bar) + 1;
       if (chain[t]->pinned) {
-        if (pinned) Keybar_item(w, right, bar, base);
+        if (pinned) Keybar_item(a, w, right, b, base);
         right += need;
       } else if (x + need <= width - pinned) {
-        Keybar_item(w, x, bar, base);
+        Keybar_item(a, w, x, b, base);
         x += need;
       }
     }

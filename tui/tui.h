@@ -174,6 +174,12 @@ typedef struct PromptView {
   void (*on_yes)(App *a); /* the confirm overlay's action */
 } PromptView;
 
+/* Where the key bar drew each key (set by drawing, read by mouse clicks). */
+typedef struct KeybarView {
+  int count;
+  int x0[32], x1[32], key[32];
+} KeybarView;
+
 /* The runner and what it last said. */
 typedef struct RunState {
   Runner *runner;
@@ -224,6 +230,7 @@ struct App {
   ColumnsView columns;
   RunOptsView runopts;
   PromptView prompt;
+  KeybarView keybar;
 
   PanelId focus;
   ViewId view;
@@ -309,6 +316,12 @@ const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch);
 void Keys_barText(const KeyTable *t, char *buf, size_t size);
 /* Every table, for the help overlay: *count gets how many. */
 const KeyTable *const *Keys_all(int *count);
+
+/* mouse.c: mousemask on or off (false when the terminal has no mouse); the KEY_MOUSE action;
+ * the M action (on/off, kept in tui.conf). */
+bool Mouse_enable(bool on);
+void Mouse_event(App *a, int ch);
+void Mouse_toggle(App *a, int ch);
 
 /* Drawing helpers (draw.c). */
 void Draw_box(App *a, WINDOW *w, const char *title, bool focused);

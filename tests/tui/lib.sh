@@ -30,6 +30,15 @@ fail() {
   echo "---- screen ----"
   tmx capture-pane -p 2>/dev/null
   echo "----------------"
+  local p
+  for p in $(pgrep -P "$(tmx display -p '#{pane_pid}' 2>/dev/null)" 2>/dev/null); do
+    echo "---- process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | head -c 200) ----"
+    echo "state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
+  done
+  if [ -f "$XDG_CONFIG_HOME/benchtop/tui.conf" ]; then
+    echo "---- tui.conf ----"
+    head -c 2000 "$XDG_CONFIG_HOME/benchtop/tui.conf"
+  fi
   exit 1
 }
 
@@ -89,3 +98,14 @@ no_sanitizer_report() {
   screen | grep -Eq 'Sanitizer|runtime error:' && fail "sanitizer report on screen"
   return 0
 }
+
+# Mouse input as an xterm sends it in X10 form (ESC [ M b x y, each +32, 1-based), which is what
+# TERM=screen-256color's kmous expects. Columns and rows are 0-based here; below 94 only.
+mouse_report() { printf '\033[M%b%b%b' "$(printf '\\%03o' $((32 + $1)))" \
+  "$(printf '\\%03o' $((33 + $2)))" "$(printf '\\%03o' $((33 + $3)))"; }
+mouse_send() { keys -l "$(mouse_report "$@")"; }
+mouse_click() { mouse_send 0 "$1" "$2"; mouse_send 3 "$1" "$2"; }   # press, release
+# A fast double click: four reports in one write, as a terminal sends them.
+mouse_double() { keys -l "$(mouse_report 0 "$1" "$2")$(mouse_report 3 "$1" "$2")$(mouse_report 0 \
+  "$1" "$2")$(mouse_report 3 "$1" "$2")"; }
+mouse_wheel() { mouse_send $([ "$1" = up ] && echo 64 || echo 65) "$2" "$3"; }
