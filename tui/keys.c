@@ -194,8 +194,10 @@ const KeyTable *const *Keys_all(int *count) {
 }
 
 void Keys_handle(App *a, int ch) {
-  /* A message belongs to the key that caused it; the next key clears it. */
-  if (a->message[0] && a->overlay != OVERLAY_PROMPT) {
+  /* A message belongs to the key that caused it; the next key clears it. A mouse report is not
+   * a key yet: the clicks it becomes come back here as keys, and a lone release or right click
+   * that becomes nothing must not wipe what a run just said. */
+  if (a->message[0] && a->overlay != OVERLAY_PROMPT && ch != KEY_MOUSE) {
     a->message[0] = 0;
     a->dirty |= DIRTY_KEYBAR;
   }

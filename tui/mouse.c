@@ -116,7 +116,10 @@ static void Mouse_one(App *a, const MEVENT *ev) {
 #endif
   if (!(ev->bstate & BUTTON1_PRESSED)) return;
   if (ev->y == a->rows - 1) { /* the key bar: the key under the pointer */
-    if (a->keybar.count == 0 && a->w_keys) Keybar_draw(a); /* a message was there: keys now */
+    if (a->keybar.count == 0 && a->w_keys) { /* a message was there: it gives way to the keys */
+      a->message[0] = 0;
+      Keybar_draw(a);
+    }
     for (int i = 0; i < a->keybar.count; i++)
       if (ev->x >= a->keybar.x0[i] && ev->x < a->keybar.x1[i]) {
         Keys_handle(a, a->keybar.key[i]);
