@@ -1,5 +1,6 @@
 #include "bench/plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +18,16 @@ void Plan_defaultOptions(RunOptions *o) {
   o->watchdog_s = 10.0;
 }
 
-static void Plan_pushString(char ***list, int *n, const char *s) {
-  *list = Util_xrealloc(*list, sizeof(char *) * (size_t)(*n + 1));
-  (*list)[(*n)++] = Util_xstrdup(s);
-}
-
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
-  for (int i = 0; i < p->nvariants; i++) free(p->variants[i]);
-  free(p->variants);
-  p->variants = NULL;
-  p->nvariants = 0;
+  Shape *shapes = p->shapes;
+  int nshapes = p->nshapes;
+  p->shapes = NULL;
+  p->nshapes = 0;
+  Plan_free(p); /* the variants go, the shapes stay */
+  p->shapes = shapes;
+  p->nshapes = nshapes;
   if (strcmp(text, "all") == 0) {
-    for (int i = 0; i < Registry_count; i++)
-      Plan_pushString(&p->variants, &p->nvariants, Registry_variants[i]->name);
+    for (int i = 0; i < Registry_count; i++) Plan_addVariant(p, Registry_variants[i]->name);
     return true;
   }
   char *copy = Util_xstrdup(text);
@@ -42,8 +40,8 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
       break;
     }
     bool dup = false;
-    for (int i = 0; i < p->nvariants; i++) dup |= strcmp(p->variants[i], tok) == 0;
-    if (!dup) Plan_pushString(&p->variants, &p->nvariants, tok);
+    for (int i = 0; i < p->nvariants; i++) dup |= strcmp(p->variants[i].name, tok) == 0;
+    if (!dup) Plan_addVariant(p, tok);
   }
   free(copy);
   if (ok && p->nvariants == 0) {
@@ -53,140 +51,176 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
   return ok;
 }
 
-/* "name=v1,v2" -> name and the list of values. */
-static bool Plan_splitKnob(const char *text, char *name, size_t nsize, char **values,
-                           char *err, size_t errsize) {
+static int Plan_knobIndex(const Variant *v, const char *name, size_t len) {
+  for (int k = 0; k < v->nknobs; k++)
+    if (strlen(v->knobs[k].name) == len && strncmp(v->knobs[k].name, name, len) == 0) return k;
+  return -1;
+}
+
+/* The values of one sweep "k=v1,v2,v1" for knob k of v, as indexes without repeats. False with
+ * one line in err for a value the knob does not allow. */
+static bool Plan_knobValues(const Variant *v, int k, const char *values, int *idx, int *n,
+                            char *err, size_t errsize) {
+  *n = 0;
+  char *copy = Util_xstrdup(values), *save = NULL;
+  bool ok = true;
+  const int allowed = Registry_knobValueCount(&v->knobs[k]);
+  for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
+    int found = -1;
+    for (int j = 0; j < allowed; j++)
+      if (strcmp(v->knobs[k].values[j], val) == 0) found = j;
+    if (found < 0) {
+      char spec[200];
+      KnobValues kv;
+      Registry_defaults(v, &kv);
+      snprintf(spec, sizeof spec, "%s=%.100s", v->knobs[k].name, val);
+      ok = Registry_applyKnobs(v, spec, &kv, false, err, errsize); /* it words the error */
+      if (ok) snprintf(err, errsize, "knob %s of %s cannot be '%.100s'", v->knobs[k].name, v->name, val);
+      ok = false;
+      break;
+    }
+    bool dup = false;
+    for (int j = 0; j < *n; j++) dup |= idx[j] == found;
+    if (!dup) idx[(*n)++] = found; /* at most `allowed` distinct values: never past the array */
+  }
+  if (ok && *n == 0) {
+    snprintf(err, errsize, "knob %s of %s: no value given", v->knobs[k].name, v->name);
+    ok = false;
+  }
+  free(copy);
+  return ok;
+}
+
+bool Plan_hasAuto(const Plan *p) { return p->knobs_auto; }
+
+bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
+  if (strcmp(text, "auto") == 0) {
+    p->knobs_auto = true;
+    return true;
+  }
   const char *eq = strchr(text, '=');
   if (!eq || eq == text || !eq[1]) {
     snprintf(err, errsize, "bad --knob '%s': expected name=value or name=v1,v2", text);
     return false;
   }
-  size_t n = (size_t)(eq - text);
-  if (n >= nsize) n = nsize - 1;
-  memcpy(name, text, n);
-  name[n] = '\0';
-  *values = Util_xstrdup(eq + 1);
+  bool known = false;
+  for (int i = 0; i < p->nvariants; i++) {
+    const Variant *v = Registry_find(p->variants[i].name);
+    int k = v ? Plan_knobIndex(v, text, (size_t)(eq - text)) : -1;
+    if (k < 0) continue;
+    known = true;
+    int idx[KNOB_MAX_VALUES], n = 0;
+    if (!Plan_knobValues(v, k, eq + 1, idx, &n, err, errsize)) return false;
+    char spec[512];
+    size_t len = (size_t)snprintf(spec, sizeof spec, "%s=", v->knobs[k].name);
+    for (int j = 0; j < n && len < sizeof spec; j++)
+      len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s", j ? "," : "", v->knobs[k].values[idx[j]]);
+    PlanVariant_setKnob(&p->variants[i], spec);
+  }
+  if (!known) {
+    snprintf(err, errsize, "no selected variant has a knob '%.*s' (see benchtop list variants)",
+             (int)(eq - text), text);
+    return false;
+  }
   return true;
 }
 
-bool Plan_hasAuto(const Plan *p) {
-  for (int i = 0; i < p->nknobs; i++)
-    if (strcmp(p->knobs[i], "auto") == 0) return true;
-  return false;
-}
-
-bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
-  char name[64], *values = NULL;
-  if (strcmp(text, "auto") == 0) {
-    if (!Plan_hasAuto(p)) Plan_pushString(&p->knobs, &p->nknobs, text);
-    return true;
+/* Every combination of the variant's own sweeps: odometer over its knob lists. */
+static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry **out, int *count,
+                               int *cap, char *err, size_t errsize) {
+  const Variant *v = Registry_find(pv->name);
+  if (!v) {
+    snprintf(err, errsize, "unknown variant '%s' (see benchtop list variants)", pv->name);
+    return false;
   }
-  if (!Plan_splitKnob(text, name, sizeof name, &values, err, errsize)) return false;
-  bool known = false, ok = true;
-  char *save = NULL;
-  char *copy = Util_xstrdup(values);
-  for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
-    for (int i = 0; i < p->nvariants && ok; i++) {
-      const Variant *v = Registry_find(p->variants[i]);
-      KnobValues kv;
-      Registry_defaults(v, &kv);
-      char spec[160];
-      snprintf(spec, sizeof spec, "%s=%s", name, val);
-      bool has = false;
-      for (int k = 0; k < v->nknobs; k++) has |= strcmp(v->knobs[k].name, name) == 0;
-      if (!has) continue;
-      known = true;
-      ok = Registry_applyKnobs(v, spec, &kv, false, err, errsize);
+  int nk = 0, knob_idx[KNOB_MAX], nvals[KNOB_MAX], vals[KNOB_MAX][KNOB_MAX_VALUES];
+  for (int i = 0; i < pv->nknobs; i++) {
+    const char *spec = pv->knobs[i], *eq = strchr(spec, '=');
+    int k = eq ? Plan_knobIndex(v, spec, (size_t)(eq - spec)) : -1;
+    if (!eq) {
+      snprintf(err, errsize, "%s: bad knob setting '%.100s' (expected name=value)", v->name, spec);
+      return false;
     }
-  }
-  free(copy);
-  if (ok && !known) {
-    snprintf(err, errsize, "no selected variant has a knob '%s' (see benchtop list variants)", name);
-    ok = false;
-  }
-  if (ok) Plan_pushString(&p->knobs, &p->nknobs, text);
-  free(values);
-  return ok;
-}
-
-/* Every combination of the swept knobs that variant v has: odometer over the --knob lists. */
-static void Plan_expandVariant(const Plan *p, const Variant *v, PlanEntry **out, int *count,
-                               int *cap) {
-  int nk = 0;
-  int which[KNOB_MAX];       /* index into p->knobs */
-  int knob_idx[KNOB_MAX];    /* knob index in v */
-  int nvals[KNOB_MAX];
-  int vals[KNOB_MAX][KNOB_MAX_VALUES];
-  for (int i = 0; i < p->nknobs; i++) {
-    char name[64], *values = NULL, err[64];
-    if (!Plan_splitKnob(p->knobs[i], name, sizeof name, &values, err, sizeof err)) continue;
-    int k = -1;
-    for (int j = 0; j < v->nknobs; j++)
-      if (strcmp(v->knobs[j].name, name) == 0) k = j;
-    if (k >= 0) {
-      /* A later --knob for the same name replaces an earlier one. */
-      int slot = nk;
-      for (int j = 0; j < nk; j++)
-        if (knob_idx[j] == k) slot = j;
-      which[slot] = i;
-      knob_idx[slot] = k;
-      nvals[slot] = 0;
-      char *save = NULL;
-      const int allowed = Registry_knobValueCount(&v->knobs[k]);
-      for (char *val = strtok_r(values, ",", &save); val; val = strtok_r(NULL, ",", &save))
-        for (int j = 0; j < allowed; j++)
-          if (strcmp(v->knobs[k].values[j], val) == 0 && nvals[slot] < KNOB_MAX_VALUES)
-            vals[slot][nvals[slot]++] = j;
-      if (slot == nk) nk++;
+    if (k < 0) {
+      snprintf(err, errsize, "variant %s has no knob '%.*s'", v->name, (int)(eq - spec), spec);
+      return false;
     }
-    free(values);
+    int slot = nk;
+    for (int j = 0; j < nk; j++)
+      if (knob_idx[j] == k) slot = j; /* a later setting of the same knob replaces one */
+    if (!Plan_knobValues(v, k, eq + 1, vals[slot], &nvals[slot], err, errsize)) return false;
+    knob_idx[slot] = k;
+    if (slot == nk) nk++;
   }
-  (void)which;
+  int nshapes;
+  const Shape *shapes = Plan_shapesOf(p, pv, &nshapes);
+  if (nshapes == 0) {
+    snprintf(err, errsize, "the plan names no shape for %s", v->name);
+    return false;
+  }
   int odo[KNOB_MAX] = {0};
   unsigned given = 0;
-  for (int j = 0; j < nk; j++)
-    if (nvals[j]) given |= 1u << knob_idx[j];
-  bool knobs_auto = Plan_hasAuto(p);
+  for (int j = 0; j < nk; j++) given |= 1u << knob_idx[j];
   for (;;) {
     KnobValues kv;
     Registry_defaults(v, &kv);
-    for (int j = 0; j < nk; j++)
-      if (nvals[j]) kv.idx[knob_idx[j]] = vals[j][odo[j]];
-    for (int s = 0; s < p->nshapes; s++) {
+    for (int j = 0; j < nk; j++) kv.idx[knob_idx[j]] = vals[j][odo[j]];
+    for (int s = 0; s < nshapes; s++) {
       if (*count == *cap) *out = Util_xrealloc(*out, sizeof(PlanEntry) * (size_t)(*cap *= 2));
       PlanEntry *e = &(*out)[(*count)++];
       memset(e, 0, sizeof *e);
       e->variant = v;
       e->knobs = kv;
-      e->shape = p->shapes[s];
+      e->shape = shapes[s];
       e->opts = p->opts;
-      e->knobs_auto = knobs_auto;
+      e->knobs_auto = p->knobs_auto;
       e->knobs_given = given;
       Util_strlcpy(e->metrics, p->metrics[0] ? p->metrics : "default", sizeof e->metrics);
     }
     int j = 0;
-    while (j < nk && (nvals[j] == 0 || ++odo[j] == nvals[j])) odo[j++] = 0;
+    while (j < nk && ++odo[j] == nvals[j]) odo[j++] = 0;
     if (j == nk) break;
   }
+  return true;
 }
 
 bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t errsize) {
-  if (p->nvariants == 0 || p->nshapes == 0) {
+  *count = 0;
+  *out = NULL;
+  if (p->nvariants == 0) {
     snprintf(err, errsize, "the plan needs at least one variant and one shape");
     return false;
   }
   int cap = 16;
-  *count = 0;
   *out = Util_xmalloc(sizeof(PlanEntry) * (size_t)cap);
-  for (int i = 0; i < p->nvariants; i++) {
-    const Variant *v = Registry_find(p->variants[i]);
-    if (!v) {
-      snprintf(err, errsize, "unknown variant '%s' (see benchtop list variants)", p->variants[i]);
+  for (int i = 0; i < p->nvariants; i++)
+    if (!Plan_expandVariant(p, &p->variants[i], out, count, &cap, err, errsize)) {
       free(*out);
       *out = NULL;
+      *count = 0;
       return false;
     }
-    Plan_expandVariant(p, v, out, count, &cap);
-  }
   return true;
+}
+
+bool Plan_check(const Plan *p, char *err, size_t errsize) {
+  const RunOptions *o = &p->opts;
+  if (o->reps < PLAN_REPS_MIN || o->reps > PLAN_REPS_MAX) {
+    snprintf(err, errsize, "options.reps is %d: must be 1 to %d", o->reps, PLAN_REPS_MAX);
+    return false;
+  }
+  if (o->warmup < PLAN_WARMUP_MIN || o->warmup > PLAN_WARMUP_MAX) {
+    snprintf(err, errsize, "options.warmup is %d: must be 0 to %d", o->warmup, PLAN_WARMUP_MAX);
+    return false;
+  }
+  if (!(o->watchdog_s >= PLAN_WATCHDOG_MIN && o->watchdog_s <= PLAN_WATCHDOG_MAX)) {
+    snprintf(err, errsize, "options.watchdog_s is %g: must be %d to %d seconds", o->watchdog_s,
+             PLAN_WATCHDOG_MIN, PLAN_WATCHDOG_MAX);
+    return false;
+  }
+  PlanEntry *entries = NULL;
+  int n = 0;
+  bool ok = Plan_expand(p, &entries, &n, err, errsize);
+  free(entries);
+  return ok;
 }

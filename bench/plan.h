@@ -19,7 +19,8 @@ typedef struct PlanEntry {
   unsigned knobs_given; /* bit k: knob k was set by --knob k=v (auto leaves it alone) */
 } PlanEntry;
 
-/* The options' ranges, one place for `benchtop run` and the TUI's run options. */
+/* The options' ranges, one place for `benchtop run`, the TUI's run options and plans read from
+ * files (replay). */
 enum {
   PLAN_REPS_MIN = 1, PLAN_REPS_MAX = 100000, PLAN_WARMUP_MIN = 0, PLAN_WARMUP_MAX = 100000,
   PLAN_WATCHDOG_MIN = 1, PLAN_WATCHDOG_MAX = 3600,
@@ -29,13 +30,18 @@ enum {
 void Plan_defaultOptions(RunOptions *o);
 /* Parses "-v" text ("all", "naive,mma") into plan->variants; unknown names give one line. */
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize);
-/* Adds one --knob "k=v" or "k=v1,v2" (a sweep), or "auto" (each variant's tuned knobs for
- * the shape, see bench/tune_table.h). Unknown knobs (in no selected variant) or values outside
- * the allowed set give one line. Call after Plan_setVariants. */
+/* Adds one --knob "k=v" or "k=v1,v2" (a sweep) to every selected variant that has knob k;
+ * repeated values count once; or "auto" (each variant's tuned knobs for the shape, see
+ * bench/tune_table.h). Unknown knobs (in no selected variant) or values outside the allowed set
+ * give one line. Call after Plan_setVariants. */
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize);
 /* The plan asks for --knob auto (the device must be known before its entries are final). */
 bool Plan_hasAuto(const Plan *p);
-/* Expands to entries: every variant x every combination of its swept knobs x every shape. */
+/* Expands to entries: every variant x every combination of its own swept knobs x its shapes.
+ * An unknown variant, knob or value is an error (one line), never dropped. */
 bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t errsize);
+/* Everything a plan from a file must be before it runs: Plan_expand's checks and options within
+ * the command line's ranges (reps, warm-up, watchdog). */
+bool Plan_check(const Plan *p, char *err, size_t errsize);
 
 #endif

@@ -57,6 +57,18 @@ char *Protocol_encodeEntry(const PlanEntry *e, int id) { return Protocol_encode(
 
 char *Protocol_encodeBuild(const PlanEntry *e, int id) { return Protocol_encode(e, id, "build"); }
 
+void Protocol_requestRecord(const cJSON *msg, Record *rec) {
+  Record_init(rec);
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "variant");
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(msg, "knobs");
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(msg, "shape");
+  char why[200];
+  if (cJSON_IsString(v)) Util_strlcpy(rec->variant, v->valuestring, sizeof rec->variant);
+  if (cJSON_IsString(k)) Util_strlcpy(rec->knobs, k->valuestring, sizeof rec->knobs);
+  if (cJSON_IsString(s) && !Shape_parse(s->valuestring, &rec->shape, why, sizeof why))
+    memset(&rec->shape, 0, sizeof rec->shape);
+}
+
 bool Protocol_decodeEntry(const cJSON *msg, PlanEntry *e, int *id, char *err, size_t errsize) {
   memset(e, 0, sizeof *e);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "variant");

@@ -1,10 +1,13 @@
-/* The parent's side of the worker protocol (see bench/runner.h, bench/protocol.h). */
-#include "bench/runner.h"
+/* The parent's side of the worker protocol (see bench/runner.h, bench/protocol.h): the worker's
+ * life cycle, the queue of requests, the watchdog and the events. What the worker's lines say
+ * is judged in runner_input.c. */
+#include "bench/runner_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,56 +16,42 @@
 #include <unistd.h>
 
 #include "bench/protocol.h"
+#include "common/safe_file.h"
+#include "common/text.h"
 #include "common/util.h"
-#include "sessions/session.h"
 
-#define RUNNER_START_TIMEOUT_MS 120000.0 /* context creation + the first JIT builds */
+#define RUNNER_START_TIMEOUT_MS 120000.0 /* context creation */
 #define RUNNER_COMPILE_TIMEOUT_MS 120000.0
-#define RUNNER_EVENTS_MAX 8
-
-typedef enum { W_NONE, W_STARTING, W_IDLE, W_BUSY, W_CANCELLING } WorkerState;
-
-struct Runner {
-  char *exe;
-  pid_t pid;
-  int to_fd, from_fd;
-  WorkerState state;
-  char phase[32];
-  double deadline;          /* Util_nowMs() value; 0 = none */
-  char *buf;
-  size_t len, cap;
-  PlanEntry *queue;
-  int nqueue, head, next_id, done, total;
-  PlanEntry inflight;
-  int inflight_id;
-  bool building;            /* the request in flight is a background build */
-  bool batch_active;        /* runs were submitted and FINISHED has not been said yet */
-  PlanEntry *builds;
-  int nbuilds;
-  bool have_device, no_gpu;
-  char no_gpu_why[512];     /* the worker's words, repeated to every later run */
-  DeviceInfo device;
-  RunnerEvent events[RUNNER_EVENTS_MAX];
-  int nevents;
-};
-
-static void Runner_sendNext(Runner *r);
-static RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind);
-static void Runner_finish(Runner *r);
-static bool Runner_spawn(Runner *r);
+#define RUNNER_CANCEL_TIMEOUT_MS 2000.0
+#define RUNNER_PHASE_SENT "waiting for the worker" /* no word about the request yet */
 
 Runner *Runner_new(const char *exe) {
   Runner *r = Util_xcalloc(1, sizeof *r);
-  /* BENCHTOP_WORKER: another worker program speaking the same protocol (the TUI tests use a
-   * scripted one to drive live runs on machines without a GPU). */
+  /* BENCHTOP_WORKER: another worker program speaking the same protocol (the tests use scripted
+   * ones to drive live runs, and hostile ones, on machines without a GPU). */
   const char *env = getenv("BENCHTOP_WORKER");
   r->exe = Util_xstrdup(exe ? exe : env && *env ? env : "/proc/self/exe");
   r->pid = -1;
   r->to_fd = r->from_fd = -1;
+  char dir[4096];
+  if (Util_cacheDir(dir, sizeof dir)) snprintf(r->logpath, sizeof r->logpath, "%s/worker.log", dir);
   return r;
 }
 
-static void Runner_stopWorker(Runner *r, bool kill_it) {
+/* Waits a moment for a worker that closed its pipe, so its exit status can be named. */
+void Runner_reap(Runner *r, char *why, size_t size) {
+  int status = 0;
+  pid_t w = 0;
+  for (int i = 0; i < 40 && (w = waitpid(r->pid, &status, WNOHANG)) == 0; i++) usleep(5000);
+  if (w != r->pid) return;
+  r->pid = -1;
+  if (WIFSIGNALED(status))
+    snprintf(why, size, "the worker died (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (WIFEXITED(status))
+    snprintf(why, size, "the worker exited (status %d)", WEXITSTATUS(status));
+}
+
+void Runner_stopWorker(Runner *r, bool kill_it) {
   if (r->pid > 0) {
     if (kill_it) kill(r->pid, SIGKILL);
     else if (r->to_fd >= 0) {
@@ -85,17 +74,236 @@ static void Runner_stopWorker(Runner *r, bool kill_it) {
   r->pid = -1;
   r->state = W_NONE;
   r->len = 0;
+  r->discarding = false;
   r->deadline = 0;
+  r->ping_id = 0;
 }
 
 void Runner_free(Runner *r) {
   if (!r) return;
   Runner_stopWorker(r, false);
+  for (int i = 0; i < r->nevents; i++)
+    if (r->events[i].kind == RUNNER_RECORD) Record_free(&r->events[i].record);
+  free(r->events);
   free(r->queue);
   free(r->builds);
   free(r->buf);
   free(r->exe);
   free(r);
+}
+
+RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind) {
+  RunnerEvent *last = r->nevents ? &r->events[r->nevents - 1] : NULL;
+  if (last && last->kind == kind && kind == RUNNER_PROGRESS) {
+    last->done = r->done; /* the newest word of progress replaces the one not yet read */
+    last->total = r->total;
+    return last;
+  }
+  if (last && last->kind == kind && kind == RUNNER_WARNING) {
+    last->repeats++;
+    return NULL; /* the first warning's words stand for the rest */
+  }
+  if (r->nevents == r->cap_events) {
+    r->cap_events = r->cap_events ? r->cap_events * 2 : 16;
+    r->events = Util_xrealloc(r->events, sizeof(RunnerEvent) * (size_t)r->cap_events);
+  }
+  RunnerEvent *ev = &r->events[r->nevents++];
+  memset(ev, 0, sizeof *ev);
+  ev->kind = kind;
+  ev->done = r->done;
+  ev->total = r->total;
+  return ev;
+}
+
+void Runner_say(Runner *r, RunnerEventKind kind, const char *fmt, ...) {
+  RunnerEvent *ev = Runner_push(r, kind);
+  if (!ev) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ev->message, sizeof ev->message, fmt, ap);
+  va_end(ap);
+  Text_sanitize(ev->message, sizeof ev->message, ev->message);
+}
+
+/* A record the parent writes itself for the request in flight: the worker died, hung, sent an
+ * invalid answer, or was cancelled. */
+void Runner_failInflight(Runner *r, RecordStatus st, const char *why) {
+  RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
+  Record_init(&ev->record);
+  const PlanEntry *e = &r->inflight;
+  Util_strlcpy(ev->record.variant, e->variant->name, sizeof ev->record.variant);
+  Registry_formatKnobs(e->variant, &e->knobs, ev->record.knobs, sizeof ev->record.knobs);
+  ev->record.shape = e->shape;
+  ev->record.opts = e->opts;
+  if (r->have_device) ev->record.device = r->device;
+  Util_isoTime(ev->record.created, sizeof ev->record.created);
+  ev->record.status = st;
+  Text_sanitize(ev->record.reason, sizeof ev->record.reason, why);
+  r->done++;
+  ev->done = r->done;
+}
+
+/* FINISHED closes a batch of runs; background builds alone never produce one. */
+void Runner_finish(Runner *r) {
+  if (!r->batch_active) return;
+  r->batch_active = false;
+  Runner_push(r, RUNNER_FINISHED);
+}
+
+void Runner_builtEvent(Runner *r, bool ok, const char *detail) {
+  char knobs[160], shape[64];
+  Registry_formatKnobs(r->inflight.variant, &r->inflight.knobs, knobs, sizeof knobs);
+  Shape_format(&r->inflight.shape, shape, sizeof shape);
+  Runner_say(r, RUNNER_BUILT, "%s %s D=%d: %s%.300s", r->inflight.variant->name,
+             knobs[0] ? knobs : "(no knobs)", r->inflight.shape.D, ok ? "" : "build failed: ", detail);
+}
+
+/* The rest of the plan cannot run: said once, then the batch ends. */
+static void Runner_abandon(Runner *r, const char *why) {
+  Runner_say(r, RUNNER_FAILED, "%s", why);
+  r->want_start = false;
+  r->total -= r->nqueue - r->head;
+  r->head = r->nqueue;
+  r->nbuilds = 0;
+  Runner_finish(r);
+}
+
+void Runner_send(Runner *r, char *line) {
+  size_t n = strlen(line), off = 0;
+  while (r->to_fd >= 0 && off < n) {
+    ssize_t w = write(r->to_fd, line + off, n - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break; /* a dead worker: its pipe's end comes through the read side */
+    off += (size_t)w;
+  }
+  free(line);
+}
+
+static bool Runner_spawn(Runner *r) {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0) return false;
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in[0]);
+    close(in[1]);
+    return false;
+  }
+  /* The log is opened here, not in the child: a planted link or a FIFO is refused, and a
+   * failure is a line on the parent's side instead of a silent child. */
+  int log = -1;
+  char err[512] = "";
+  if (r->logpath[0]) {
+    char dir[4096];
+    Util_strlcpy(dir, r->logpath, sizeof dir);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    Util_mkdirs(dir);
+    log = SafeFile_openLog(r->logpath, err, sizeof err);
+    if (log < 0 && !r->log_warned) {
+      r->log_warned = true;
+      Runner_say(r, RUNNER_WARNING, "worker log: %s (the worker's messages are discarded)", err);
+    }
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    if (log >= 0) close(log);
+    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+    return false;
+  }
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    dup2(log >= 0 ? log : null, STDERR_FILENO);
+    setpgid(0, 0); /* Ctrl-C in the terminal goes to the parent, which decides */
+    signal(SIGPIPE, SIG_DFL);
+    execl(r->exe, "benchtop", "worker", (char *)NULL);
+    _exit(127);
+  }
+  if (log >= 0) close(log);
+  close(in[0]);
+  close(out[1]);
+  r->pid = pid;
+  r->to_fd = in[1];
+  r->from_fd = out[0];
+  fcntl(r->from_fd, F_SETFL, O_NONBLOCK);
+  r->state = W_STARTING;
+  r->deadline = Util_nowMs() + RUNNER_START_TIMEOUT_MS;
+  r->drained = false;
+  Util_strlcpy(r->phase, "starting", sizeof r->phase);
+  return true;
+}
+
+double Runner_watchdogMs(const Runner *r) {
+  double s = r->inflight.opts.watchdog_s;
+  return (isfinite(s) && s > 0 ? s : 10.0) * 1000.0;
+}
+
+void Runner_armWatchdog(Runner *r) {
+  bool compiling = r->building || strcmp(r->phase, "compiling") == 0;
+  r->last_armed = Util_nowMs();
+  r->deadline = r->last_armed + (compiling ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r));
+}
+
+void Runner_sendNext(Runner *r) {
+  r->building = false;
+  r->ping_id = 0;
+  if (r->head >= r->nqueue && r->nbuilds > 0) {
+    r->inflight = r->builds[0];
+    memmove(r->builds, r->builds + 1, sizeof(PlanEntry) * (size_t)(r->nbuilds - 1));
+    r->nbuilds--;
+    r->inflight_id = ++r->next_id;
+    r->building = true;
+    r->state = W_BUSY;
+    Util_strlcpy(r->phase, "compiling", sizeof r->phase);
+    Runner_armWatchdog(r);
+    Runner_send(r, Protocol_encodeBuild(&r->inflight, r->inflight_id));
+    return;
+  }
+  if (r->head >= r->nqueue) {
+    r->state = W_IDLE;
+    r->deadline = 0;
+    Runner_finish(r);
+    return;
+  }
+  r->inflight = r->queue[r->head++];
+  r->inflight_id = ++r->next_id;
+  r->state = W_BUSY;
+  /* The watchdog holds from the request on: a worker that takes it and says nothing is hung. */
+  Util_strlcpy(r->phase, RUNNER_PHASE_SENT, sizeof r->phase);
+  Runner_armWatchdog(r);
+  char shape[64];
+  Shape_format(&r->inflight.shape, shape, sizeof shape);
+  Runner_say(r, RUNNER_PROGRESS, "%s %s: starting", r->inflight.variant->name, shape);
+  Runner_send(r, Protocol_encodeEntry(&r->inflight, r->inflight_id));
+}
+
+void Runner_workerGone(Runner *r, const char *why) {
+  bool starting = r->state == W_STARTING;
+  bool was_busy = r->state == W_BUSY || r->state == W_CANCELLING;
+  bool cancelling = r->state == W_CANCELLING;
+  Runner_stopWorker(r, true);
+  if (starting && (r->head < r->nqueue || r->nbuilds > 0 || r->want_start)) {
+    /* Not one request was taken: retry after a pause that doubles, then give up. */
+    if (++r->start_failures >= RUNNER_START_FAILURES_MAX) {
+      char msg[1200];
+      snprintf(msg, sizeof msg, "the worker (%.300s) ended before it was ready %d times in a row "
+               "(last: %.200s); nothing more can run%s%.300s", r->exe, r->start_failures, why,
+               r->logpath[0] ? "; its messages are in " : "", r->logpath);
+      r->start_failures = 0;
+      Runner_abandon(r, msg);
+      return;
+    }
+    r->respawn_at = Util_nowMs() + 100.0 * (1 << (r->start_failures - 1));
+  } else if (was_busy && r->building) {
+    r->building = false;
+    Runner_builtEvent(r, false, why);
+  } else if (was_busy) {
+    char reason[RECORD_REASON_MAX];
+    snprintf(reason, sizeof reason, "%s while %s; the worker was restarted%s%.160s%s", why,
+             r->phase, r->logpath[0] ? " (log: " : "", r->logpath, r->logpath[0] ? ")" : "");
+    Runner_failInflight(r, cancelling ? REC_CANCELLED : REC_ERROR, reason);
+  }
+  if (r->head >= r->nqueue) Runner_finish(r);
 }
 
 void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
@@ -108,11 +316,12 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
   r->nqueue += count;
   r->total += count;
   r->batch_active = true;
+  r->start_failures = 0;
+  r->respawn_at = 0;
   if (r->no_gpu) {
     /* A worker already found no GPU (say, for a background build): say so again, at once. */
     r->head = r->nqueue;
-    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
-    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
+    Runner_say(r, RUNNER_NO_GPU, "%s", r->no_gpu_why);
     Runner_finish(r);
     return;
   }
@@ -120,28 +329,26 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
 }
 
 void Runner_start(Runner *r) {
-  if (r->state != W_NONE || r->no_gpu) return;
-  if (!Runner_spawn(r)) {
-    r->no_gpu = true;
-    snprintf(r->no_gpu_why, sizeof r->no_gpu_why, "cannot start the worker (%s): %s", r->exe,
-             strerror(errno));
-    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
-    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
-  }
+  if (r->state == W_NONE && !r->no_gpu) r->want_start = true; /* Runner_poll spawns it */
 }
 
 bool Runner_busy(const Runner *r) {
-  return r->head < r->nqueue || r->nbuilds > 0 || r->state == W_BUSY || r->state == W_CANCELLING ||
-         (r->state == W_STARTING && r->head < r->nqueue);
+  return r->head < r->nqueue || r->nbuilds > 0 || r->state == W_BUSY || r->state == W_CANCELLING;
 }
 
 int Runner_fd(const Runner *r) { return r->from_fd; }
 
+static bool Runner_wantsWorker(const Runner *r) {
+  return r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0 || r->want_start) && !r->no_gpu;
+}
+
 int Runner_timeoutMs(const Runner *r) {
-  if (r->deadline <= 0)
-    return (r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0) && !r->no_gpu) ? 0 : -1;
-  double left = r->deadline - Util_nowMs();
-  return left <= 0 ? 0 : (int)ceil(left);
+  double now = Util_nowMs(), due = -1;
+  if (r->nevents > 0) return 0;
+  if (Runner_wantsWorker(r)) due = r->respawn_at;
+  else if (r->deadline > 0) due = r->deadline;
+  if (due < 0) return -1;
+  return due <= now ? 0 : (int)ceil(due - now);
 }
 
 void Runner_wait(const Runner *r, int max_ms) {
@@ -152,237 +359,6 @@ void Runner_wait(const Runner *r, int max_ms) {
 }
 
 const DeviceInfo *Runner_device(const Runner *r) { return r->have_device ? &r->device : NULL; }
-
-static RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind) {
-  if (r->nevents == RUNNER_EVENTS_MAX) return NULL;
-  RunnerEvent *ev = &r->events[r->nevents++];
-  memset(ev, 0, sizeof *ev);
-  ev->kind = kind;
-  ev->done = r->done;
-  ev->total = r->total;
-  return ev;
-}
-
-/* A record the parent writes itself: the worker died, hung, or could not start. */
-static void Runner_failInflight(Runner *r, RecordStatus st, const char *why) {
-  RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
-  if (!ev) return;
-  Record_init(&ev->record);
-  const PlanEntry *e = &r->inflight;
-  Util_strlcpy(ev->record.variant, e->variant->name, sizeof ev->record.variant);
-  Registry_formatKnobs(e->variant, &e->knobs, ev->record.knobs, sizeof ev->record.knobs);
-  ev->record.shape = e->shape;
-  ev->record.opts = e->opts;
-  if (r->have_device) ev->record.device = r->device;
-  Util_isoTime(ev->record.created, sizeof ev->record.created);
-  ev->record.status = st;
-  Util_strlcpy(ev->record.reason, why, sizeof ev->record.reason);
-  r->done++;
-  ev->done = r->done;
-}
-
-/* FINISHED closes a batch of runs; background builds alone never produce one. */
-static void Runner_finish(Runner *r) {
-  if (!r->batch_active) return;
-  r->batch_active = false;
-  Runner_push(r, RUNNER_FINISHED);
-}
-
-static void Runner_writeLine(Runner *r, char *line) {
-  size_t n = strlen(line), off = 0;
-  while (off < n) {
-    ssize_t w = write(r->to_fd, line + off, n - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  free(line);
-}
-
-static void Runner_builtEvent(Runner *r, bool ok, const char *detail) {
-  RunnerEvent *ev = Runner_push(r, RUNNER_BUILT);
-  if (!ev) return;
-  char knobs[160], shape[64];
-  Registry_formatKnobs(r->inflight.variant, &r->inflight.knobs, knobs, sizeof knobs);
-  Shape_format(&r->inflight.shape, shape, sizeof shape);
-  snprintf(ev->message, sizeof ev->message, "%s %s D=%d: %s%.300s", r->inflight.variant->name,
-           knobs[0] ? knobs : "(no knobs)", r->inflight.shape.D, ok ? "" : "build failed: ", detail);
-}
-
-static bool Runner_spawn(Runner *r) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) != 0) return false;
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    close(in[0]);
-    close(in[1]);
-    return false;
-  }
-  char logdir[4096], logpath[4200];
-  Util_cacheDir(logdir, sizeof logdir);
-  Util_mkdirs(logdir);
-  snprintf(logpath, sizeof logpath, "%s/worker.log", logdir);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    dup2(in[0], STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    int log = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (log >= 0) dup2(log, STDERR_FILENO);
-    setpgid(0, 0); /* Ctrl-C in the terminal goes to the parent, which decides */
-    execl(r->exe, "benchtop", "worker", (char *)NULL);
-    _exit(127);
-  }
-  close(in[0]);
-  close(out[1]);
-  r->pid = pid;
-  r->to_fd = in[1];
-  r->from_fd = out[0];
-  fcntl(r->from_fd, F_SETFL, O_NONBLOCK);
-  r->state = W_STARTING;
-  r->deadline = Util_nowMs() + RUNNER_START_TIMEOUT_MS;
-  Util_strlcpy(r->phase, "starting", sizeof r->phase);
-  return true;
-}
-
-static void Runner_sendNext(Runner *r) {
-  r->building = false;
-  if (r->head >= r->nqueue && r->nbuilds > 0) {
-    r->inflight = r->builds[0];
-    memmove(r->builds, r->builds + 1, sizeof(PlanEntry) * (size_t)(r->nbuilds - 1));
-    r->nbuilds--;
-    r->inflight_id = ++r->next_id;
-    Runner_writeLine(r, Protocol_encodeBuild(&r->inflight, r->inflight_id));
-    r->building = true;
-    r->state = W_BUSY;
-    Util_strlcpy(r->phase, "compiling", sizeof r->phase);
-    r->deadline = Util_nowMs() + RUNNER_COMPILE_TIMEOUT_MS;
-    return;
-  }
-  if (r->head >= r->nqueue) {
-    r->state = W_IDLE;
-    r->deadline = 0;
-    Runner_finish(r);
-    return;
-  }
-  r->inflight = r->queue[r->head++];
-  r->inflight_id = ++r->next_id;
-  Runner_writeLine(r, Protocol_encodeEntry(&r->inflight, r->inflight_id));
-  r->state = W_BUSY;
-  Util_strlcpy(r->phase, "compiling", sizeof r->phase);
-  r->deadline = Util_nowMs() + RUNNER_COMPILE_TIMEOUT_MS;
-  RunnerEvent *ev = Runner_push(r, RUNNER_PROGRESS);
-  if (ev) {
-    char shape[64];
-    Shape_format(&r->inflight.shape, shape, sizeof shape);
-    snprintf(ev->message, sizeof ev->message, "%s %s: compiling", r->inflight.variant->name, shape);
-  }
-}
-
-static double Runner_watchdogMs(const Runner *r) {
-  double s = r->inflight.opts.watchdog_s > 0 ? r->inflight.opts.watchdog_s : 10.0;
-  return s * 1000.0;
-}
-
-static void Runner_handleLine(Runner *r, const char *line) {
-  cJSON *msg = cJSON_Parse(line);
-  const cJSON *type = msg ? cJSON_GetObjectItemCaseSensitive(msg, "type") : NULL;
-  if (!cJSON_IsString(type)) {
-    cJSON_Delete(msg);
-    return;
-  }
-  const char *t = type->valuestring;
-  char err[256];
-  if (strcmp(t, "hello") == 0) {
-    r->have_device = Device_fromJson(cJSON_GetObjectItemCaseSensitive(msg, "device"), &r->device,
-                                     "device", err, sizeof err);
-    RunnerEvent *ev = Runner_push(r, RUNNER_HELLO);
-    if (ev) ev->device = r->device;
-    Runner_sendNext(r);
-  } else if (strcmp(t, "nogpu") == 0) {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
-    r->no_gpu = true;
-    Util_strlcpy(r->no_gpu_why, cJSON_IsString(m) ? m->valuestring : "no GPU", sizeof r->no_gpu_why);
-    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
-    if (ev) Util_strlcpy(ev->message, r->no_gpu_why, sizeof ev->message);
-    r->head = r->nqueue; /* nothing can run, nothing can be built */
-    r->nbuilds = 0;
-    Runner_stopWorker(r, false);
-    Runner_finish(r);
-  } else if (strcmp(t, "progress") == 0) {
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
-    if (cJSON_IsString(ph)) Util_strlcpy(r->phase, ph->valuestring, sizeof r->phase);
-    bool compiling = strcmp(r->phase, "compiling") == 0;
-    r->deadline = Util_nowMs() + (compiling ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r));
-    RunnerEvent *ev = Runner_push(r, RUNNER_PROGRESS);
-    if (ev) {
-      char shape[64];
-      Shape_format(&r->inflight.shape, shape, sizeof shape);
-      snprintf(ev->message, sizeof ev->message, "%s %s: %s", r->inflight.variant->name, shape, r->phase);
-    }
-  } else if (strcmp(t, "built") == 0 && r->building) {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "message");
-    Runner_builtEvent(r, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "ok")),
-                      cJSON_IsString(m) ? m->valuestring : "");
-    if (r->state == W_CANCELLING) {
-      r->state = W_IDLE;
-      r->deadline = 0;
-      r->building = false;
-    } else {
-      Runner_sendNext(r);
-    }
-  } else if (strcmp(t, "record") == 0) {
-    RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
-    if (ev) {
-      if (!Record_fromJson(cJSON_GetObjectItemCaseSensitive(msg, "record"), &ev->record, "record",
-                           err, sizeof err)) {
-        Record_init(&ev->record);
-        ev->record.status = REC_ERROR;
-        snprintf(ev->record.reason, sizeof ev->record.reason, "worker sent a bad record: %s", err);
-      }
-      r->done++;
-      ev->done = r->done;
-    }
-    bool fatal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "fatal"));
-    if (fatal) {
-      /* The worker's context is gone: a fresh worker takes the next entry. */
-      bool cancelling = r->state == W_CANCELLING;
-      Runner_stopWorker(r, true);
-      if (cancelling || r->head >= r->nqueue) Runner_finish(r);
-    } else if (r->state == W_CANCELLING) {
-      r->state = W_IDLE;
-      r->deadline = 0;
-      Runner_finish(r);
-    } else {
-      Runner_sendNext(r);
-    }
-  }
-  cJSON_Delete(msg);
-}
-
-static void Runner_workerGone(Runner *r, const char *why) {
-  bool was_busy = r->state == W_BUSY || r->state == W_CANCELLING;
-  bool cancelling = r->state == W_CANCELLING;
-  /* Started with nothing queued (Runner_start) and gone before its hello: whoever waits for
-   * the device hears why, once, instead of waiting forever. */
-  bool idle_start = r->state == W_STARTING && r->head >= r->nqueue && r->nbuilds == 0;
-  Runner_stopWorker(r, true);
-  if (idle_start) {
-    r->no_gpu = true;
-    Util_strlcpy(r->no_gpu_why, why, sizeof r->no_gpu_why);
-    RunnerEvent *ev = Runner_push(r, RUNNER_NO_GPU);
-    if (ev) Util_strlcpy(ev->message, why, sizeof ev->message);
-  }
-  if (was_busy && r->building) {
-    r->building = false;
-    Runner_builtEvent(r, false, why);
-  } else if (was_busy) {
-    char reason[RECORD_REASON_MAX];
-    snprintf(reason, sizeof reason, "%s while %s; the worker was restarted (log: ~/.cache/benchtop/worker.log)",
-             why, r->phase);
-    Runner_failInflight(r, cancelling ? REC_CANCELLED : REC_ERROR, reason);
-  }
-  if (r->head >= r->nqueue) Runner_finish(r);
-}
 
 void Runner_prebuild(Runner *r, const PlanEntry *e) {
   if (r->no_gpu) return;
@@ -400,78 +376,59 @@ void Runner_cancel(Runner *r) {
   r->total -= r->nqueue - r->head;
   r->head = r->nqueue;
   r->nbuilds = 0;
-  if (r->state == W_BUSY && r->pid > 0) {
-    kill(r->pid, SIGUSR1);
+  switch (r->state) {
+  case W_BUSY:
+    if (r->pid > 0) kill(r->pid, SIGUSR1);
     r->state = W_CANCELLING;
-    r->deadline = Util_nowMs() + 2000.0;
-  } else if (r->state == W_STARTING) {
+    r->deadline = Util_nowMs() + RUNNER_CANCEL_TIMEOUT_MS;
+    break;
+  case W_CANCELLING: /* asked twice: no more waiting */
+    Runner_workerGone(r, "cancelled (the worker was stopped)");
+    break;
+  case W_STARTING:
     Runner_stopWorker(r, true);
     Runner_finish(r);
+    break;
+  case W_NONE: case W_IDLE: Runner_finish(r); break;
   }
+}
+
+/* The watchdog, the start timeout and the cancel timeout. */
+static void Runner_checkDeadline(Runner *r) {
+  if (r->deadline <= 0 || Util_nowMs() < r->deadline || r->pid <= 0) return;
+  char why[200];
+  if (r->state == W_STARTING) {
+    Runner_stopWorker(r, true);
+    snprintf(why, sizeof why, "the worker (%.100s) did not start within %.0f s (is the GPU hung?)",
+             r->exe, RUNNER_START_TIMEOUT_MS / 1000);
+    Runner_abandon(r, why);
+    return;
+  }
+  double secs = (r->deadline - r->last_armed) / 1000;
+  if (r->state == W_CANCELLING)
+    snprintf(why, sizeof why, "cancelled (the worker did not stop in time)");
+  else if (r->ping_id == r->inflight_id)
+    snprintf(why, sizeof why, "watchdog: no valid answer within %.0f s after the worker sent %.120s",
+             secs, r->bad_line);
+  else if (strcmp(r->phase, RUNNER_PHASE_SENT) == 0)
+    snprintf(why, sizeof why, "watchdog: the worker did not take up the request within %.0f s", secs);
+  else
+    snprintf(why, sizeof why, "watchdog: no progress for %.0f s (kernel hang?)", secs);
+  Runner_workerGone(r, why);
 }
 
 bool Runner_poll(Runner *r, RunnerEvent *ev) {
   if (r->nevents == 0) {
-    if (r->state == W_NONE && (r->head < r->nqueue || r->nbuilds > 0) && !r->no_gpu) {
-      if (!Runner_spawn(r)) {
-        RunnerEvent *e = Runner_push(r, RUNNER_NO_GPU);
-        if (e) snprintf(e->message, sizeof e->message, "cannot start the worker (%s): %s", r->exe,
-                        strerror(errno));
-        r->head = r->nqueue;
-        r->nbuilds = 0;
-      }
+    if (Runner_wantsWorker(r) && Util_nowMs() >= r->respawn_at && !Runner_spawn(r)) {
+      char why[300];
+      snprintf(why, sizeof why, "cannot start the worker (%.200s): %s", r->exe, strerror(errno));
+      Runner_abandon(r, why);
     }
-    if (r->from_fd >= 0) {
-      for (;;) {
-        if (r->cap - r->len < 65536) r->buf = Util_xrealloc(r->buf, r->cap = r->cap * 2 + 65536);
-        ssize_t n = read(r->from_fd, r->buf + r->len, r->cap - r->len - 1);
-        if (n > 0) {
-          r->len += (size_t)n;
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        bool eof = n == 0;
-        /* Complete lines first, so a record sent just before exit is never lost. */
-        r->buf[r->len] = '\0';
-        char *start = r->buf, *nl;
-        while (r->from_fd >= 0 && (nl = strchr(start, '\n')) != NULL) {
-          *nl = '\0';
-          Runner_handleLine(r, start);
-          start = nl + 1;
-        }
-        if (r->from_fd >= 0 || r->len) {
-          size_t rest = r->len - (size_t)(start - r->buf);
-          memmove(r->buf, start, rest);
-          r->len = rest;
-        }
-        if (eof && r->from_fd >= 0) {
-          int status = 0;
-          char why[128];
-          if (waitpid(r->pid, &status, WNOHANG) == r->pid && WIFSIGNALED(status))
-            snprintf(why, sizeof why, "the worker died (signal %d)", WTERMSIG(status));
-          else
-            snprintf(why, sizeof why, "the worker exited (a sticky CUDA error or crash)");
-          Runner_workerGone(r, why);
-        }
-        break;
-      }
-    }
-    if (r->deadline > 0 && Util_nowMs() >= r->deadline && r->pid > 0) {
-      char why[160];
-      if (r->state == W_CANCELLING)
-        snprintf(why, sizeof why, "cancelled (the worker did not stop in time)");
-      else if (r->state == W_STARTING)
-        snprintf(why, sizeof why, "the worker did not start within %.0f s", RUNNER_START_TIMEOUT_MS / 1000);
-      else
-        snprintf(why, sizeof why, "watchdog: no progress for %.0f s (kernel hang?)",
-                 (strcmp(r->phase, "compiling") == 0 ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r)) / 1000);
-      if (r->state == W_STARTING && r->head < r->nqueue) {
-        r->inflight = r->queue[r->head];
-        r->head++;
-        r->state = W_BUSY;
-      }
-      Runner_workerGone(r, why);
-    }
+    if (r->from_fd >= 0) Runner_read(r);
+    /* The watchdog only with the pipe drained: after a stop (Ctrl-Z) the deadline has passed,
+     * but the words of progress that would have moved it may still sit in the pipe. A cancel's
+     * deadline moves for nothing the worker says, so a flood cannot hold it off. */
+    if (r->from_fd < 0 || r->drained || r->state == W_CANCELLING) Runner_checkDeadline(r);
   }
   if (r->nevents == 0) return false;
   *ev = r->events[0];

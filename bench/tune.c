@@ -112,22 +112,29 @@ bool Tuner_begin(Tuner *t, const DeviceInfo *d, char *err, size_t errsize) {
    * The per-block shared-memory ceiling is not in the hello: the worker refuses those itself. */
   DeviceProps props = {d->cc_major * 10 + d->cc_minor, d->sm_count, d->l2_bytes, 0};
   const DeviceProps *dev = d->cc_major >= 0 ? &props : NULL;
-  t->pairs = Util_xcalloc((size_t)(plan->nvariants * plan->nshapes) + 1, sizeof(TunePair));
+  int npairs = 0, nshapes;
+  for (int i = 0; i < plan->nvariants; i++) {
+    Plan_shapesOf(plan, &plan->variants[i], &nshapes);
+    npairs += nshapes;
+  }
+  t->pairs = Util_xcalloc((size_t)npairs + 1, sizeof(TunePair));
   int live = 0;
-  for (int i = 0; i < plan->nvariants; i++)
-    for (int j = 0; j < plan->nshapes; j++) {
+  for (int i = 0; i < plan->nvariants; i++) {
+    const PlanVariant *pv = &plan->variants[i]; /* its own knob restrictions and shapes */
+    const Shape *shapes = Plan_shapesOf(plan, pv, &nshapes);
+    for (int j = 0; j < nshapes; j++) {
       TunePair *p = &t->pairs[t->npairs++];
-      p->v = Registry_find(plan->variants[i]);
-      p->shape = plan->shapes[j];
+      p->v = Registry_find(pv->name);
+      p->shape = shapes[j];
       p->phase = PHASE_DONE;
       char why[400], shape[64];
       Shape_format(&p->shape, shape, sizeof shape);
       if (!p->v) {
-        snprintf(why, sizeof why, "unknown variant '%.40s'", plan->variants[i]);
+        snprintf(why, sizeof why, "unknown variant '%.40s'", pv->name);
         Tuner_note(t, why);
         continue;
       }
-      if (!TuneSpace_build(&p->space, p->v, &p->shape, plan->knobs, plan->nknobs, dev, why,
+      if (!TuneSpace_build(&p->space, p->v, &p->shape, pv->knobs, pv->nknobs, dev, why,
                            sizeof why)) {
         Tuner_note(t, why);
         continue;
@@ -151,6 +158,7 @@ bool Tuner_begin(Tuner *t, const DeviceInfo *d, char *err, size_t errsize) {
       p->phase = PHASE_SEARCH;
       live++;
     }
+  }
   if (live == 0) {
     snprintf(err, errsize, "%s", t->nnotes ? t->notes[0] : "nothing to tune");
     for (int i = 1; i < t->nnotes; i++) {

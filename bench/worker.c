@@ -122,6 +122,15 @@ int Worker_main(void) {
       cJSON_Delete(msg);
       break;
     }
+    if (strcmp(op->valuestring, "ping") == 0) {
+      /* Answered in order: the parent learns that every earlier request is done. */
+      cJSON *pong = cJSON_CreateObject();
+      cJSON_AddStringToObject(pong, "type", "pong");
+      cJSON_AddItemToObject(pong, "id", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(msg, "id"), true));
+      Worker_send(pong);
+      cJSON_Delete(msg);
+      continue;
+    }
     if (strcmp(op->valuestring, "build") == 0) {
       Worker_build(&g, msg);
       cJSON_Delete(msg);
@@ -137,7 +146,7 @@ int Worker_main(void) {
     bool alive = true;
     Worker_cancel = 0;
     if (!Protocol_decodeEntry(msg, &e, &ctx.id, err, sizeof err)) {
-      Record_init(&rec);
+      Protocol_requestRecord(msg, &rec); /* answers for the request as it was asked */
       rec.status = REC_NA;
       snprintf(rec.reason, sizeof rec.reason, "n/a: %.300s", err);
     } else {

@@ -1,5 +1,7 @@
 /* benchtop replay: re-run a session's recorded plan on this GPU into a new session, then print
- * the diff against the original. The original file is only read. */
+ * the diff against the original. The original file is only read: -o may not name it (by any
+ * path or link). The plan from the file is checked like a command line (options in range, every
+ * variant, knob and value known) before anything runs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +10,19 @@
 #include "bench/plan.h"
 #include "cmd/run_loop.h"
 #include "cmd/commands.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "sessions/diff.h"
 
-enum { REPLAY_OUTPUT, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
+enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
                      .help = "where the new session goes (default: a new file in the sessions "
-                             "directory)", .complete = CMD_COMPLETE_SESSION},
+                             "directory); never the session being replayed",
+                     .complete = CMD_COMPLETE_SESSION},
+  [REPLAY_FORCE] = {.name = "force", .value = CMD_FLAG,
+                    .help = "replace the -o file instead of appending to a session there"},
   [REPLAY_FAIL_ABOVE] = {.name = "fail-above", .value = CMD_NUMBER, .arg = "PCT",
                          .help = "exit 1 when a record's p50 got more than PCT % slower than "
                                  "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
@@ -27,40 +33,67 @@ static const CommandArg replay_args[] = {
   {"SESSION.json", "the session whose plan is re-run (only read)", NULL, CMD_COMPLETE_SESSION, 0},
 };
 
+/* The plan to re-run: the recorded one with a fresh seed and the recorded options where the
+ * file has them, checked like the command line's (a file is input like any other). */
+static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
+  char err[512];
+  Plan_copy(plan, &old->plan);
+  const RunOptions *ro = &old->plan.opts;
+  Plan_defaultOptions(&plan->opts);
+  if (ro->reps != -1) plan->opts.reps = ro->reps;
+  if (ro->warmup != -1) plan->opts.warmup = ro->warmup;
+  if (!isnan(ro->watchdog_s)) plan->opts.watchdog_s = ro->watchdog_s;
+  plan->opts.cold_l2 = ro->cold_l2;
+  plan->opts.graph = ro->graph;
+  plan->opts.event_timing = ro->event_timing;
+  if (!plan->metrics[0]) Util_strlcpy(plan->metrics, "default", sizeof plan->metrics);
+  if (Plan_check(plan, err, sizeof err) &&
+      (strcmp(plan->metrics, "none") == 0 || RunLoop_checkMetrics(plan->metrics, err, sizeof err)))
+    return true;
+  fprintf(stderr, "benchtop replay: %s: the plan cannot be replayed: ", in);
+  Text_print(stderr, err);
+  fputc('\n', stderr);
+  return false;
+}
+
 static int Replay_exec(const CommandArgs *a) {
-  const char *out_path = CommandArgs_text(a, REPLAY_OUTPUT, NULL);
+  RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL};
   double fail_above = CommandArgs_number(a, REPLAY_FAIL_ABOVE, NAN);
   OutputFormat fmt = (OutputFormat)Command_format(a, REPLAY_FORMAT);
   const char *in = a->pos[0];
+  if (out.path && !out.path[0]) return Command_usageError(&Cmd_replay, "-o needs a file name");
+  out.not_this = in; /* never written: not by this name, a link, or another path to it */
   Session old;
   char err[512];
   if (!Session_load(in, &old, err, sizeof err)) {
     fprintf(stderr, "benchtop replay: %s\n", err);
     return BT_EXIT_FAILED;
   }
-  if (old.plan.nvariants == 0 || old.plan.nshapes == 0) {
+  if (old.plan.nvariants == 0) {
     fprintf(stderr, "benchtop replay: %s holds no plan to re-run\n", in);
     Session_free(&old);
     return BT_EXIT_FAILED;
   }
-  if (out_path && strcmp(out_path, in) == 0) {
-    Session_free(&old);
-    return Command_usageError(&Cmd_replay, "-o must name a new file, not the session being replayed");
+  if (old.note[0]) {
+    fprintf(stderr, "benchtop replay: %s: ", in);
+    Text_print(stderr, old.note);
+    fputc('\n', stderr);
   }
   Plan plan;
-  Plan_copy(&plan, &old.plan);
-  Plan_defaultOptions(&plan.opts); /* a fresh seed; the recorded timing options below */
-  plan.opts.reps = old.plan.opts.reps > 0 ? old.plan.opts.reps : plan.opts.reps;
-  plan.opts.warmup = old.plan.opts.warmup >= 0 ? old.plan.opts.warmup : plan.opts.warmup;
-  plan.opts.cold_l2 = old.plan.opts.cold_l2;
-  plan.opts.graph = old.plan.opts.graph;
-  plan.opts.event_timing = old.plan.opts.event_timing;
-  if (old.plan.opts.watchdog_s > 0) plan.opts.watchdog_s = old.plan.opts.watchdog_s;
+  if (!Replay_plan(&old, in, &plan)) {
+    Plan_free(&plan);
+    Session_free(&old);
+    return BT_EXIT_FAILED;
+  }
   Session now;
-  int rc = RunLoop_run(&plan, out_path, fmt, &now);
+  int rc = RunLoop_run(&plan, &out, fmt, &now);
   Plan_free(&plan);
-  if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE) {
-    printf("\ndiff %s -> %s\n", in, now.path);
+  if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE && now.path[0]) {
+    printf("\ndiff ");
+    Text_print(stdout, in);
+    printf(" -> ");
+    Text_print(stdout, now.path);
+    printf("\n");
     DiffOptions o;
     Diff_defaultOptions(&o);
     o.fail_above_pct = fail_above;
@@ -68,7 +101,7 @@ static int Replay_exec(const CommandArgs *a) {
     Diff_print(stdout, &old, &now, &o, fmt, &sum);
     if (sum.regressions > 0 && rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
   }
-  if (rc != BT_EXIT_USAGE) Session_free(&now);
+  Session_free(&now);
   Session_free(&old);
   return rc;
 }
@@ -78,7 +111,9 @@ const Command Cmd_replay = {
   .summary = "re-run a session's plan on this GPU into a new session and print the diff",
   .description = "Runs the plan recorded in a session again (its variants, knob sweeps, "
                  "shapes, metrics and timing options, with fresh inputs) into a new session, "
-                 "then prints the diff against the original, which is only read.",
+                 "then prints the diff against the original, which is only read (-o may not "
+                 "name it). The plan is checked first: options outside the command line's "
+                 "ranges and unknown variants, knobs or values are errors.",
   .options = replay_options, .noptions = REPLAY_NOPTS,
   .args = replay_args, .nargs = CMD_COUNT(replay_args),
   .flags = CMD_NEEDS_GPU,

@@ -1,5 +1,7 @@
 /* benchtop run: a plan (variants x knob sweeps x shapes) through the worker, records printed
- * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished. */
+ * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished.
+ * -o names the session: a new file, or an existing session of the same GPU that the records
+ * are appended to; --force replaces whatever regular file is there instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
-  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_OUTPUT, RUN_FORMAT, RUN_NOPTS
+  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -49,13 +51,17 @@ static const CommandOption run_options[] = {
                     .lo = PLAN_WATCHDOG_MIN, .hi = PLAN_WATCHDOG_MAX},
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
-                          "in the sessions directory)", .complete = CMD_COMPLETE_SESSION},
+                          "in the sessions directory); an existing session of this GPU is "
+                          "appended to, anything else refused", .complete = CMD_COMPLETE_SESSION},
+  [RUN_FORCE] = {.name = "force", .value = CMD_FLAG,
+                 .help = "replace the -o file (a session of another GPU, or another regular "
+                         "file) instead of appending to it"},
   [RUN_FORMAT] = CMD_OPTION_FORMAT,
 };
 
 static int Run_exec(const CommandArgs *a) {
   Plan plan;
-  memset(&plan, 0, sizeof plan);
+  Plan_init(&plan);
   Plan_defaultOptions(&plan.opts);
   Util_strlcpy(plan.metrics, CommandArgs_text(a, RUN_METRICS, "default"), sizeof plan.metrics);
   plan.opts.reps = (int)CommandArgs_int(a, RUN_REPS, plan.opts.reps);
@@ -82,8 +88,12 @@ static int Run_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
-  rc = RunLoop_run(&plan, CommandArgs_text(a, RUN_OUTPUT, NULL),
-                   (OutputFormat)Command_format(a, RUN_FORMAT), NULL);
+  RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL};
+  if (out.path && !out.path[0]) {
+    Command_usageError(&Cmd_run, "-o needs a file name");
+    goto out;
+  }
+  rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL);
 out:
   Plan_free(&plan);
   return rc;
@@ -96,7 +106,11 @@ const Command Cmd_run = {
                  "compiles the variant with NVRTC for this GPU, checks its output against the "
                  "fp32 reference, times it and collects the metrics. Each record is printed as "
                  "it arrives and the session file is rewritten after every one; Ctrl-C keeps "
-                 "the finished records.",
+                 "the finished records. -o FILE: a new file is created before anything runs; "
+                 "an existing session of this GPU gets the new records appended; --force "
+                 "replaces it instead; links, devices, FIFOs, directories and other files are "
+                 "refused, as is a session another benchtop is writing. A closed stdout does "
+                 "not stop the run.",
   .options = run_options, .noptions = RUN_NOPTS,
   .flags = CMD_NEEDS_GPU,
   .exec = Run_exec,

@@ -158,6 +158,18 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
         running = false;
         if (cancelled) finished = true;
         break;
+      case RUNNER_WARNING:
+        if (tty) fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "benchtop tune: %s", ev.message);
+        if (ev.repeats) fprintf(stderr, " (and %d more)", ev.repeats);
+        fputc('\n', stderr);
+        break;
+      case RUNNER_FAILED: /* the worker cannot start: nothing more can be measured */
+        if (tty) fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "benchtop tune: %s\n", ev.message);
+        rc = BT_EXIT_FAILED;
+        finished = true;
+        break;
       case RUNNER_NONE: case RUNNER_BUILT: break;
       }
     }
@@ -398,8 +410,18 @@ static int Tune_exec(const CommandArgs *a) {
   Session_init(&s);
   Plan_free(&s.plan);
   Plan_copy(&s.plan, plan);
-  if (cli.out_path) Util_strlcpy(s.path, cli.out_path, sizeof s.path);
-  else Session_defaultPath(s.path, sizeof s.path);
+  /* The session file is claimed (and created) now: a place that cannot be written, or a file
+   * that is there already, is said before any GPU time is spent. */
+  char path[4096];
+  int existing = 0;
+  if (cli.out_path) Util_strlcpy(path, cli.out_path, sizeof path);
+  if ((!cli.out_path && !Session_defaultPath(path, sizeof path)) ||
+      !Session_openOutput(&s, path, SESSION_OUT_NEW, &existing, err, sizeof err)) {
+    fprintf(stderr, "benchtop tune: cannot write the session: %s\n", cli.out_path ? err : path);
+    Session_free(&s);
+    rc = BT_EXIT_FAILED;
+    goto out;
+  }
   struct sigaction sa, old_int, old_term, old_hup;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = Tune_onSignal;

@@ -1,5 +1,6 @@
 #include "cmd/run_loop.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,14 +10,16 @@
 
 #include "bench/runner.h"
 #include "bench/tune_table.h"
+#include "common/safe_file.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "sessions/catalog.h"
 
-static volatile sig_atomic_t RunLoop_interrupted;
+static volatile sig_atomic_t RunLoop_interrupts; /* SIGINT, SIGTERM, SIGHUP received */
 
 static void RunLoop_onSignal(int sig) {
   (void)sig;
-  RunLoop_interrupted = 1;
+  RunLoop_interrupts++;
 }
 
 bool RunLoop_checkMetrics(const char *spec, char *err, size_t errsize) {
@@ -37,24 +40,32 @@ static void RunLoop_progress(bool tty, int done, int total, const char *msg) {
   fflush(stderr);
 }
 
+/* One line on stderr, the progress bar cleared first; untrusted text sanitised. */
+static void RunLoop_say(bool tty, const char *prefix, const char *text) {
+  if (tty) fprintf(stderr, "\r\033[K");
+  fputs(prefix, stderr);
+  Text_print(stderr, text);
+  fputc('\n', stderr);
+}
+
 /* Metrics that are n/a for one reason across a record (counters restricted by the driver, no
  * profiler) get that reason on stderr once per run, so the fix is seen, not just "n/a". */
-static void RunLoop_metricNote(const Record *r, char *noted, size_t size) {
+static void RunLoop_metricNote(bool tty, const Record *r, char *noted, size_t size) {
   if (r->nmetrics == 0) return;
   for (int i = 0; i < r->nmetrics; i++)
     if (!isnan(r->metrics[i].value) || strcmp(r->metrics[i].reason, r->metrics[0].reason) != 0)
       return;
   if (!r->metrics[0].reason[0] || strcmp(noted, r->metrics[0].reason) == 0) return;
-  fprintf(stderr, "benchtop: metrics n/a: %s\n", r->metrics[0].reason);
+  RunLoop_say(tty, "benchtop: metrics n/a: ", r->metrics[0].reason);
   Util_strlcpy(noted, r->metrics[0].reason, size);
 }
 
 /* Kernel timestamps were wanted but events were used: say why, once per run. */
-static void RunLoop_clockNote(const Record *r, const RunOptions *o, char *noted, size_t size) {
+static void RunLoop_clockNote(bool tty, const Record *r, const RunOptions *o, char *noted, size_t size) {
   if (o->event_timing || r->timing.nsamples <= 0 || strcmp(r->timing.source, "events") != 0) return;
   if (strcmp(noted, r->timing.source_note) == 0) return;
-  fprintf(stderr, "benchtop: timed with CUDA events (launch latency included), not kernel "
-                  "timestamps: %s\n", r->timing.source_note);
+  RunLoop_say(tty, "benchtop: timed with CUDA events (launch latency included), not kernel "
+                   "timestamps: ", r->timing.source_note);
   Util_strlcpy(noted, r->timing.source_note, size);
 }
 
@@ -81,31 +92,70 @@ static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const Devi
   Runner_submit(r, entries, n);
 }
 
-int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result) {
-  char err[512], noted[256] = "", clock_noted[256] = "";
+/* The session file, claimed before any work: a file that cannot be written is found now. */
+static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o, int *existing) {
+  char path[4096], err[1024];
+  Session_init(s);
+  Plan_free(&s->plan);
+  Plan_copy(&s->plan, plan);
+  if (o->path && !o->path[0]) {
+    fprintf(stderr, "benchtop: -o needs a file name\n");
+    return false;
+  }
+  if (o->path) Util_strlcpy(path, o->path, sizeof path);
+  else if (!Session_defaultPath(path, sizeof path)) {
+    RunLoop_say(false, "benchtop: no place for the session: ", path);
+    return false;
+  }
+  if (o->not_this && o->path && SafeFile_same(o->path, o->not_this)) {
+    fprintf(stderr, "benchtop: -o names the session being replayed (%s); replay writes another file\n",
+            o->not_this);
+    return false;
+  }
+  if (!Session_openOutput(s, path, o->force ? SESSION_OUT_REPLACE : SESSION_OUT_APPEND, existing,
+                          err, sizeof err)) {
+    RunLoop_say(false, "benchtop: cannot write the session: ", err);
+    return false;
+  }
+  if (*existing > 0) {
+    char line[4300];
+    snprintf(line, sizeof line, "%s (%d records there already, recorded on %s)", s->path, *existing,
+             s->has_device && s->device.name[0] ? s->device.name : "an unknown GPU");
+    RunLoop_say(false, "benchtop: appending to ", line);
+  }
+  return true;
+}
+
+int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result) {
+  char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
   PlanEntry *entries = NULL;
   int n = 0;
   if (!Plan_expand(plan, &entries, &n, err, sizeof err)) {
-    fprintf(stderr, "benchtop: %s\n", err);
+    RunLoop_say(false, "benchtop: ", err);
     return BT_EXIT_USAGE;
   }
   /* Each record gets its own fresh inputs: seed + index, recorded in the record. */
   for (int i = 0; i < n; i++) entries[i].opts.seed = plan->opts.seed + (uint64_t)i * 7919u;
 
   Session s;
-  Session_init(&s);
-  Plan_free(&s.plan);
-  Plan_copy(&s.plan, plan);
-  if (out_path) Util_strlcpy(s.path, out_path, sizeof s.path);
-  else Session_defaultPath(s.path, sizeof s.path);
+  int existing = 0;
+  if (!RunLoop_openSession(&s, plan, output, &existing)) {
+    free(entries);
+    Session_free(&s);
+    if (result) Session_init(result);
+    return output->path && !output->path[0] ? BT_EXIT_USAGE : BT_EXIT_FAILED;
+  }
 
-  struct sigaction sa, old_int, old_term, old_hup;
+  struct sigaction sa, old_int, old_term, old_hup, old_pipe;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = RunLoop_onSignal;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGHUP, &sa, &old_hup);
-  RunLoop_interrupted = 0;
+  /* A closed stdout (`| head`) is an error on write, not a silent death mid-plan. */
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, &old_pipe);
+  RunLoop_interrupts = 0;
 
   bool tty = isatty(STDERR_FILENO);
   Runner *r = Runner_new(NULL);
@@ -129,23 +179,32 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
     Export_fitRecord(&layout, entries[i].variant->name, knobs);
   }
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
-  int rc = BT_EXIT_OK;
-  bool finished = false, cancelled = false, saved_once = false;
+  int rc = BT_EXIT_OK, handled = 0;
+  bool finished = false, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
   while (!finished) {
-    if (RunLoop_interrupted && !cancelled) {
-      cancelled = true;
-      Runner_cancel(r);
+    if (RunLoop_interrupts > handled) {
+      handled = RunLoop_interrupts;
+      Runner_cancel(r); /* a second signal stops the worker at once */
       if (wait_device) finished = true; /* nothing submitted yet: nothing to wait for */
-      if (tty) fprintf(stderr, "\r\033[K");
-      fprintf(stderr, "benchtop: interrupted; keeping the finished records\n");
+      if (!cancelled) RunLoop_say(tty, "benchtop: interrupted; keeping the finished records", "");
+      cancelled = true;
     }
     RunnerEvent ev;
     bool any = false;
-    while (Runner_poll(r, &ev)) {
+    while (!finished && RunLoop_interrupts == handled && Runner_poll(r, &ev)) {
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
-        s.device = ev.device;
+        if (existing > 0 && s.has_device && !Device_sameGpu(&s.device, &ev.device)) {
+          snprintf(line, sizeof line, "%s holds records from %s; this GPU is %s: name another -o, "
+                   "or add --force to replace that session", s.path, s.device.name, ev.device.name);
+          RunLoop_say(tty, "benchtop: ", line);
+          wrong_gpu = true;
+          rc = BT_EXIT_FAILED;
+          Runner_cancel(r);
+          break;
+        }
+        if (!s.has_device) s.device = ev.device;
         s.has_device = true;
         if (wait_device) {
           wait_device = false;
@@ -157,30 +216,53 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
             Export_fitRecord(&layout, entries[i].variant->name, knobs);
           }
         }
-        if (!begun) Export_begin(&x, stdout, fmt, &layout);
+        if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
         break;
       case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
       case RUNNER_RECORD:
+        if (wrong_gpu) { /* the request that was in flight when the device was refused */
+          Record_free(&ev.record);
+          break;
+        }
         if (tty) fprintf(stderr, "\r\033[K");
-        if (!begun) Export_begin(&x, stdout, fmt, &layout);
+        if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
         TunedTable_markRecord(&ev.record, entries, notes, used, n);
         Session_add(&s, &ev.record);
-        if (!Session_autosave(&s, err, sizeof err)) fprintf(stderr, "benchtop: autosave failed: %s\n", err);
-        else saved_once = true;
-        Export_record(&x, &ev.record);
-        RunLoop_metricNote(&ev.record, noted, sizeof noted);
-        RunLoop_clockNote(&ev.record, &plan->opts, clock_noted, sizeof clock_noted);
-        fflush(stdout);
+        if (!Session_autosave(&s, err, sizeof err) && strcmp(err, save_err) != 0) {
+          RunLoop_say(tty, "benchtop: cannot save the session (will retry): ", err);
+          Util_strlcpy(save_err, err, sizeof save_err);
+        }
+        if (!stdout_lost) Export_record(&x, &ev.record);
+        if (!stdout_lost && (fflush(stdout) != 0 || ferror(stdout))) {
+          stdout_lost = true;
+          snprintf(line, sizeof line, "stdout was closed (%s); the run goes on and every record is "
+                   "saved to %s", strerror(errno), s.path);
+          RunLoop_say(tty, "benchtop: ", line);
+        }
+        RunLoop_metricNote(tty, &ev.record, noted, sizeof noted);
+        RunLoop_clockNote(tty, &ev.record, &plan->opts, clock_noted, sizeof clock_noted);
         if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
         Record_free(&ev.record);
         break;
-      case RUNNER_NO_GPU:
-        if (tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "benchtop: %s\n", ev.message);
-        rc = BT_EXIT_NO_GPU;
+      case RUNNER_WARNING:
+        if (ev.repeats) {
+          size_t len = strlen(ev.message);
+          snprintf(ev.message + len, sizeof ev.message - len, " (and %d more like it)", ev.repeats);
+        }
+        RunLoop_say(tty, "benchtop: ", ev.message);
+        break;
+      case RUNNER_FAILED:
+        RunLoop_say(tty, "benchtop: ", ev.message);
+        rc = BT_EXIT_FAILED;
+        failed = true;
         if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
+        break;
+      case RUNNER_NO_GPU:
+        RunLoop_say(tty, "benchtop: ", ev.message);
+        rc = BT_EXIT_NO_GPU;
+        if (wait_device) finished = true;
         break;
       case RUNNER_FINISHED: finished = true; break;
       case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
@@ -190,21 +272,32 @@ int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Sessio
     Runner_wait(r, 250); /* then re-check the interrupt flag */
   }
   if (tty) fprintf(stderr, "\r\033[K");
-  if (begun) Export_end(&x);
-  MetricColumns_free(&mc);
+  if (begun && !stdout_lost) {
+    Export_end(&x);
+    fflush(stdout);
+  }
   Runner_free(r);
+  MetricColumns_free(&mc);
   free(entries);
   free(notes);
   free(used);
-  if (rc != BT_EXIT_NO_GPU && (saved_once || s.nrecords == 0)) {
-    if (s.nrecords == 0 && !Session_autosave(&s, err, sizeof err))
-      fprintf(stderr, "benchtop: cannot save the session: %s\n", err);
-    fprintf(stderr, "session: %s (%d records)\n", s.path, s.nrecords);
+  if (s.nrecords == existing && (rc == BT_EXIT_NO_GPU || wrong_gpu || failed)) {
+    Session_discardOutput(&s); /* a file this run created and never wrote a record into */
+  } else if (s.dirty && !Session_autosave(&s, err, sizeof err)) {
+    snprintf(line, sizeof line, "%d records could not be saved to %s: %s", s.nrecords - existing,
+             s.path, err);
+    RunLoop_say(false, "benchtop: ", line);
+    rc = BT_EXIT_FAILED;
+  } else {
+    if (existing) snprintf(line, sizeof line, "%s (%d records, %d new)", s.path, s.nrecords, s.nrecords - existing);
+    else snprintf(line, sizeof line, "%s (%d records)", s.path, s.nrecords);
+    RunLoop_say(false, "session: ", line);
   }
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);
-  if (cancelled && rc == BT_EXIT_OK) rc = 130;
+  sigaction(SIGPIPE, &old_pipe, NULL);
+  if (cancelled && !s.dirty) rc = BT_EXIT_INTERRUPTED; /* what finished is saved */
   if (result) *result = s;
   else Session_free(&s);
   return rc;

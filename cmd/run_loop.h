@@ -9,10 +9,20 @@
 #include "sessions/export.h"
 #include "sessions/session.h"
 
-/* Runs plan; saves to out_path (NULL: a new file under the sessions directory). When result is
- * not NULL it receives the session (caller frees). Returns the exit code: 0 all passed (or
- * n/a), 1 a record failed verification or errored, 3 no GPU, 130 interrupted. */
-int RunLoop_run(const Plan *plan, const char *out_path, OutputFormat fmt, Session *result);
+/* Where the records go (-o). */
+typedef struct RunOutput {
+  const char *path;     /* NULL: a new file under the sessions directory */
+  bool force;           /* --force: replace what is at path instead of appending to it */
+  const char *not_this; /* a file path must not be (replay's input), or NULL */
+} RunOutput;
+
+/* Runs plan; saves to output's file, claimed before anything runs: a new file, or appended to an
+ * existing session of the same GPU (SESSION_OUT_APPEND), or with force replacing it. When result
+ * is not NULL it receives the session (caller frees). Returns the exit code: 0 all passed (or
+ * n/a), 1 a record failed verification or errored, or something could not be saved, 2 a bad
+ * plan, 3 no GPU, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished records are saved).
+ * A closed stdout does not stop the run: every record is still saved, and stderr says so. */
+int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result);
 /* Checks a --metrics spec's syntax (availability is decided per metric on the GPU). */
 bool RunLoop_checkMetrics(const char *spec, char *err, size_t errsize);
 

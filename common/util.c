@@ -1,7 +1,10 @@
 #include "common/util.h"
 
+#include "common/safe_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,84 +84,22 @@ void Util_isoTime(char *buf, size_t size) {
 }
 
 char *Util_readFile(const char *path, size_t *len_out, size_t max_bytes) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = Util_xmalloc(cap + 1);
-  for (;;) {
-    if (len == cap) {
-      if (max_bytes && cap >= max_bytes) {
-        free(buf);
-        fclose(f);
-        errno = EFBIG;
-        return NULL;
-      }
-      cap *= 2;
-      buf = Util_xrealloc(buf, cap + 1);
-    }
-    size_t want = cap - len;
-    if (max_bytes && len + want > max_bytes) want = max_bytes - len;
-    size_t got = fread(buf + len, 1, want, f);
-    len += got;
-    if (got == 0) break;
-    if (max_bytes && len >= max_bytes) {
-      int c = fgetc(f);
-      if (c != EOF) {
-        free(buf);
-        fclose(f);
-        errno = EFBIG;
-        return NULL;
-      }
-      break;
-    }
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    errno = EIO;
-    return NULL;
-  }
-  buf[len] = '\0';
-  if (len_out) *len_out = len;
-  return buf;
+  char err[8];
+  int fd = SafeFile_openRead(path, max_bytes, err, sizeof err);
+  if (fd < 0) return NULL;
+  char *data = SafeFile_readFd(fd, max_bytes, len_out);
+  int e = errno;
+  close(fd);
+  errno = e;
+  return data;
 }
 
 bool Util_writeFileAtomic(const char *path, const char *data, size_t len, char *err, size_t errsize) {
-  char *tmp = Util_asprintf("%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    snprintf(err, errsize, "cannot create %s: %s", tmp, strerror(errno));
-    free(tmp);
-    return false;
-  }
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      snprintf(err, errsize, "cannot write %s: %s", tmp, strerror(errno));
-      close(fd);
-      unlink(tmp);
-      free(tmp);
-      return false;
-    }
-    off += (size_t)w;
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    snprintf(err, errsize, "cannot flush %s: %s", tmp, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return false;
-  }
-  if (rename(tmp, path) != 0) {
-    snprintf(err, errsize, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return false;
-  }
-  free(tmp);
-  return true;
+  SafeFile f;
+  if (!SafeFile_claim(&f, path, err, errsize)) return false;
+  bool ok = SafeFile_replace(&f, data, len, err, errsize);
+  SafeFile_release(&f);
+  return ok;
 }
 
 bool Util_mkdirs(const char *path) {
@@ -174,27 +115,38 @@ bool Util_mkdirs(const char *path) {
   return mkdir(buf, 0755) == 0 || errno == EEXIST;
 }
 
-static void Util_xdgDir(char *buf, size_t size, const char *var, const char *fallback,
+/* $VAR/suffix, else HOME/fallback/suffix, HOME from the environment or else the password
+ * database. Never a shared directory such as /tmp: anyone could plant files there. */
+static bool Util_xdgDir(char *buf, size_t size, const char *var, const char *fallback,
                         const char *suffix) {
   const char *base = getenv(var);
   if (base && base[0] == '/') {
     snprintf(buf, size, "%s/%s", base, suffix);
-    return;
+    return true;
   }
   const char *home = getenv("HOME");
-  snprintf(buf, size, "%s/%s/%s", home && *home ? home : "/tmp", fallback, suffix);
+  if (!home || home[0] != '/') {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+  }
+  if (!home) {
+    snprintf(buf, size, "(no directory: neither %s nor HOME is set)", var);
+    return false;
+  }
+  snprintf(buf, size, "%s/%s/%s", strcmp(home, "/") == 0 ? "" : home, fallback, suffix);
+  return true;
 }
 
-void Util_cacheDir(char *buf, size_t size) {
-  Util_xdgDir(buf, size, "XDG_CACHE_HOME", ".cache", "benchtop");
+bool Util_cacheDir(char *buf, size_t size) {
+  return Util_xdgDir(buf, size, "XDG_CACHE_HOME", ".cache", "benchtop");
 }
 
-void Util_sessionsDir(char *buf, size_t size) {
-  Util_xdgDir(buf, size, "XDG_DATA_HOME", ".local/share", "benchtop/sessions");
+bool Util_sessionsDir(char *buf, size_t size) {
+  return Util_xdgDir(buf, size, "XDG_DATA_HOME", ".local/share", "benchtop/sessions");
 }
 
-void Util_configDir(char *buf, size_t size) {
-  Util_xdgDir(buf, size, "XDG_CONFIG_HOME", ".config", "benchtop");
+bool Util_configDir(char *buf, size_t size) {
+  return Util_xdgDir(buf, size, "XDG_CONFIG_HOME", ".config", "benchtop");
 }
 
 uint64_t Util_hash64(const void *data, size_t len, uint64_t seed) {

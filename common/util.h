@@ -13,6 +13,7 @@ enum {
   BT_EXIT_FAILED = 1,   /* a verification failed, a diff passed its threshold, a bad file */
   BT_EXIT_USAGE = 2,    /* bad command line */
   BT_EXIT_NO_GPU = 3,   /* the command needs a CUDA device and there is none */
+  BT_EXIT_INTERRUPTED = 130, /* SIGINT, SIGTERM or SIGHUP: what finished was saved */
   BT_EXIT_SKIP = 77,    /* tests only: skipped (meson's convention) */
 };
 
@@ -32,18 +33,22 @@ double Util_nowMs(void);
 /* Wall-clock time as ISO 8601 UTC ("2026-11-22T01:34:59Z"). */
 void Util_isoTime(char *buf, size_t size);
 
-/* Whole file into a NUL-terminated heap buffer; NULL with errno set on failure.
- * max_bytes bounds what is read (0: no bound). */
+/* Whole file into a NUL-terminated heap buffer; NULL with errno set on failure. Only regular
+ * files (a FIFO or a directory fails at once: SafeFile_openRead). max_bytes bounds what is read
+ * (0: no bound; more is EFBIG). SafeFile_read says what went wrong in words. */
 char *Util_readFile(const char *path, size_t *len_out, size_t max_bytes);
-/* Write-to-temp, fsync, rename: a reader sees the old file or the new one, never half. */
+/* Write-to-temp, fsync, rename: a reader sees the old file or the new one, never half. Refuses
+ * to replace anything but a regular file; see common/safe_file.h. */
 bool Util_writeFileAtomic(const char *path, const char *data, size_t len, char *err, size_t errsize);
 /* mkdir -p */
 bool Util_mkdirs(const char *path);
 
-/* $XDG_CACHE_HOME/benchtop, $XDG_DATA_HOME/benchtop/sessions, $XDG_CONFIG_HOME/benchtop */
-void Util_cacheDir(char *buf, size_t size);
-void Util_sessionsDir(char *buf, size_t size);
-void Util_configDir(char *buf, size_t size);
+/* $XDG_CACHE_HOME/benchtop, $XDG_DATA_HOME/benchtop/sessions, $XDG_CONFIG_HOME/benchtop (the
+ * XDG variable unset: under HOME, or the home directory of the password database). False, with
+ * the reason in buf, when there is no home directory at all: never a shared /tmp. */
+bool Util_cacheDir(char *buf, size_t size);
+bool Util_sessionsDir(char *buf, size_t size);
+bool Util_configDir(char *buf, size_t size);
 
 /* 64-bit FNV-1a, for cache keys and source hashes. */
 uint64_t Util_hash64(const void *data, size_t len, uint64_t seed);

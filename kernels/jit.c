@@ -150,16 +150,17 @@ static void Jit_initBuild(BuildInfo *b) {
   b->source_hash[0] = b->arch[0] = '\0';
 }
 
-static void Jit_cachePaths(uint64_t key, char *cubin, char *info, size_t size) {
+static bool Jit_cachePaths(uint64_t key, char *cubin, char *info, size_t size) {
   char dir[4096];
-  Util_cacheDir(dir, sizeof dir);
+  if (!Util_cacheDir(dir, sizeof dir)) return false; /* no home: no cache */
   snprintf(cubin, size, "%s/jit/%016llx.cubin", dir, (unsigned long long)key);
   snprintf(info, size, "%s/jit/%016llx.log", dir, (unsigned long long)key);
+  return true;
 }
 
 static bool Jit_cacheLoad(uint64_t key, JitOutput *out) {
   char cpath[4200], lpath[4200];
-  Jit_cachePaths(key, cpath, lpath, sizeof cpath);
+  if (!Jit_cachePaths(key, cpath, lpath, sizeof cpath)) return false;
   size_t n = 0;
   char *cubin = Util_readFile(cpath, &n, 256u << 20);
   if (!cubin) return false;
@@ -176,10 +177,9 @@ static bool Jit_cacheLoad(uint64_t key, JitOutput *out) {
 
 static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
   char cpath[4200], lpath[4200], dir[4096], err[256];
-  Util_cacheDir(dir, sizeof dir);
+  if (!Util_cacheDir(dir, sizeof dir) || !Jit_cachePaths(key, cpath, lpath, sizeof cpath)) return;
   strncat(dir, "/jit", sizeof dir - strlen(dir) - 1);
   if (!Util_mkdirs(dir)) return; /* the cache is an optimisation: a read-only home still works */
-  Jit_cachePaths(key, cpath, lpath, sizeof cpath);
   /* The log first: a cubin without its log is never read back as a hit. */
   if (Util_writeFileAtomic(lpath, out->log, strlen(out->log), err, sizeof err))
     Util_writeFileAtomic(cpath, out->cubin, out->cubin_size, err, sizeof err);

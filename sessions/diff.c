@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/knob_label.h"
@@ -131,9 +132,8 @@ static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *op
     Diff_jsonPair(o, p, &mc);
     cJSON_AddItemToArray(matched, o);
   }
-  char *text = cJSON_Print(root);
-  if (text) fprintf(out, "%s\n", text);
-  cJSON_free(text);
+  Export_printJson(out, root, true);
+  fputc('\n', out);
   cJSON_Delete(root);
   MetricColumns_free(&mc);
 }
@@ -217,6 +217,8 @@ static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left
     return;
   }
   if (!first) fputc(' ', out);
+  char safe[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8]; /* record fields come from files */
+  text = Text_sanitize(safe, sizeof safe, text);
   int len = Diff_displayWidth(text);
   if (left && len > width) fprintf(out, "%.*s~", width - 1, text);
   else if (len >= width) fputs(text, out);
@@ -300,8 +302,11 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     char shape[64], t[32];
     Shape_format(&r->shape, shape, sizeof shape);
     Export_fmtTime(t, sizeof t, r->timing.p50);
+    char variant[RECORD_NAME_MAX], knobs[RECORD_KNOBS_MAX];
+    Text_sanitize(variant, sizeof variant, r->variant);
+    Text_sanitize(knobs, sizeof knobs, r->knobs[0] ? r->knobs : "-");
     fprintf(out, "%sonly in %s: %s %s %s (%s, p50 %s us)\n", md ? "- " : "", p->a ? "A" : "B",
-            r->variant, r->knobs[0] ? r->knobs : "-", shape, Record_statusName(r->status), t);
+            variant, knobs, shape, Record_statusName(r->status), t);
   }
   MetricColumns_free(&mc);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/text.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/knob_label.h"
@@ -195,7 +196,17 @@ static bool Export_metricsBefore(int col, OutputFormat fmt) {
   return fmt == FMT_CSV ? col == C_REASON : col == C_METRICS;
 }
 
-void Export_writeField(FILE *out, OutputFormat fmt, const char *text) {
+void Export_printJson(FILE *out, const cJSON *j, bool formatted) {
+  char *text = formatted ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+  char *safe = text ? Text_jsonForTerminal(text) : NULL;
+  fputs(safe ? safe : "null", out);
+  free(safe);
+  cJSON_free(text);
+}
+
+void Export_writeField(FILE *out, OutputFormat fmt, const char *raw) {
+  char *text = Util_xstrdup(raw); /* record fields come from files and workers */
+  Text_sanitize(text, strlen(text) + 1, text);
   if (fmt == FMT_CSV && strpbrk(text, ",\"\r\n")) {
     fputc('"', out);
     for (const char *c = text; *c; c++) {
@@ -211,11 +222,14 @@ void Export_writeField(FILE *out, OutputFormat fmt, const char *text) {
   } else {
     fputs(text, out);
   }
+  free(text);
 }
 
 /* Table cell: padded to its width, text cut with '~' when too long. */
-static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *text, bool first) {
+static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *raw, bool first) {
   if (!first) fputc(' ', out);
+  char text[512];
+  Text_sanitize(text, sizeof text, raw);
   int len = (int)strlen(text);
   if (len > c->width) {
     if (c->left) fprintf(out, "%.*s~", c->width - 1, text);
@@ -318,9 +332,10 @@ void Export_record(Export *x, const Record *r) {
   FILE *out = x->out;
   if ((int)r->status >= 0 && (int)r->status < 5) x->by_status[r->status]++;
   if (x->fmt == FMT_JSON) {
-    char *line = Record_toJsonLine(r);
-    fprintf(out, "%s\n  %s", x->rows ? "," : "", line ? line : "null");
-    free(line);
+    cJSON *j = Record_toJson(r);
+    fprintf(out, "%s\n  ", x->rows ? "," : "");
+    Export_printJson(out, j, false);
+    cJSON_Delete(j);
     x->rows++;
     fflush(out);
     return;
@@ -331,7 +346,8 @@ void Export_record(Export *x, const Record *r) {
   if (x->fmt == FMT_MD) fputs("|", out);
   for (int c = 0; c < C_COUNT; c++) {
     if (x->fmt == FMT_TABLE && !ran && c > C_STATUS) { /* not run: the reason stands in */
-      fprintf(out, " %.60s", r->reason[0] ? r->reason : "-");
+      char reason[64];
+      fprintf(out, " %s", Text_sanitize(reason, sizeof reason, r->reason[0] ? r->reason : "-"));
       break;
     }
     if (Export_metricsBefore(c, x->fmt))
@@ -371,14 +387,15 @@ void Export_end(Export *x) {
 }
 
 static void Export_summary(FILE *out, OutputFormat fmt, const Session *s) {
-  fprintf(out, "%ssession %s", fmt == FMT_MD ? "**" : "", s->created[0] ? s->created : "(undated)");
-  if (s->host[0]) fprintf(out, " on %s", s->host);
+  fprintf(out, "%ssession ", fmt == FMT_MD ? "**" : "");
+  Text_print(out, s->created[0] ? s->created : "(undated)");
+  if (s->host[0]) fputs(" on ", out), Text_print(out, s->host);
   if (s->has_device && s->device.name[0]) {
-    fprintf(out, ", %s", s->device.name);
+    fputs(", ", out), Text_print(out, s->device.name);
     if (s->device.cc_major >= 0) fprintf(out, " (sm_%d%d)", s->device.cc_major, s->device.cc_minor);
   }
-  if (s->version[0]) fprintf(out, ", benchtop %s", s->version);
-  if (s->revision[0]) fprintf(out, " (%s)", s->revision);
+  if (s->version[0]) fputs(", benchtop ", out), Text_print(out, s->version);
+  if (s->revision[0]) fputs(" (", out), Text_print(out, s->revision), fputs(")", out);
   fprintf(out, "%s\n", fmt == FMT_MD ? "**\n" : "");
 }
 
@@ -422,12 +439,11 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
     }
     view.tune = tune;
     cJSON *j = Session_toJson(&view);
-    char *text = cJSON_Print(j);
+    Export_printJson(out, j, true);
+    fputc('\n', out);
     cJSON_Delete(j);
     free(subset);
     free(tune);
-    if (text) fprintf(out, "%s\n", text);
-    cJSON_free(text);
     fflush(out);
     return;
   }

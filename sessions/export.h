@@ -77,7 +77,10 @@ void Export_fmtCount(char *buf, size_t size, double v);
 /* A metric's value for people: percentages with one decimal, counts as Export_fmtCount, other
  * units with 3 significant digits; with exact, every digit (CSV). */
 void Export_fmtMetric(char *buf, size_t size, double v, const char *unit, bool exact);
-/* CSV field / Markdown cell with quoting or escaping as the format needs. */
+/* CSV field / Markdown cell with quoting or escaping as the format needs; control characters
+ * sanitised (common/text.h): every printer of untrusted text goes through Text_sanitize. */
 void Export_writeField(FILE *out, OutputFormat fmt, const char *text);
+/* JSON for stdout: cJSON's text with DEL, C1 controls and bidi overrides escaped as well. */
+void Export_printJson(FILE *out, const cJSON *j, bool formatted);
 
 #endif

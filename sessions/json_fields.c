@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "common/util.h"
 
 const char *Json_join(char *buf, size_t size, const char *path, const char *key) {
@@ -19,10 +20,7 @@ const char *Json_join(char *buf, size_t size, const char *path, const char *key)
   return buf;
 }
 
-void Json_oneLine(char *msg) {
-  for (unsigned char *c = (unsigned char *)msg; *c; c++)
-    if (*c < 0x20 || *c == 0x7f) *c = '?';
-}
+void Json_oneLine(char *msg) { Text_sanitize(msg, strlen(msg) + 1, msg); }
 
 static void Json_fail(char *err, size_t errsize, const char *path, const char *key,
                       const char *what) {

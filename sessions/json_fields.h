@@ -60,7 +60,8 @@ cJSON *Json_number(double d);
 bool Json_validateTree(const cJSON *root, char *err, size_t errsize);
 /* Parses text; on a syntax error writes "NAME:LINE:COL: what is wrong". */
 cJSON *Json_parseText(const char *data, size_t len, const char *name, char *err, size_t errsize);
-/* Control characters (from quoted input) become '?': an error stays one line. */
+/* Control characters and invalid UTF-8 (from quoted input) become '?' (Text_sanitize): an error
+ * stays one line and safe to print. */
 void Json_oneLine(char *msg);
 /* "path.key" (or "key" when path is empty) into buf. */
 const char *Json_join(char *buf, size_t size, const char *path, const char *key);

@@ -1,9 +1,11 @@
-/* The plan (what the user asked for, what replay re-runs): lifecycle, JSON, equality. */
+/* The plan (what the user asked for, what replay re-runs): lifecycle, JSON, equality, and the
+ * reading of the flat knob list of benchtop.session/1 plans. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "kernels/registry.h"
 #include "sessions/json_fields.h"
 #include "sessions/session.h"
 
@@ -19,35 +21,73 @@ static void Plan_freeStrings(char **v, int n) {
   free(v);
 }
 
-void Plan_free(Plan *p) {
-  Plan_freeStrings(p->variants, p->nvariants);
-  Plan_freeStrings(p->knobs, p->nknobs);
-  free(p->shapes);
-  p->variants = p->knobs = NULL;
-  p->shapes = NULL;
-  p->nvariants = p->nknobs = p->nshapes = 0;
+static void PlanVariant_free(PlanVariant *v) {
+  free(v->name);
+  Plan_freeStrings(v->knobs, v->nknobs);
+  free(v->shapes);
+  memset(v, 0, sizeof *v);
 }
 
-static char **Plan_copyStrings(char *const *v, int n) {
-  if (n <= 0 || !v) return NULL;
-  char **out = Util_xmalloc(sizeof(char *) * (size_t)n);
-  for (int i = 0; i < n; i++) out[i] = Util_xstrdup(v[i] ? v[i] : "");
+void Plan_free(Plan *p) {
+  for (int i = 0; i < p->nvariants; i++) PlanVariant_free(&p->variants[i]);
+  free(p->variants);
+  free(p->shapes);
+  p->variants = NULL;
+  p->shapes = NULL;
+  p->nvariants = p->nshapes = 0;
+}
+
+static Shape *Plan_copyShapes(const Shape *s, int n) {
+  if (n <= 0 || !s) return NULL;
+  Shape *out = Util_xmalloc(sizeof(Shape) * (size_t)n);
+  memcpy(out, s, sizeof(Shape) * (size_t)n);
   return out;
 }
 
 void Plan_copy(Plan *dst, const Plan *src) {
   *dst = *src;
-  dst->variants = Plan_copyStrings(src->variants, src->nvariants);
-  dst->knobs = Plan_copyStrings(src->knobs, src->nknobs);
-  dst->nvariants = dst->variants ? src->nvariants : 0;
-  dst->nknobs = dst->knobs ? src->nknobs : 0;
-  dst->shapes = NULL;
-  if (src->nshapes > 0 && src->shapes) {
-    dst->shapes = Util_xmalloc(sizeof(Shape) * (size_t)src->nshapes);
-    memcpy(dst->shapes, src->shapes, sizeof(Shape) * (size_t)src->nshapes);
-  } else {
-    dst->nshapes = 0;
+  dst->variants = NULL;
+  dst->nvariants = 0;
+  for (int i = 0; i < src->nvariants; i++) {
+    const PlanVariant *sv = &src->variants[i];
+    PlanVariant *dv = Plan_addVariant(dst, sv->name ? sv->name : "");
+    for (int k = 0; k < sv->nknobs; k++) PlanVariant_setKnob(dv, sv->knobs[k]);
+    dv->shapes = Plan_copyShapes(sv->shapes, sv->nshapes);
+    dv->nshapes = dv->shapes ? sv->nshapes : 0;
   }
+  dst->shapes = Plan_copyShapes(src->shapes, src->nshapes);
+  dst->nshapes = dst->shapes ? src->nshapes : 0;
+}
+
+PlanVariant *Plan_addVariant(Plan *p, const char *name) {
+  p->variants = Util_xrealloc(p->variants, sizeof(PlanVariant) * (size_t)(p->nvariants + 1));
+  PlanVariant *v = &p->variants[p->nvariants++];
+  memset(v, 0, sizeof *v);
+  v->name = Util_xstrdup(name);
+  return v;
+}
+
+/* Knob name length of "k=..." (the whole string when there is no '='). */
+static size_t Plan_knobNameLen(const char *spec) {
+  const char *eq = strchr(spec, '=');
+  return eq ? (size_t)(eq - spec) : strlen(spec);
+}
+
+void PlanVariant_setKnob(PlanVariant *v, const char *spec) {
+  size_t n = Plan_knobNameLen(spec);
+  for (int k = 0; k < v->nknobs; k++)
+    if (Plan_knobNameLen(v->knobs[k]) == n && strncmp(v->knobs[k], spec, n) == 0) {
+      free(v->knobs[k]);
+      v->knobs[k] = Util_xstrdup(spec);
+      return;
+    }
+  v->knobs = Util_xrealloc(v->knobs, sizeof(char *) * (size_t)(v->nknobs + 1));
+  v->knobs[v->nknobs++] = Util_xstrdup(spec);
+}
+
+const Shape *Plan_shapesOf(const Plan *p, const PlanVariant *v, int *n) {
+  *n = v->nshapes > 0 ? v->nshapes : p->nshapes;
+  return v->nshapes > 0 ? v->shapes : p->shapes;
 }
 
 static cJSON *Plan_stringArray(char *const *v, int n) {
@@ -56,22 +96,35 @@ static cJSON *Plan_stringArray(char *const *v, int n) {
   return a;
 }
 
+static cJSON *Plan_shapeArray(const Shape *s, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) {
+    char buf[64];
+    Shape_format(&s[i], buf, sizeof buf);
+    cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+  }
+  return a;
+}
+
 cJSON *Plan_toJson(const Plan *p) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddItemToObject(o, "variants", Plan_stringArray(p->variants, p->nvariants));
-  cJSON *shapes = cJSON_AddArrayToObject(o, "shapes");
-  for (int i = 0; i < p->nshapes; i++) {
-    char buf[64];
-    Shape_format(&p->shapes[i], buf, sizeof buf);
-    cJSON_AddItemToArray(shapes, cJSON_CreateString(buf));
+  cJSON *vs = cJSON_AddArrayToObject(o, "variants");
+  for (int i = 0; i < p->nvariants; i++) {
+    const PlanVariant *v = &p->variants[i];
+    cJSON *vo = cJSON_CreateObject();
+    cJSON_AddStringToObject(vo, "name", v->name ? v->name : "");
+    cJSON_AddItemToObject(vo, "knobs", Plan_stringArray(v->knobs, v->nknobs));
+    if (v->nshapes > 0) cJSON_AddItemToObject(vo, "shapes", Plan_shapeArray(v->shapes, v->nshapes));
+    cJSON_AddItemToArray(vs, vo);
   }
-  cJSON_AddItemToObject(o, "knobs", Plan_stringArray(p->knobs, p->nknobs));
+  cJSON_AddItemToObject(o, "shapes", Plan_shapeArray(p->shapes, p->nshapes));
   cJSON_AddStringToObject(o, "metrics", p->metrics);
   cJSON_AddItemToObject(o, "options", RunOptions_toJson(&p->opts));
+  if (p->knobs_auto) cJSON_AddBoolToObject(o, "knobs_auto", true);
   return o;
 }
 
-/* An array of strings under key; out and n are set even on failure (freed by Plan_free). */
+/* An array of strings under key; out and n are set even on failure (the caller frees). */
 static bool Plan_readStrings(const cJSON *obj, const char *key, size_t max, char ***out, int *n,
                              const char *path, char *err, size_t errsize) {
   bool ok = true;
@@ -97,30 +150,80 @@ static bool Plan_readStrings(const cJSON *obj, const char *key, size_t max, char
   return true;
 }
 
-bool Plan_fromJson(const cJSON *j, Plan *out, const char *path, char *err, size_t errsize) {
+static bool Plan_readShapes(const cJSON *obj, Shape **out, int *n, const char *path, char *err,
+                            size_t errsize) {
+  char **shapes = NULL;
+  int nshapes = 0;
+  bool ok = Plan_readStrings(obj, "shapes", 64, &shapes, &nshapes, path, err, errsize);
+  if (ok && nshapes > 0) {
+    *out = Util_xcalloc((size_t)nshapes, sizeof(Shape));
+    for (int i = 0; i < nshapes && ok; i++) {
+      char why[200];
+      ok = Shape_parse(shapes[i], &(*out)[i], why, sizeof why);
+      if (!ok) snprintf(err, errsize, "%s.shapes[%d]: %s", path, i, why);
+      else *n = i + 1;
+    }
+  }
+  Plan_freeStrings(shapes, nshapes);
+  return ok;
+}
+
+/* benchtop.session/2: {"name": "mma", "knobs": ["k=v", ...], "shapes": [...]} per variant. */
+static bool Plan_readVariants(const cJSON *j, Plan *out, const char *path, char *err,
+                              size_t errsize) {
+  bool ok = true;
+  const cJSON *a = Json_member(j, "variants", cJSON_Array, false, path, &ok, err, errsize);
+  if (!ok || !a) return ok;
+  int i = 0;
+  for (const cJSON *v = a->child; v; v = v->next, i++) {
+    char vp[320], name[RECORD_NAME_MAX];
+    snprintf(vp, sizeof vp, "%s.variants[%d]", path, i);
+    if (!cJSON_IsObject(v)) {
+      snprintf(err, errsize, "%s: expected an object {\"name\", \"knobs\"}", vp);
+      return false;
+    }
+    const cJSON *n = Json_member(v, "name", cJSON_String, true, vp, &ok, err, errsize);
+    if (!ok || !Json_readStr(n, name, sizeof name, vp, "name", err, errsize)) return false;
+    PlanVariant *pv = Plan_addVariant(out, name);
+    char **knobs = NULL;
+    int nknobs = 0;
+    ok = Plan_readStrings(v, "knobs", PLAN_STR_MAX, &knobs, &nknobs, vp, err, errsize);
+    for (int k = 0; k < nknobs; k++) PlanVariant_setKnob(pv, knobs[k]);
+    Plan_freeStrings(knobs, nknobs);
+    if (!ok || !Plan_readShapes(v, &pv->shapes, &pv->nshapes, vp, err, errsize)) return false;
+  }
+  return true;
+}
+
+bool Plan_fromJson(const cJSON *j, int version, Plan *out, char ***flat_knobs, int *nflat,
+                   const char *path, char *err, size_t errsize) {
   Plan_init(out);
+  *flat_knobs = NULL;
+  *nflat = 0;
   if (!cJSON_IsObject(j)) {
     snprintf(err, errsize, "%s: expected an object", path);
     return false;
   }
-  if (!Plan_readStrings(j, "variants", RECORD_NAME_MAX, &out->variants, &out->nvariants, path,
-                        err, errsize) ||
-      !Plan_readStrings(j, "knobs", PLAN_STR_MAX, &out->knobs, &out->nknobs, path, err, errsize))
-    goto fail;
-  char **shapes = NULL;
-  int nshapes = 0;
-  bool ok = Plan_readStrings(j, "shapes", 64, &shapes, &nshapes, path, err, errsize);
-  if (ok && nshapes > 0) {
-    out->shapes = Util_xcalloc((size_t)nshapes, sizeof(Shape));
-    for (int i = 0; i < nshapes && ok; i++) {
-      char why[200];
-      ok = Shape_parse(shapes[i], &out->shapes[i], why, sizeof why);
-      if (!ok) snprintf(err, errsize, "%s.shapes[%d]: %s", path, i, why);
-      else out->nshapes = i + 1;
-    }
+  if (version >= 2) {
+    if (!Plan_readVariants(j, out, path, err, errsize)) goto fail;
+  } else {
+    char **names = NULL;
+    int nnames = 0;
+    bool ok = Plan_readStrings(j, "variants", RECORD_NAME_MAX, &names, &nnames, path, err, errsize);
+    for (int i = 0; i < nnames; i++) Plan_addVariant(out, names[i]);
+    Plan_freeStrings(names, nnames);
+    if (!ok || !Plan_readStrings(j, "knobs", PLAN_STR_MAX, flat_knobs, nflat, path, err, errsize))
+      goto fail;
   }
-  Plan_freeStrings(shapes, nshapes);
-  if (!ok) goto fail;
+  if (!Plan_readShapes(j, &out->shapes, &out->nshapes, path, err, errsize)) goto fail;
+  bool ok = true;
+  const cJSON *au = cJSON_GetObjectItemCaseSensitive(j, "knobs_auto");
+  if (au && !cJSON_IsBool(au) && !cJSON_IsNull(au)) {
+    snprintf(err, errsize, "%s.knobs_auto: expected true or false", path);
+    goto fail;
+  }
+  out->knobs_auto = cJSON_IsTrue(au);
+  for (int i = 0; i < *nflat; i++) out->knobs_auto |= strcmp((*flat_knobs)[i], "auto") == 0;
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "metrics");
   if (m && !Json_readStr(m, out->metrics, sizeof out->metrics, path, "metrics", err, errsize))
     goto fail;
@@ -132,7 +235,115 @@ bool Plan_fromJson(const cJSON *j, Plan *out, const char *path, char *err, size_
   return true;
 fail:
   Plan_free(out);
+  Plan_freeStrings(*flat_knobs, *nflat);
+  *flat_knobs = NULL;
+  *nflat = 0;
   return false;
+}
+
+/* The values a knob took in a variant's records, as one sweep per knob ("k=v1,v2" in order of
+ * first appearance). */
+static int Plan_knobsFromRecords(PlanVariant *pv, const Record *recs, int nrecs) {
+  int used = 0;
+  for (int i = 0; i < nrecs; i++) {
+    if (strcmp(recs[i].variant, pv->name) != 0) continue;
+    used++;
+    char *copy = Util_xstrdup(recs[i].knobs), *save = NULL;
+    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+      size_t n = Plan_knobNameLen(kv);
+      if (!kv[n]) continue;
+      int at = -1;
+      for (int k = 0; k < pv->nknobs; k++)
+        if (Plan_knobNameLen(pv->knobs[k]) == n && strncmp(pv->knobs[k], kv, n) == 0) at = k;
+      if (at < 0) {
+        PlanVariant_setKnob(pv, kv);
+        continue;
+      }
+      /* Already there? (a value list: after '=', comma separated) */
+      char *vals = pv->knobs[at] + n + 1, *hit = strstr(vals, kv + n + 1);
+      size_t vl = strlen(kv + n + 1);
+      bool have = false;
+      for (; hit && !have; hit = strstr(hit + 1, kv + n + 1))
+        have = (hit == vals || hit[-1] == ',') && (hit[vl] == '\0' || hit[vl] == ',');
+      if (!have) {
+        char *grown = Util_asprintf("%s,%s", pv->knobs[at], kv + n + 1);
+        free(pv->knobs[at]);
+        pv->knobs[at] = grown;
+      }
+    }
+    free(copy);
+  }
+  return used;
+}
+
+/* The flat list's sweeps that this variant has, with the values it allows; a later sweep of the
+ * same knob replaces an earlier one (what /1 plans meant). */
+static void Plan_knobsFromFlat(PlanVariant *pv, char *const *flat, int nflat) {
+  const Variant *v = Registry_find(pv->name);
+  for (int i = 0; v && i < nflat; i++) {
+    size_t n = Plan_knobNameLen(flat[i]);
+    if (!flat[i][n]) continue;
+    for (int k = 0; k < v->nknobs; k++) {
+      if (strlen(v->knobs[k].name) != n || strncmp(v->knobs[k].name, flat[i], n) != 0) continue;
+      char spec[PLAN_STR_MAX];
+      size_t len = (size_t)snprintf(spec, sizeof spec, "%.*s=", (int)n, flat[i]);
+      char *copy = Util_xstrdup(flat[i] + n + 1), *save = NULL;
+      int kept = 0;
+      for (char *val = strtok_r(copy, ",", &save); val; val = strtok_r(NULL, ",", &save))
+        for (int j = 0; j < Registry_knobValueCount(&v->knobs[k]); j++)
+          if (strcmp(v->knobs[k].values[j], val) == 0 && len < sizeof spec)
+            len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s", kept++ ? "," : "", val);
+      free(copy);
+      if (kept) PlanVariant_setKnob(pv, spec);
+    }
+  }
+}
+
+void Plan_upgradeV1(Plan *p, char *const *flat, int nflat, const Record *recs, int nrecs,
+                    char *note, size_t notesize) {
+  if (nflat == 0) return; /* no knobs: the /1 plan says exactly what /2 does */
+  char from_records[200] = "", from_list[200] = "";
+  for (int i = 0; i < p->nvariants; i++) {
+    PlanVariant *pv = &p->variants[i];
+    bool by_records = Plan_knobsFromRecords(pv, recs, nrecs) > 0;
+    if (!by_records) Plan_knobsFromFlat(pv, flat, nflat);
+    char *list = by_records ? from_records : from_list;
+    size_t n = strlen(list);
+    snprintf(list + n, 200 - n, "%s%s", n ? ", " : "", pv->name);
+  }
+  snprintf(note, notesize, "plan converted from benchtop.session/1 (one knob list for all "
+           "variants): each variant's knobs taken from its records%s%s%s%s", from_records[0] ? " (" : "",
+           from_records, from_records[0] ? ")" : "", from_list[0] ? ", or else from that list (" : "");
+  if (from_list[0]) {
+    size_t n = strlen(note);
+    snprintf(note + n, notesize - n, "%s)", from_list);
+  }
+}
+
+void Plan_merge(Plan *dst, const Plan *src) {
+  for (int i = 0; i < src->nvariants; i++) {
+    const PlanVariant *sv = &src->variants[i];
+    int n;
+    const Shape *shapes = Plan_shapesOf(src, sv, &n);
+    bool same_shapes = n == dst->nshapes;
+    for (int s = 0; same_shapes && s < n; s++) same_shapes = Shape_equal(&shapes[s], &dst->shapes[s]);
+    bool have = false;
+    for (int j = 0; j < dst->nvariants && !have; j++) {
+      const PlanVariant *dv = &dst->variants[j];
+      int dn;
+      const Shape *ds = Plan_shapesOf(dst, dv, &dn);
+      have = strcmp(dv->name, sv->name) == 0 && dv->nknobs == sv->nknobs && dn == n;
+      for (int k = 0; have && k < sv->nknobs; k++) have = strcmp(dv->knobs[k], sv->knobs[k]) == 0;
+      for (int s = 0; have && s < n; s++) have = Shape_equal(&ds[s], &shapes[s]);
+    }
+    if (have) continue;
+    PlanVariant *nv = Plan_addVariant(dst, sv->name);
+    for (int k = 0; k < sv->nknobs; k++) PlanVariant_setKnob(nv, sv->knobs[k]);
+    if (!same_shapes) { /* its own shapes, where they are not the plan's */
+      nv->shapes = Plan_copyShapes(shapes, n);
+      nv->nshapes = nv->shapes ? n : 0;
+    }
+  }
 }
 
 static bool Plan_stringsEqual(char *const *a, int na, char *const *b, int nb, const char *path,
@@ -150,23 +361,42 @@ static bool Plan_stringsEqual(char *const *a, int na, char *const *b, int nb, co
   return true;
 }
 
-bool Plan_equal(const Plan *a, const Plan *b, const char *path, char *where, size_t wsize) {
-  if (!Plan_stringsEqual(a->variants, a->nvariants, b->variants, b->nvariants, path, "variants",
-                         where, wsize) ||
-      !Plan_stringsEqual(a->knobs, a->nknobs, b->knobs, b->nknobs, path, "knobs", where, wsize))
-    return false;
-  if (a->nshapes != b->nshapes) {
-    snprintf(where, wsize, "%s.shapes (%d vs %d entries)", path, a->nshapes, b->nshapes);
+static bool Plan_shapesEqual(const Shape *a, int na, const Shape *b, int nb, const char *path,
+                             char *where, size_t wsize) {
+  if (na != nb) {
+    snprintf(where, wsize, "%s.shapes (%d vs %d entries)", path, na, nb);
     return false;
   }
-  for (int i = 0; i < a->nshapes; i++) {
-    if (!Shape_equal(&a->shapes[i], &b->shapes[i])) {
+  for (int i = 0; i < na; i++) {
+    if (!Shape_equal(&a[i], &b[i])) {
       snprintf(where, wsize, "%s.shapes[%d]", path, i);
       return false;
     }
   }
-  if (strcmp(a->metrics, b->metrics) != 0) {
-    snprintf(where, wsize, "%s.metrics", path);
+  return true;
+}
+
+bool Plan_equal(const Plan *a, const Plan *b, const char *path, char *where, size_t wsize) {
+  if (a->nvariants != b->nvariants) {
+    snprintf(where, wsize, "%s.variants (%d vs %d entries)", path, a->nvariants, b->nvariants);
+    return false;
+  }
+  for (int i = 0; i < a->nvariants; i++) {
+    const PlanVariant *va = &a->variants[i], *vb = &b->variants[i];
+    char vp[320];
+    snprintf(vp, sizeof vp, "%s.variants[%d]", path, i);
+    if (strcmp(va->name, vb->name) != 0) {
+      snprintf(where, wsize, "%s.name", vp);
+      return false;
+    }
+    if (!Plan_stringsEqual(va->knobs, va->nknobs, vb->knobs, vb->nknobs, vp, "knobs", where, wsize) ||
+        !Plan_shapesEqual(va->shapes, va->nshapes, vb->shapes, vb->nshapes, vp, where, wsize))
+      return false;
+  }
+  if (!Plan_shapesEqual(a->shapes, a->nshapes, b->shapes, b->nshapes, path, where, wsize))
+    return false;
+  if (strcmp(a->metrics, b->metrics) != 0 || a->knobs_auto != b->knobs_auto) {
+    snprintf(where, wsize, "%s.%s", path, a->knobs_auto != b->knobs_auto ? "knobs_auto" : "metrics");
     return false;
   }
   char op[320];

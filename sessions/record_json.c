@@ -314,6 +314,21 @@ fail:
   return false;
 }
 
+bool Record_validate(const cJSON *j, Record *out, const char *path, char *err, size_t errsize) {
+  Record_init(out);
+  if (!j) {
+    snprintf(err, errsize, "%s: missing", path);
+    return false;
+  }
+  char inner[RECORD_REASON_MAX];
+  if (!Json_validateTree(j, inner, sizeof inner)) {
+    snprintf(err, errsize, "%s: %s", path, inner);
+    Json_oneLine(err);
+    return false;
+  }
+  return Record_fromJson(j, out, path, err, errsize);
+}
+
 bool Record_equal(const Record *a, const Record *b, const char *path, char *where, size_t wsize) {
   char p[320];
   if (!JsonFields_equal(a, b, Record_fields, N(Record_fields), path, where, wsize)) return false;

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "common/revision.h"
-#include "common/datadir.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
@@ -27,7 +26,7 @@ static const JsonField Session_fields[] = {
 };
 
 /* Empty and n/a everywhere, nothing filled in (what a file is parsed into). */
-static void Session_clear(Session *s) {
+void Session_clear(Session *s) {
   memset(s, 0, sizeof *s);
   Device_init(&s->device);
   Plan_init(&s->plan);
@@ -43,6 +42,7 @@ void Session_init(Session *s) {
 }
 
 void Session_free(Session *s) {
+  Session_releaseFile(s);
   for (int i = 0; i < s->nrecords; i++) Record_free(&s->records[i]);
   free(s->records);
   s->records = NULL;
@@ -120,8 +120,9 @@ char *Record_toJsonLine(const Record *r) {
   return copy;
 }
 
-/* "benchtop.session/N": N > 1 is newer than we read; anything else is not ours. */
-static bool Session_checkSchema(const cJSON *root, char *err, size_t errsize) {
+/* "benchtop.session/N": 1 and 2 are read, a larger N is newer than we read; anything else is
+ * not ours. The version read goes to *version. */
+static bool Session_checkSchema(const cJSON *root, int *version, char *err, size_t errsize) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
   if (!v) {
     snprintf(err, errsize, "schema: missing (required; expected \"%s\")", SESSION_SCHEMA);
@@ -131,17 +132,20 @@ static bool Session_checkSchema(const cJSON *root, char *err, size_t errsize) {
     snprintf(err, errsize, "schema: expected a string (\"%s\")", SESSION_SCHEMA);
     return false;
   }
-  if (strcmp(v->valuestring, SESSION_SCHEMA) == 0) return true;
   const char *prefix = "benchtop.session/";
   char shown[64];
   snprintf(shown, sizeof shown, "%.40s%s", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
-  for (char *c = shown; *c; c++)
-    if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f) *c = '?';
+  Json_oneLine(shown);
   if (Util_startsWith(v->valuestring, prefix)) {
+    const char *num = v->valuestring + strlen(prefix);
     char *end;
     errno = 0;
-    long ver = strtol(v->valuestring + strlen(prefix), &end, 10);
-    if (errno == 0 && *end == '\0' && ver > 1) {
+    long ver = strtol(num, &end, 10);
+    if (errno == 0 && *end == '\0' && end != num && num[0] >= '1' && num[0] <= '9') {
+      if (ver >= 1 && ver <= SESSION_SCHEMA_VERSION) {
+        *version = (int)ver;
+        return true;
+      }
       snprintf(err, errsize,
                "schema: \"%s\" is newer than this benchtop reads (%s); upgrade benchtop", shown,
                SESSION_SCHEMA);
@@ -157,7 +161,8 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
     snprintf(err, errsize, "(top level): expected a JSON object (a benchtop session)");
     return false;
   }
-  if (!Json_validateTree(root, err, errsize) || !Session_checkSchema(root, err, errsize))
+  int version = 0;
+  if (!Json_validateTree(root, err, errsize) || !Session_checkSchema(root, &version, err, errsize))
     return false;
   if (!JsonFields_read(root, out, Session_fields, N(Session_fields), "", err, errsize))
     return false;
@@ -168,20 +173,25 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
     if (!Device_fromJson(v, &out->device, "device", err, errsize)) return false;
     out->has_device = true;
   }
+  char **flat = NULL;
+  int nflat = 0;
   v = Json_member(root, "plan", cJSON_Object, false, "", &ok, err, errsize);
-  if (!ok || (v && !Plan_fromJson(v, &out->plan, "plan", err, errsize))) return false;
+  if (!ok || (v && !Plan_fromJson(v, version, &out->plan, &flat, &nflat, "plan", err, errsize)))
+    return false;
   const cJSON *recs = Json_member(root, "records", cJSON_Array, true, "", &ok, err, errsize);
-  if (!ok) return false;
-  int n = cJSON_GetArraySize(recs);
+  int n = ok ? cJSON_GetArraySize(recs) : 0;
   out->records = Util_xcalloc(n > 0 ? (size_t)n : 1, sizeof(Record));
   out->cap = n > 0 ? n : 1;
-  for (const cJSON *r = recs->child; r; r = r->next) {
+  for (const cJSON *r = ok ? recs->child : NULL; r && ok; r = r->next) {
     char path[32];
     snprintf(path, sizeof path, "records[%d]", out->nrecords);
-    if (!Record_fromJson(r, &out->records[out->nrecords], path, err, errsize)) return false;
-    out->nrecords++;
+    ok = Record_fromJson(r, &out->records[out->nrecords], path, err, errsize);
+    if (ok) out->nrecords++;
   }
-  return Session_tuneFromJson(root, out, err, errsize);
+  if (ok) Plan_upgradeV1(&out->plan, flat, nflat, out->records, out->nrecords, out->note, sizeof out->note);
+  for (int i = 0; i < nflat; i++) free(flat[i]);
+  free(flat);
+  return ok && Session_tuneFromJson(root, out, err, errsize);
 }
 
 static bool Session_parseText(const char *data, size_t len, const char *name, Session *out,
@@ -214,86 +224,6 @@ bool Session_parse(const char *data, size_t len, const char *name, Session *out,
   bool ok = Session_parseText(data, len, name, out, err, errsize);
   if (!ok) Json_oneLine(err);
   return ok;
-}
-
-static bool Session_loadFile(const char *path, Session *out, char *err, size_t errsize) {
-  Session_clear(out);
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(err, errsize, "%s: is a directory, not a session file", path);
-    return false;
-  }
-  /* Refused before reading: a hostile size costs nothing. */
-  if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > SESSION_MAX_BYTES) {
-    snprintf(err, errsize, "%s: %jd bytes, larger than the %u MiB a session may have", path,
-             (intmax_t)st.st_size, SESSION_MAX_BYTES >> 20);
-    return false;
-  }
-  size_t len = 0;
-  char *data = Util_readFile(path, &len, SESSION_MAX_BYTES);
-  if (!data) {
-    if (errno == EFBIG)
-      snprintf(err, errsize, "%s: larger than the %u MiB a session may have", path,
-               SESSION_MAX_BYTES >> 20);
-    else
-      snprintf(err, errsize, "%s: cannot read: %s", path, strerror(errno));
-    return false;
-  }
-  bool ok = Session_parse(data, len, path, out, err, errsize);
-  free(data);
-  if (ok) Util_strlcpy(out->path, path, sizeof out->path);
-  return ok;
-}
-
-bool Session_load(const char *path, Session *out, char *err, size_t errsize) {
-  bool ok = Session_loadFile(path, out, err, errsize);
-  if (!ok) Json_oneLine(err);
-  return ok;
-}
-
-bool Session_save(const Session *s, const char *path, char *err, size_t errsize) {
-  cJSON *j = Session_toJson(s);
-  char *text = cJSON_Print(j);
-  cJSON_Delete(j);
-  if (!text) {
-    snprintf(err, errsize, "cannot format session for %s: out of memory", path);
-    return false;
-  }
-  size_t n = strlen(text);
-  char *buf = Util_xmalloc(n + 2);
-  memcpy(buf, text, n);
-  buf[n] = '\n';
-  buf[n + 1] = '\0';
-  cJSON_free(text);
-  bool ok = Util_writeFileAtomic(path, buf, n + 1, err, errsize);
-  free(buf);
-  return ok;
-}
-
-bool Session_autosave(Session *s, char *err, size_t errsize) {
-  if (!s->path[0]) return true;
-  if (!Session_save(s, s->path, err, errsize)) return false;
-  s->dirty = false;
-  return true;
-}
-
-void Session_defaultPath(char *buf, size_t size) {
-  char dir[4096];
-  Util_sessionsDir(dir, sizeof dir);
-  Util_mkdirs(dir);
-  char stamp[32];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  snprintf(buf, size, "%s/session-%s.json", dir, stamp);
-  struct stat st;
-  for (int i = 2; stat(buf, &st) == 0 && i < 1000; i++)
-    snprintf(buf, size, "%s/session-%s-%d.json", dir, stamp, i);
 }
 
 bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize) {
@@ -329,49 +259,4 @@ bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize
     if (!TuneOverall_equal(&a->overall[i], &b->overall[i], path, where, wsize)) return false;
   }
   return true;
-}
-
-static bool Session_isJsonName(const char *name) {
-  size_t n = strlen(name);
-  return n > 5 && name[0] != '.' && strcmp(name + n - 5, ".json") == 0;
-}
-
-/* newest: the most recently modified *.json; else the first one alphabetically. */
-static bool Session_pickIn(const char *dir, bool newest, char *buf, size_t size) {
-  DIR *d = opendir(dir);
-  if (!d) return false;
-  char best[4096] = "";
-  struct timespec best_t = {0, 0};
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!Session_isJsonName(e->d_name)) continue;
-    char full[4096];
-    if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
-    struct stat st;
-    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    bool better;
-    if (!best[0]) better = true;
-    else if (newest)
-      better = st.st_mtim.tv_sec > best_t.tv_sec ||
-               (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec);
-    else better = strcmp(full, best) < 0;
-    if (better) {
-      Util_strlcpy(best, full, sizeof best);
-      best_t = st.st_mtim;
-    }
-  }
-  closedir(d);
-  if (!best[0]) return false;
-  Util_strlcpy(buf, best, size);
-  return true;
-}
-
-bool Session_findDefault(char *buf, size_t size) {
-  char dir[4096];
-  Util_sessionsDir(dir, sizeof dir);
-  if (Session_pickIn(dir, true, buf, size)) return true;
-  const char *env = getenv("BENCHTOP_EXAMPLES");
-  if (env && env[0] && Session_pickIn(env, false, buf, size)) return true;
-  char ex[4096];
-  return DataDir_find(DATA_EXAMPLES, ex, sizeof ex) && Session_pickIn(ex, false, buf, size);
 }

@@ -1,5 +1,6 @@
 /* A session: the user's lab record. Metadata, the plan, the device, and every record, kept
- * in memory and saved as JSON ("schema": "benchtop.session/1", see docs/session-schema.md). */
+ * in memory and saved as JSON ("schema": "benchtop.session/2", see docs/session-schema.md;
+ * benchtop.session/1 files are read too). */
 #ifndef BENCHTOP_SESSION_H
 #define BENCHTOP_SESSION_H
 
@@ -11,19 +12,31 @@
 #include "sessions/record.h"
 #include "sessions/tune_summary.h"
 
-#define SESSION_SCHEMA "benchtop.session/1"
+#define SESSION_SCHEMA "benchtop.session/2"
+#define SESSION_SCHEMA_VERSION 2
 #define SESSION_MAX_BYTES (256u << 20) /* a larger file is refused, not read */
 
-/* What the user asked for; replay re-runs exactly this. */
+/* One variant of a plan with its own knob settings (two variants may share a knob name and
+ * want different values) and, when they differ from the plan's, its own shapes. */
+typedef struct PlanVariant {
+  char *name;
+  int nknobs;
+  char **knobs;         /* "k=v" or a sweep "k=v1,v2", one per knob name */
+  int nshapes;
+  Shape *shapes;        /* 0: the plan's shapes */
+} PlanVariant;
+
+/* What the user asked for; replay re-runs exactly this: every variant with its knob sweeps,
+ * times its shapes. */
 typedef struct Plan {
   int nvariants;
-  char **variants;      /* names, as given (after expanding "all") */
+  PlanVariant *variants; /* in the order asked (after expanding "all"); a name may repeat with
+                            other knobs (runs appended to one session) */
   int nshapes;
   Shape *shapes;
-  int nknobs;
-  char **knobs;         /* "k=v1,v2" sweeps as typed with --knob */
   char metrics[512];    /* "default", "none" or "NAME,NAME" */
   RunOptions opts;
+  bool knobs_auto;      /* --knob auto: each variant's tuned knobs where it names none */
 } Plan;
 
 typedef struct Session {
@@ -41,12 +54,29 @@ typedef struct Session {
   TuneOverall *overall;
   char path[4096];      /* autosave target ("" = none) */
   bool dirty;           /* records not yet on disk */
+  struct SafeFile *out; /* path, claimed for writing (locked) from the first save on */
+  /* The file it was loaded from, as it was then: autosave replaces only that file. */
+  bool has_origin;
+  unsigned long long origin_dev, origin_ino;
+  long long origin_size, origin_mtime_ns;
+  char note[RECORD_REASON_MAX]; /* said once about loading it (a converted /1 plan), or "" */
 } Session;
 
 void Session_init(Session *s);         /* empty session, created/host/version filled in */
-void Session_free(Session *s);
+void Session_clear(Session *s);        /* empty and n/a everywhere, nothing filled in */
+void Session_free(Session *s);         /* and lets go of its file */
+void Session_releaseFile(Session *s);  /* lets go of the claimed autosave file (it stays) */
 void Plan_free(Plan *p);
 void Plan_copy(Plan *dst, const Plan *src);
+/* Appends a variant with no knobs (and the plan's shapes). */
+PlanVariant *Plan_addVariant(Plan *p, const char *name);
+/* Sets the variant's sweep of one knob ("k=v1,v2"), replacing one of the same name. */
+void PlanVariant_setKnob(PlanVariant *v, const char *spec);
+/* The shapes a variant of p runs. */
+const Shape *Plan_shapesOf(const Plan *p, const PlanVariant *v, int *n);
+/* Adds src's variants that dst does not hold yet (same name, knobs and shapes), each with its
+ * own shapes where they differ from dst's: what two runs appended to one session asked for. */
+void Plan_merge(Plan *dst, const Plan *src);
 
 /* Appends a deep copy of r. */
 void Session_add(Session *s, const Record *r);
@@ -58,24 +88,59 @@ bool Session_load(const char *path, Session *out, char *err, size_t errsize);
 /* Same, from memory (for the fuzzer and tests); name is used in messages. */
 bool Session_parse(const char *data, size_t len, const char *name, Session *out, char *err,
                    size_t errsize);
-/* Atomic save (temp file, fsync, rename). */
+/* Writes s to path (atomically: common/safe_file.h). path must not exist or be a benchtop
+ * session: any other file is refused, never replaced. */
 bool Session_save(const Session *s, const char *path, char *err, size_t errsize);
-/* Saves to s->path if set; clears dirty. */
+/* Writes s to path and makes path its autosave target (the TUI's "save as"). An existing file
+ * that is not a session is replaced only with replace_other (the user said yes). */
+bool Session_saveAs(Session *s, const char *path, bool replace_other, char *err, size_t errsize);
+/* Saves to s->path if set; clears dirty. The first save claims the file (locked until
+ * Session_free): a new file, or the very file s was loaded from as it was then; anything else
+ * is refused (another program wrote it, or it is some other file). */
 bool Session_autosave(Session *s, char *err, size_t errsize);
-/* A new file name under the sessions directory (creates the directory). */
-void Session_defaultPath(char *buf, size_t size);
+
+/* How `run -o` and `replay -o` treat an existing file. */
+typedef enum {
+  SESSION_OUT_APPEND,   /* a session: its records stay, new ones go after them; else refused */
+  SESSION_OUT_REPLACE,  /* any regular file: replaced (--force) */
+  SESSION_OUT_NEW,      /* only a file that does not exist yet (tune's sessions) */
+} SessionOutMode;
+/* Makes path the autosave target of the new session s (before any record: a file that cannot be
+ * written is found before any work is done) and writes s there. With SESSION_OUT_APPEND and an
+ * existing session at path, its records, device and plan come into s first (*existing: how
+ * many records; the caller's plan is merged in with Plan_merge). Links, devices, FIFOs and
+ * directories are refused; a file another benchtop is writing is refused. One line in err. */
+bool Session_openOutput(Session *s, const char *path, SessionOutMode mode, int *existing,
+                        char *err, size_t errsize);
+/* Removes the file Session_openOutput created, when nothing was recorded in it after all. */
+void Session_discardOutput(Session *s);
+/* A new file name under the sessions directory (creates the directory); false with the reason
+ * in buf when there is no such directory. */
+bool Session_defaultPath(char *buf, size_t size);
+/* Same GPU (name and compute capability): records may go into one session. */
+bool Device_sameGpu(const DeviceInfo *a, const DeviceInfo *b);
 
 cJSON *Session_toJson(const Session *s);
 cJSON *Record_toJson(const Record *r);
 /* Parses one record object; path names it in errors ("records[3]"). */
 bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize);
+/* A record from outside a session file (the worker's pipe): the same checks a session's records
+ * pass (the tree first: duplicate keys, invalid UTF-8; then Record_fromJson). */
+bool Record_validate(const cJSON *j, Record *out, const char *path, char *err, size_t errsize);
 cJSON *Device_toJson(const DeviceInfo *d);
 bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *err, size_t errsize);
 cJSON *RunOptions_toJson(const RunOptions *o);
 bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,
                          size_t errsize);
 cJSON *Plan_toJson(const Plan *p);
-bool Plan_fromJson(const cJSON *j, Plan *out, const char *path, char *err, size_t errsize);
+/* version: the file's schema version. A /1 plan has one knob list for all variants: it is
+ * returned in flat_knobs (caller frees) for Plan_upgradeV1. */
+bool Plan_fromJson(const cJSON *j, int version, Plan *out, char ***flat_knobs, int *nflat,
+                   const char *path, char *err, size_t errsize);
+/* Gives each variant of a /1 plan its own knobs: the values its records ran with, else the
+ * sweeps of the flat list that it has (values it allows). Says so in note when it mattered. */
+void Plan_upgradeV1(Plan *p, char *const *flat, int nflat, const Record *recs, int nrecs,
+                    char *note, size_t notesize);
 
 /* Field-by-field equality; on a difference writes its path to where. */
 bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize);

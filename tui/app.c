@@ -87,16 +87,19 @@ static void App_initPanels(App *a) {
     vr->checked = false;
     Registry_defaults(vr->variant, &vr->knobs);
     const Plan *p = &a->session.plan;
-    for (int k = 0; k < p->nvariants; k++)
-      if (strcmp(p->variants[k], vr->variant->name) == 0) vr->checked = true;
-    /* A plan's knob "k=v1,v2" is a sweep; the panel shows its first value. */
-    for (int k = 0; k < p->nknobs; k++) {
-      char spec[RECORD_KNOBS_MAX], err[160];
-      Util_strlcpy(spec, p->knobs[k], sizeof spec);
-      char *comma = strchr(spec, ',');
-      if (comma) *comma = 0;
-      KnobValues kv = vr->knobs;
-      if (Registry_applyKnobs(vr->variant, spec, &kv, true, err, sizeof err)) vr->knobs = kv;
+    for (int k = 0; k < p->nvariants; k++) {
+      const PlanVariant *pv = &p->variants[k];
+      if (vr->checked || strcmp(pv->name, vr->variant->name) != 0) continue;
+      vr->checked = true;
+      /* The variant's own knobs; a sweep "k=v1,v2" shows its first value. */
+      for (int j = 0; j < pv->nknobs; j++) {
+        char spec[RECORD_KNOBS_MAX], err[160];
+        Util_strlcpy(spec, pv->knobs[j], sizeof spec);
+        char *comma = strchr(spec, ',');
+        if (comma) *comma = 0;
+        KnobValues kv = vr->knobs;
+        if (Registry_applyKnobs(vr->variant, spec, &kv, true, err, sizeof err)) vr->knobs = kv;
+      }
     }
   }
   ViewShapes_load(a);

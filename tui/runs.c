@@ -11,7 +11,12 @@
 
 void App_autosave(App *a) {
   if (a->from_example || !a->session.path[0]) {
-    Session_defaultPath(a->session.path, sizeof a->session.path);
+    if (!Session_defaultPath(a->session.path, sizeof a->session.path)) {
+      a->autosave_ok = false;
+      App_message(a, true, "autosave failed: %s", a->session.path);
+      a->session.path[0] = '\0';
+      return;
+    }
     a->from_example = false;
   }
   a->autosave_ok = Session_autosave(&a->session, a->autosave_err, sizeof a->autosave_err);
@@ -40,26 +45,20 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
                            const Shape *shapes, const RunOptions *opts) {
   Plan *p = &a->session.plan;
   Plan_free(p);
-  memset(p, 0, sizeof *p);
+  Plan_init(p);
   p->opts = *opts;
   Util_strlcpy(p->metrics, a->run.metrics, sizeof p->metrics);
-  p->variants = Util_xcalloc((size_t)nvar, sizeof *p->variants);
-  p->knobs = Util_xcalloc((size_t)nvar * KNOB_MAX, sizeof *p->knobs);
-  for (int i = 0; i < nvar; i++) {
-    p->variants[p->nvariants++] = Util_xstrdup(vars[i]->variant->name);
-    if (vars[i]->knobs_auto) { /* replay resolves it again, for the device it runs on */
-      bool dup = false;
-      for (int j = 0; j < p->nknobs; j++) dup |= strcmp(p->knobs[j], "auto") == 0;
-      if (!dup) p->knobs[p->nknobs++] = Util_xstrdup("auto");
+  for (int i = 0; i < nvar; i++) { /* each variant with its own knob settings */
+    PlanVariant *pv = Plan_addVariant(p, vars[i]->variant->name);
+    if (vars[i]->knobs_auto) { /* no knob named: replay resolves it again, for its device */
+      p->knobs_auto = true;
       continue;
     }
     for (int k = 0; k < vars[i]->variant->nknobs; k++) {
       const KnobDesc *kd = &vars[i]->variant->knobs[k];
       char *kv = Util_asprintf("%s=%s", kd->name, kd->values[vars[i]->knobs.idx[k]]);
-      bool dup = false;
-      for (int j = 0; j < p->nknobs; j++) dup |= strcmp(p->knobs[j], kv) == 0;
-      if (dup) free(kv);
-      else p->knobs[p->nknobs++] = kv;
+      PlanVariant_setKnob(pv, kv);
+      free(kv);
     }
   }
   p->shapes = Util_xcalloc((size_t)nshape, sizeof *p->shapes);
@@ -166,7 +165,10 @@ void App_replay(App *a) {
   Results_forgetOriginal(a);
   Session_init(&a->session);
   Plan_copy(&a->session.plan, &orig->plan);
-  Session_defaultPath(a->session.path, sizeof a->session.path);
+  if (!Session_defaultPath(a->session.path, sizeof a->session.path)) {
+    App_message(a, true, "replay: %s", a->session.path);
+    a->session.path[0] = '\0';
+  }
   a->from_example = false;
   ResultsView *rv = &a->results;
   free(rv->marked);
@@ -235,6 +237,12 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
      * GPU fails quietly (the status line says it), not over whatever the user is doing. */
     if (a->run.running) App_message(a, true, "no GPU: %s", ev->message);
     Tunes_noGpu(a);
+    break;
+  case RUNNER_WARNING:
+    App_message(a, true, "%s", ev->message);
+    break;
+  case RUNNER_FAILED:
+    App_message(a, true, "%s", ev->message);
     break;
   case RUNNER_FINISHED:
     if (Tunes_batchDone(a)) break; /* a tune goes on to its next batch, or finishes */

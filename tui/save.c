@@ -20,7 +20,10 @@ static void Save_write(App *a) {
   const Record **recs = Util_xcalloc((size_t)(rv->norder ? rv->norder : 1), sizeof *recs);
   for (int i = 0; i < rv->norder; i++) recs[i] = &a->session.records[rv->order[i]];
   char err[4200];
-  bool ok = Export_toFile(path, &a->session, recs, rv->norder, err, sizeof err);
+  /* The session itself: its file from now on (claimed, autosave goes there); Save_as asked
+   * before anything that is not a session is replaced. */
+  bool ok = fmt == FMT_JSON ? Session_saveAs(&a->session, path, true, err, sizeof err)
+                            : Export_toFile(path, &a->session, recs, rv->norder, err, sizeof err);
   free(recs);
   if (!ok) {
     App_message(a, true, "not saved: %s", err);
@@ -31,8 +34,6 @@ static void Save_write(App *a) {
                 rv->filter[0] ? " (filtered)" : "", fmt == FMT_CSV ? "CSV" : "Markdown", path);
     return;
   }
-  Util_strlcpy(a->session.path, path, sizeof a->session.path);
-  a->session.dirty = false;
   a->from_example = false;
   a->autosave_ok = true;
   a->dirty |= DIRTY_STATUS;

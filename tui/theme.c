@@ -184,9 +184,10 @@ int Theme_find(const ThemeSet *set, const char *name) {
 void Theme_scan(ThemeSet *set) {
   memset(set, 0, sizeof *set);
   char dir[4096];
-  Util_configDir(dir, sizeof dir);
-  Util_strlcpy(dir + strlen(dir), "/themes", sizeof dir - strlen(dir));
-  Theme_addDir(set, dir);
+  if (Util_configDir(dir, sizeof dir)) {
+    Util_strlcpy(dir + strlen(dir), "/themes", sizeof dir - strlen(dir));
+    Theme_addDir(set, dir);
+  }
   const char *env = getenv("BENCHTOP_THEMES");
   if (env && env[0]) Theme_addDir(set, env);
   if (DataDir_find(DATA_THEMES, dir, sizeof dir)) Theme_addDir(set, dir); /* the shipped ones */

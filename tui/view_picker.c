@@ -62,8 +62,7 @@ void ViewPicker_open(App *a) {
   PickEntry *list = NULL;
   int n = 0, cap = 0;
   char dir[4096];
-  Util_sessionsDir(dir, sizeof dir);
-  ViewPicker_scan(dir, &list, &n, &cap);
+  if (Util_sessionsDir(dir, sizeof dir)) ViewPicker_scan(dir, &list, &n, &cap);
   const char *env = getenv("BENCHTOP_EXAMPLES");
   if (env && env[0]) ViewPicker_scan(env, &list, &n, &cap);
   if (DataDir_find(DATA_EXAMPLES, dir, sizeof dir)) ViewPicker_scan(dir, &list, &n, &cap);

@@ -211,17 +211,13 @@ static void build_session(Session *s) {
   s->has_device = true;
   fill_device(&s->device, 7);
   Plan *p = &s->plan;
-  p->nvariants = 2;
-  p->variants = malloc(2 * sizeof(char *));
-  p->variants[0] = Util_xstrdup("mma");
-  p->variants[1] = Util_xstrdup("swizzle");
+  Plan_addVariant(p, "mma");
+  Plan_addVariant(p, "swizzle");
+  PlanVariant_setKnob(&p->variants[0], "stages=1,2");
   p->nshapes = 2;
   p->shapes = malloc(2 * sizeof(Shape));
   p->shapes[0] = (Shape){2, 8, 512, 64, false};
   p->shapes[1] = (Shape){2, 8, 512, 64, true};
-  p->nknobs = 1;
-  p->knobs = malloc(sizeof(char *));
-  p->knobs[0] = Util_xstrdup("stages=1,2");
   snprintf(p->metrics, sizeof p->metrics, "default");
   p->opts = (RunOptions){.reps = 50, .warmup = 5, .seed = 42, .watchdog_s = 10};
   for (int k = 0; k < 3; k++) {
@@ -255,9 +251,10 @@ static void test_session(const char *dir) {
     CHECK(strcmp(s.version, back.version) == 0 && strcmp(s.revision, back.revision) == 0);
     CHECK(back.has_device);
     check_device(&s.device, &back.device);
-    CHECK(back.plan.nvariants == 2 && strcmp(back.plan.variants[1], "swizzle") == 0);
+    CHECK(back.plan.nvariants == 2 && strcmp(back.plan.variants[1].name, "swizzle") == 0);
     CHECK(back.plan.nshapes == 2 && back.plan.shapes[1].causal && !back.plan.shapes[0].causal);
-    CHECK(back.plan.nknobs == 1 && strcmp(back.plan.knobs[0], "stages=1,2") == 0);
+    CHECK(back.plan.variants[0].nknobs == 1 && strcmp(back.plan.variants[0].knobs[0], "stages=1,2") == 0);
+    CHECK(back.plan.variants[1].nknobs == 0);
     CHECK(strcmp(back.plan.metrics, "default") == 0 && back.plan.opts.seed == 42);
     CHECK(back.plan.opts.reps == 50 && back.plan.opts.warmup == 5);
     CHECK(back.nrecords == s.nrecords);

@@ -35,6 +35,9 @@ for line in sys.stdin:
     req = json.loads(line)
     if req.get("op") == "quit":
         break
+    if req.get("op") == "ping":  # answered in order: every earlier request is done
+        send({"type": "pong", "id": req["id"]})
+        continue
     if req.get("op") == "build":
         time.sleep(0.05)
         send({"type": "built", "id": req["id"], "ok": True,

@@ -67,7 +67,7 @@ static void test_registry(void) {
 
 static void test_plan(void) {
   Plan p;
-  memset(&p, 0, sizeof p);
+  Plan_init(&p);
   char err[256];
   Plan_defaultOptions(&p.opts);
   CHECK(p.opts.reps == 100 && p.opts.warmup == 10 && p.opts.watchdog_s == 10.0);
@@ -84,11 +84,51 @@ static void test_plan(void) {
   CHECK(Plan_expand(&p, &e, &n, err, sizeof err));
   CHECK(n == 2 * 2 + 1 * 2); /* smem x {pad 0, 8} x 2 shapes + naive x 2 shapes */
   free(e);
-  for (int i = 0; i < p.nvariants; i++) free(p.variants[i]);
-  free(p.variants);
-  for (int i = 0; i < p.nknobs; i++) free(p.knobs[i]);
-  free(p.knobs);
-  free(p.shapes);
+  /* Repeated values run once, however many are given (never capped silently). */
+  CHECK(Plan_addKnob(&p, "pad=8,0,8,8,0,8,0,8,0,8,0", err, sizeof err));
+  CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 2 * 2 + 1 * 2);
+  CHECK(strcmp(p.variants[0].knobs[0], "pad=8,0") == 0);
+  free(e);
+  Plan_free(&p);
+}
+
+/* Each variant keeps its own knob settings: mma and fa3 share knob names. */
+static void test_plan_per_variant(void) {
+  Plan p;
+  Plan_init(&p);
+  Plan_defaultOptions(&p.opts);
+  char err[256];
+  CHECK(Plan_setVariants(&p, "mma,fa3", err, sizeof err));
+  CHECK(Shape_parseList("2x8x512x64", &p.shapes, &p.nshapes, err, sizeof err));
+  PlanVariant_setKnob(&p.variants[1], "block_m=128");
+  PlanVariant_setKnob(&p.variants[1], "block_n=128");
+  PlanEntry *e = NULL;
+  int n = 0;
+  CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 2);
+  KnobValues def;
+  if (n == 2) {
+    Registry_defaults(e[0].variant, &def);
+    CHECK(strcmp(e[0].variant->name, "mma") == 0 && memcmp(&e[0].knobs, &def, sizeof def) == 0);
+    CHECK(Registry_knobInt(e[1].variant, &e[1].knobs, "block_m", 0) == 128);
+  }
+  free(e);
+  CHECK(Plan_check(&p, err, sizeof err));
+  /* What a file may not hold: out-of-range options, unknown knobs or values. */
+  p.opts.reps = 2147483647;
+  CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "reps"));
+  p.opts.reps = 100;
+  p.opts.watchdog_s = 1e-9;
+  CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "watchdog"));
+  p.opts.watchdog_s = 10;
+  PlanVariant_setKnob(&p.variants[0], "bogus=1");
+  CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "bogus"));
+  Plan_free(&p);
+  CHECK(Plan_setVariants(&p, "mma", err, sizeof err));
+  CHECK(Shape_parseList("2x8x512x64", &p.shapes, &p.nshapes, err, sizeof err));
+  Plan_defaultOptions(&p.opts);
+  PlanVariant_setKnob(&p.variants[0], "block_m=96");
+  CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "96"));
+  Plan_free(&p);
 }
 
 static void test_stats(void) {
@@ -109,6 +149,7 @@ int main(void) {
   test_shapes();
   test_registry();
   test_plan();
+  test_plan_per_variant();
   test_stats();
   return Check_done("test_shape_plan");
 }

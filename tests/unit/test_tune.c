@@ -359,6 +359,7 @@ static void test_rank(void) {
   int fd = mkstemp(path);
   CHECK(fd >= 0);
   close(fd);
+  unlink(path); /* a unique name: Session_save replaces only sessions, not an empty file */
   CHECK(Session_save(&s, path, err, sizeof err));
   Session back;
   CHECK(Session_load(path, &back, err, sizeof err));
