@@ -115,9 +115,36 @@ RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind) {
   return ev;
 }
 
+/* Warnings: at most one a second, the ones held back counted into the next (and said when the
+ * batch ends), so a worker that writes nothing but garbage cannot flood the caller's output. */
+static bool Runner_holdWarning(Runner *r, RunnerEventKind kind) {
+  if (kind != RUNNER_WARNING) return false;
+  double now = Util_nowMs();
+  if (now < r->warn_next_ms) {
+    r->warn_held++;
+    return true;
+  }
+  r->warn_next_ms = now + 1000.0;
+  return false;
+}
+
+static void Runner_flushWarnings(Runner *r) {
+  if (r->warn_held == 0) return;
+  RunnerEvent *ev = Runner_push(r, RUNNER_WARNING);
+  if (!ev) return;
+  snprintf(ev->message, sizeof ev->message, "the worker sent more invalid lines (skipped)");
+  ev->repeats = r->warn_held - 1;
+  r->warn_held = 0;
+}
+
 void Runner_say(Runner *r, RunnerEventKind kind, const char *fmt, ...) {
+  if (Runner_holdWarning(r, kind)) return;
   RunnerEvent *ev = Runner_push(r, kind);
   if (!ev) return;
+  if (kind == RUNNER_WARNING) {
+    ev->repeats += r->warn_held; /* the ones held back since the last */
+    r->warn_held = 0;
+  }
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(ev->message, sizeof ev->message, fmt, ap);
@@ -146,6 +173,7 @@ void Runner_failInflight(Runner *r, RecordStatus st, const char *why) {
 /* FINISHED closes a batch of runs; background builds alone never produce one. */
 void Runner_finish(Runner *r) {
   if (!r->batch_active) return;
+  Runner_flushWarnings(r);
   r->batch_active = false;
   Runner_push(r, RUNNER_FINISHED);
 }
@@ -241,6 +269,7 @@ double Runner_watchdogMs(const Runner *r) {
 void Runner_armWatchdog(Runner *r) {
   bool compiling = r->building || strcmp(r->phase, "compiling") == 0;
   r->last_armed = Util_nowMs();
+  r->armed = true;
   r->deadline = r->last_armed + (compiling ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r));
 }
 
@@ -425,10 +454,12 @@ bool Runner_poll(Runner *r, RunnerEvent *ev) {
       Runner_abandon(r, why);
     }
     if (r->from_fd >= 0) Runner_read(r);
-    /* The watchdog only with the pipe drained: after a stop (Ctrl-Z) the deadline has passed,
-     * but the words of progress that would have moved it may still sit in the pipe. A cancel's
-     * deadline moves for nothing the worker says, so a flood cannot hold it off. */
-    if (r->from_fd < 0 || r->drained || r->state == W_CANCELLING) Runner_checkDeadline(r);
+    /* The watchdog waits for the pipe to be drained: after a stop (Ctrl-Z) the deadline has
+     * passed, but the words of progress that would have moved it may still sit in the pipe.
+     * Input that held none (a flood of garbage) or a cancel (whose deadline nothing moves)
+     * cannot hold it off. */
+    if (r->from_fd < 0 || r->drained || !r->armed || r->state == W_CANCELLING)
+      Runner_checkDeadline(r);
   }
   if (r->nevents == 0) return false;
   *ev = r->events[0];

@@ -255,6 +255,7 @@ static void Runner_scan(Runner *r, size_t n) {
 void Runner_read(Runner *r) {
   size_t budget = RUNNER_READ_BUDGET;
   r->drained = false;
+  r->armed = false;
   while (r->from_fd >= 0 && budget > 0) {
     if (r->cap < r->len + RUNNER_READ_CHUNK + 1) {
       size_t cap = r->cap ? r->cap * 2 : RUNNER_READ_CHUNK * 2;

@@ -23,6 +23,7 @@ struct Runner {
   size_t len, cap;
   bool discarding;          /* inside an over-long line: dropped up to its newline */
   bool drained;             /* the last read found the pipe empty */
+  bool armed;               /* the last read brought a message that moved the watchdog */
   /* Requests. */
   PlanEntry *queue;
   int nqueue, head, next_id, done, total;
@@ -36,6 +37,8 @@ struct Runner {
   char bad_line[200];       /* what was wrong with that line */
   int start_failures;       /* workers in a row that ended before hello */
   bool want_start;          /* Runner_start: a worker wanted with nothing queued */
+  int warn_held;            /* warnings held back (at most one a second is said) */
+  double warn_next_ms;
   double respawn_at;
   /* The worker. */
   bool have_device, no_gpu;

@@ -249,7 +249,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
       case RUNNER_WARNING:
         if (ev.repeats) {
           size_t len = strlen(ev.message);
-          snprintf(ev.message + len, sizeof ev.message - len, " (and %d more like it)", ev.repeats);
+          snprintf(ev.message + len, sizeof ev.message - len, " (and %d more)", ev.repeats);
         }
         RunLoop_say(tty, "benchtop: ", ev.message);
         break;

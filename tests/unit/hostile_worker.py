@@ -49,8 +49,11 @@ def answer(req, **over):
     return line({"type": "record", "id": req["id"], "record": record(req, **over)})
 
 
-def progress(req, phase="timing"):
-    return line({"type": "progress", "id": req["id"], "phase": phase})
+def progress(req, phase="timing", pad=0):
+    msg = {"type": "progress", "id": req["id"], "phase": phase}
+    if pad:
+        msg["pad"] = "x" * pad  # unknown keys are ignored: a valid, long line
+    return line(msg)
 
 
 def worker(mode):
@@ -80,12 +83,12 @@ def worker(mode):
             put(progress(req) * 999 + answer(req))
         elif mode == "flood":  # ~100 MB of 4 KiB progress lines before the first record
             if answered == 1:
-                chunk = progress(req, "x" * 4000) * 16
+                chunk = progress(req, pad=4000) * 16
                 for _ in range(100 * 1024 * 1024 // len(chunk)):
                     put(chunk)
             put(answer(req))
         elif mode == "flood-forever":  # the first request never ends
-            chunk = progress(req, "y" * 4000) * 16
+            chunk = progress(req, pad=4000) * 16
             if answered >= 2:
                 while True:
                     put(chunk)
@@ -103,6 +106,10 @@ def worker(mode):
             put(answer(req).replace(b'"p50": ', b'"p50": NaN, "was": '))
         elif mode == "longline" and hit:  # a line that never ends
             chunk = b"z" * 65536
+            while True:
+                put(chunk)
+        elif mode == "junk-flood" and hit:  # nothing but invalid lines, for ever
+            chunk = b"garbage, not a message\n" * 4096
             while True:
                 put(chunk)
         elif mode == "hello-silent":
@@ -173,15 +180,24 @@ class Run:
 
         th = threading.Thread(target=sample)
         th.start()
+        # Output is drained all along, so that benchtop never blocks on a full pipe of ours.
+        outs = {}
+        readers = [threading.Thread(target=lambda k=k, f=f: outs.__setitem__(k, f.read()))
+                   for k, f in (("out", p.stdout), ("err", p.stderr))]
+        for t in readers:
+            t.start()
         if actions:
             actions(p)
         try:
-            self.out, self.err = p.communicate(timeout=timeout * TIME_SCALE)
+            p.wait(timeout=timeout * TIME_SCALE)
             self.hung = False
         except subprocess.TimeoutExpired:
             p.kill()
-            self.out, self.err = p.communicate()
+            p.wait()
             self.hung = True
+        for t in readers:
+            t.join()
+        self.out, self.err = outs.get("out", b""), outs.get("err", b"")
         done.set()
         th.join()
         self.rc = p.returncode
@@ -322,6 +338,17 @@ def case_longline(c, bt, tmp):
                  statuses={"pass": N_ENTRIES - 4, "error": 4})
     for r in by_variant(recs, "smem"):
         c.check("longer than" in r["reason"] or "did not take up" in r["reason"], "smem: %s" % r.get("reason"))
+
+
+def case_junk_flood(c, bt, tmp):
+    """A worker that writes nothing but invalid lines: the watchdog ends it, and the warnings
+    about it are held to one a second (stderr stays short)."""
+    run = Run(bt, tmp, "junk-flood", ["--watchdog", "1"], variants="naive,smem,wmma",
+              shapes="1x1x64x64")
+    recs = basic(c, bt, run, want=3, want_rc=1, max_secs=20, statuses={"pass": 2, "error": 1})
+    n = len(run.err.splitlines())
+    c.check(n < 20, "%d lines on stderr" % n)
+    c.notes.append("%d stderr lines" % n)
 
 
 def case_hello_silent(c, bt, tmp):
