@@ -43,11 +43,8 @@ bool Gpu_isSticky(cudaError_t e) {
 static bool Gpu_loadSource(Gpu *g, GpuModule *m, const char *name, const char *const *defines,
                            int ndefines, const char *const *entries, int nentries, char *err,
                            size_t errsize) {
-  char *src = Jit_loadSource(name);
-  if (!src) {
-    snprintf(err, errsize, "kernel source %s is missing from this build", name);
-    return false;
-  }
+  char *src = Jit_loadSource(name, err, errsize);
+  if (!src) return false;
   JitOutput out;
   bool ok = Jit_compileSource(name, src, defines, ndefines, entries[nentries - 1], g->arch, true,
                               &out, err, errsize);

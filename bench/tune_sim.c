@@ -32,7 +32,10 @@ bool TuneSim_run(const Session *s, const TuneRequest *req, const Variant *v, con
                  StrategyKind kind, int runs, TuneSimResult *out, char *err, size_t errsize) {
   memset(out, 0, sizeof *out);
   TuneSpace sp;
-  if (!TuneSpace_build(&sp, v, shape, req->plan.knobs, req->plan.nknobs, NULL, err, errsize))
+  const PlanVariant *pv = NULL; /* the variant's own knob restrictions, if the plan has it */
+  for (int i = 0; i < req->plan.nvariants && !pv; i++)
+    if (strcmp(req->plan.variants[i].name, v->name) == 0) pv = &req->plan.variants[i];
+  if (!TuneSpace_build(&sp, v, shape, pv ? pv->knobs : NULL, pv ? pv->nknobs : 0, NULL, err, errsize))
     return false;
   double *scores = Util_xmalloc(sizeof(double) * (size_t)sp.nconfigs);
   out->scored = Tune_scores(s, &sp, scores);

@@ -11,14 +11,20 @@
 /* The variant x shape pairs to replay: those asked for, else every one the session tuned
  * (its summaries), else every one it has records of. */
 static int TuneSim_pairs(const Session *s, const Plan *asked, const Variant ***vs, Shape **shapes) {
-  int n = 0, cap = s->nrecords + s->ntune + asked->nvariants * asked->nshapes + 1;
+  int n = 0, cap = s->nrecords + s->ntune + 1, ns;
+  for (int i = 0; i < asked->nvariants; i++) {
+    Plan_shapesOf(asked, &asked->variants[i], &ns);
+    cap += ns;
+  }
   *vs = Util_xcalloc((size_t)cap, sizeof **vs);
   *shapes = Util_xcalloc((size_t)cap, sizeof **shapes);
-  for (int i = 0; i < asked->nvariants; i++)
-    for (int j = 0; j < asked->nshapes; j++) {
-      (*vs)[n] = Registry_find(asked->variants[i]);
-      (*shapes)[n++] = asked->shapes[j];
+  for (int i = 0; i < asked->nvariants; i++) {
+    const Shape *sh = Plan_shapesOf(asked, &asked->variants[i], &ns);
+    for (int j = 0; j < ns; j++) {
+      (*vs)[n] = Registry_find(asked->variants[i].name);
+      (*shapes)[n++] = sh[j];
     }
+  }
   if (n > 0) return n;
   for (int i = 0; i < s->ntune + s->nrecords; i++) {
     const char *name = i < s->ntune ? s->tune[i].variant : s->records[i - s->ntune].variant;
@@ -42,9 +48,11 @@ int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_giv
   }
   /* The space as the session's tune narrowed it, unless --knob narrows it here. */
   TuneRequest r = *req;
-  if (r.plan.nknobs == 0) {
-    r.plan.knobs = s.plan.knobs;
-    r.plan.nknobs = s.plan.nknobs;
+  bool narrowed = false; /* (each variant's own restrictions: TuneSim_run looks them up) */
+  for (int i = 0; i < r.plan.nvariants; i++) narrowed |= r.plan.variants[i].nknobs > 0;
+  if (!narrowed) {
+    r.plan.variants = s.plan.variants;
+    r.plan.nvariants = s.plan.nvariants;
   }
   const Variant **vs;
   Shape *shapes;

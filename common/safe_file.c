@@ -326,6 +326,21 @@ bool SafeFile_replace(SafeFile *f, const char *data, size_t len, char *err, size
   return true;
 }
 
+bool SafeFile_probe(const SafeFile *f, char *err, size_t errsize) {
+  char dir[4096], tmp[4400];
+  const char *base;
+  SafeFile_split(f->path, dir, sizeof dir, &base);
+  snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base);
+  int fd = mkostemp(tmp, O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errsize, "%s: cannot create a file in %s: %s", f->path, dir, strerror(errno));
+    return false;
+  }
+  close(fd);
+  unlink(tmp);
+  return true;
+}
+
 void SafeFile_discard(SafeFile *f) {
   struct stat st;
   if (f->claimed && f->created && f->fd >= 0 && lstat(f->path, &st) == 0 && st.st_dev == f->dev &&

@@ -53,6 +53,8 @@ char *SafeFile_content(const SafeFile *f, size_t max_bytes, size_t *len_out, cha
                        size_t errsize);
 /* Writes data as the file's new version (atomically, see above). */
 bool SafeFile_replace(SafeFile *f, const char *data, size_t len, char *err, size_t errsize);
+/* Whether a new version could be written (a file can be created beside it), writing nothing. */
+bool SafeFile_probe(const SafeFile *f, char *err, size_t errsize);
 /* Removes the file if this process created it and nothing replaced it since; releases it. */
 void SafeFile_discard(SafeFile *f);
 /* Lets go of the lock (the file stays). */

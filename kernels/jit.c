@@ -1,5 +1,6 @@
 #include "kernels/jit.h"
 
+#include <errno.h>
 #include <math.h>
 #include <nvrtc.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "kernels/jit_source.h"
 
@@ -195,8 +197,12 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
   const char *hdr_src[JIT_HEADERS];
   char *hdr_owned[JIT_HEADERS];
   for (int i = 0; i < JIT_HEADERS; i++) {
-    hdr_owned[i] = Jit_loadSource(Jit_headerNames[i]);
-    hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
+    hdr_owned[i] = Jit_loadSource(Jit_headerNames[i], err, errsize);
+    if (!hdr_owned[i]) { /* a header the user's kernel directory holds but that cannot be read */
+      for (int j = 0; j < i; j++) free(hdr_owned[j]);
+      return false;
+    }
+    hdr_src[i] = hdr_owned[i];
   }
 
   char *opt_owned[JIT_MAX_OPTS];
@@ -309,10 +315,10 @@ char *Jit_knobDefine(const Variant *v, int k, int idx) {
 
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize) {
-  char *src = Jit_loadSource(v->source);
+  char *src = Jit_loadSource(v->source, err, errsize);
   if (!src) {
     memset(out, 0, sizeof *out);
-    snprintf(err, errsize, "no kernel source %s for variant %s", v->source, v->name);
+    Jit_initBuild(&out->build);
     return false;
   }
   char *defs[KNOB_MAX + 2];

@@ -1,24 +1,37 @@
 #include "kernels/jit_source.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "kernels/embedded.h"
 #include "kernels/jit.h"
 
+#define JIT_SOURCE_MAX (16u << 20) /* a larger kernel source is refused, not read */
+
 const char *const Jit_headerNames[JIT_HEADERS] = {"attn_params.h", "common.cuh", "hopper.cuh",
                                                   "fa3_tile.cuh"};
 
-char *Jit_loadSource(const char *name) {
-  if (name[0] == '/') return Util_readFile(name, NULL, 16u << 20); /* an external kernel */
+char *Jit_loadSource(const char *name, char *err, size_t errsize) {
+  /* Files are read through SafeFile_read: a FIFO or a directory is an error, never a hang. */
+  if (name[0] == '/') return SafeFile_read(name, JIT_SOURCE_MAX, NULL, err, errsize); /* external */
   const char *dir = getenv("BENCHTOP_KERNEL_DIR");
   if (dir && *dir) {
+    /* The user edits kernels there: what cannot be read is an error, not the built-in copy
+     * quietly benchmarked instead. A file the directory does not hold is the built-in one. */
+    struct stat st;
+    bool found = stat(dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+      snprintf(err, errsize, "BENCHTOP_KERNEL_DIR=%s: %s", dir, found ? "not a directory" : strerror(errno));
+      return NULL;
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text = Util_readFile(path, NULL, 16u << 20);
-    if (text) return text;
+    if (lstat(path, &st) == 0) return SafeFile_read(path, JIT_SOURCE_MAX, NULL, err, errsize);
   }
   for (int i = 0; i < Embedded_count; i++)
     if (strcmp(Embedded_files[i].name, name) == 0) {
@@ -27,6 +40,7 @@ char *Jit_loadSource(const char *name) {
       s[Embedded_files[i].length] = '\0';
       return s;
     }
+  snprintf(err, errsize, "no kernel source %s in this build", name);
   return NULL;
 }
 
@@ -37,12 +51,13 @@ uint64_t Jit_hashSources(const char *source, const char *const *hdr_src) {
 }
 
 bool Jit_sourceHash(const Variant *v, char *buf, size_t size) {
-  char *src = Jit_loadSource(v->source);
+  char err[512];
+  char *src = Jit_loadSource(v->source, err, sizeof err);
   if (!src) return false;
   const char *hdr_src[JIT_HEADERS];
   char *hdr_owned[JIT_HEADERS];
   for (int i = 0; i < JIT_HEADERS; i++) {
-    hdr_owned[i] = Jit_loadSource(Jit_headerNames[i]);
+    hdr_owned[i] = Jit_loadSource(Jit_headerNames[i], err, sizeof err);
     hdr_src[i] = hdr_owned[i] ? hdr_owned[i] : "";
   }
   snprintf(buf, size, "%016llx", (unsigned long long)Jit_hashSources(src, hdr_src));

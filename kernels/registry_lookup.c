@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/util.h"
 
@@ -29,9 +30,8 @@ static const Variant *Registry_findExtra(const char *name) {
   if (strlen(name) >= RECORD_NAME_SIZE || strchr(name, '/') || name[0] == '.') return NULL;
   char path[4096];
   if (snprintf(path, sizeof path, "%s/%s.cu", dir, name) >= (int)sizeof path) return NULL;
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  fclose(f);
+  struct stat st; /* looked at, not opened: a FIFO there must not hang the lookup */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL;
   int i = Registry_extraCount++;
   Util_strlcpy(Registry_extraNames[i], name, sizeof Registry_extraNames[i]);
   Util_strlcpy(Registry_extraPaths[i], path, sizeof Registry_extraPaths[i]);

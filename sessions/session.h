@@ -106,7 +106,7 @@ typedef enum {
   SESSION_OUT_NEW,      /* only a file that does not exist yet (tune's sessions) */
 } SessionOutMode;
 /* Makes path the autosave target of the new session s (before any record: a file that cannot be
- * written is found before any work is done) and writes s there. With SESSION_OUT_APPEND and an
+ * written is found before any work is done); a new file is written at once. With SESSION_OUT_APPEND and an
  * existing session at path, its records, device and plan come into s first (*existing: how
  * many records; the caller's plan is merged in with Plan_merge). Links, devices, FIFOs and
  * directories are refused; a file another benchtop is writing is refused. One line in err. */

@@ -253,11 +253,14 @@ bool Session_openOutput(Session *s, const char *path, SessionOutMode mode, int *
   Session_releaseFile(s);
   s->out = f;
   Util_strlcpy(s->path, path, sizeof s->path);
-  if (!Session_write(s, f, err, errsize)) {
+  /* A new file is written now; an existing one only when a record comes (the caller may still
+   * refuse to add to it: another GPU), but whether it could be is known now. */
+  bool exists = SafeFile_exists(f);
+  if (exists ? !SafeFile_probe(f, err, errsize) : !Session_write(s, f, err, errsize)) {
     Session_releaseFile(s);
     return false;
   }
-  s->dirty = false;
+  s->dirty = exists;
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "tui/tui.h"
 #include "tui/tui_main.h"
@@ -27,6 +28,7 @@ void App_message(App *a, bool error, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(a->message, sizeof a->message, fmt, ap);
   va_end(ap);
+  Text_sanitize(a->message, sizeof a->message, a->message); /* quotes files and workers */
   a->message_error = error;
   a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
 }
@@ -384,12 +386,20 @@ int Tui_main(const char *path) {
   Config_defaults(&a->config, conf);
   bool conf_ok = Config_load(&a->config, err, sizeof err);
   App_applyConfig(a);
-  SCREEN *scr = newterm(NULL, stdout, stdin);
-  if (!scr) {
-    fprintf(stderr, "benchtop: cannot initialise the terminal (TERM=%s); try TERM=xterm-256color\n",
-            getenv("TERM") ? getenv("TERM") : "");
+  const char *term = getenv("TERM");
+  SCREEN *scr = term && term[0] ? newterm(NULL, stdout, stdin) : NULL;
+  /* A terminal that cannot move the cursor (TERM=dumb, emacs' shell) would show a blank screen:
+   * say so in one line instead. */
+  char *cup = scr ? tigetstr("cup") : NULL;
+  if (!scr || !cup || cup == (char *)-1) {
+    if (scr) {
+      endwin();
+      delscreen(scr);
+    }
+    fprintf(stderr, "benchtop: the TUI needs a terminal that can move the cursor (TERM=%s); set TERM "
+            "(e.g. xterm-256color), or use benchtop show FILE\n", term && term[0] ? term : "unset");
     App_free(a);
-    return BT_EXIT_FAILED;
+    return BT_EXIT_USAGE;
   }
   App_initTerminal(a);
   if (a->config.mouse) Mouse_enable(true);
@@ -409,11 +419,18 @@ int Tui_main(const char *path) {
                         * crashed on quit after a live run) */
   endwin();
   delscreen(scr);
-  if (sig) fprintf(stderr, "benchtop: stopped by signal %d%s\n", sig,
-                   a->session.path[0] && !a->from_example ? ", session saved" : "");
-  if (!saved) fprintf(stderr, "benchtop: could not save %s: %s\n", a->session.path, err);
-  else if (a->session.path[0] && !a->from_example && a->session.nrecords)
-    printf("benchtop: session %s (%d records)\n", a->session.path, a->session.nrecords);
+  if (sig) fprintf(stderr, "benchtop: stopped by signal %d (%s)%s\n", sig, strsignal(sig),
+                   a->session.path[0] && !a->from_example && saved ? ", session saved" : "");
+  if (!saved) {
+    fprintf(stderr, "benchtop: could not save %s: ", a->session.path);
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+  } else if (a->session.path[0] && !a->from_example && a->session.nrecords) {
+    printf("benchtop: session ");
+    Text_print(stdout, a->session.path);
+    printf(" (%d records)\n", a->session.nrecords);
+  }
   App_free(a);
-  return saved ? BT_EXIT_OK : BT_EXIT_FAILED;
+  /* As `run`: 1 when something could not be saved, else 130 after a signal. */
+  return !saved ? BT_EXIT_FAILED : sig ? BT_EXIT_INTERRUPTED : BT_EXIT_OK;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "tui/tui.h"
 
 void Draw_box(App *a, WINDOW *w, const char *title, bool focused) {
@@ -15,6 +16,7 @@ void Draw_box(App *a, WINDOW *w, const char *title, bool focused) {
     char buf[128];
     /* Brackets mark the focused panel even without colour. */
     snprintf(buf, sizeof buf, focused ? "[%s]" : " %s ", title);
+    Text_sanitize(buf, sizeof buf, buf);
     wattrset(w, Theme_attr(focused ? TH_TITLE_FOCUS : TH_TITLE));
     mvwaddnstr(w, 0, 2, buf, width);
   }
@@ -23,7 +25,14 @@ void Draw_box(App *a, WINDOW *w, const char *title, bool focused) {
 
 void Draw_clip(WINDOW *w, int y, int x, int width, const char *text) {
   if (width <= 0) return;
-  mvwaddnstr(w, y, x, text, width);
+  char safe[1024]; /* sessions and workers write what is drawn: no control bytes reach ncurses */
+  mvwaddnstr(w, y, x, Text_sanitize(safe, sizeof safe, text), width);
+}
+
+void Draw_text(WINDOW *w, int y, int x, int width, bool left, const char *text) {
+  char safe[1024];
+  Text_sanitize(safe, sizeof safe, text);
+  mvwprintw(w, y, x, left ? "%-*.*s" : "%*.*s", width, width, safe);
 }
 
 attr_t Draw_attr(attr_t cursor, ThemeElem el) { return cursor ? cursor : Theme_attr(el); }
@@ -87,6 +96,7 @@ void Page_text(Page *p, ThemeElem el, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  Text_sanitize(buf, sizeof buf, buf);
   int row = p->line - p->scroll;
   if (row >= 0 && row < p->height && p->col < p->width) {
     wattrset(p->w, Theme_attr(el));

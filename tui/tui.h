@@ -335,6 +335,10 @@ void Draw_list(App *a, WINDOW *w, ListCursor *c, int count, bool focused,
 /* The attribute for a cell: the cursor's when on the cursor row, else the element's. */
 attr_t Draw_attr(attr_t cursor, ThemeElem el);
 void Draw_clip(WINDOW *w, int y, int x, int width, const char *text);
+/* text padded or cut to exactly width columns, left- or right-aligned. Like every drawing
+ * helper here it passes text through Text_sanitize first: what sessions and workers wrote never
+ * reaches the terminal as control bytes. */
+void Draw_text(WINDOW *w, int y, int x, int width, bool left, const char *text);
 void ListCursor_move(ListCursor *c, int count, int delta);
 /* A scrolling text page (detail, help): lines past `scroll` into rows 1..h-2 of w. */
 typedef struct Page {

@@ -131,8 +131,8 @@ void ViewCompare_draw(App *a) {
       attr_t at = Theme_attr(c == cv->base ? TH_BASELINE : TH_HEADER);
       if (c == cv->sel) at = Theme_attr(TH_CURSOR);
       wattrset(w, at);
-      mvwprintw(w, 1 + hl, 1 + lw + (c - cv->first) * colw, " %-*.*s", colw - 2,
-                colw - 2, text);
+      mvwaddch(w, 1 + hl, 1 + lw + (c - cv->first) * colw, ' ');
+      Draw_text(w, 1 + hl, 2 + lw + (c - cv->first) * colw, colw - 2, true, text);
     }
   }
   Page p;

@@ -10,6 +10,20 @@
 #include "sessions/knob_label.h"
 #include "tui/tui.h"
 
+/* A count or size as text, "n/a" when it was never measured (-1). buf: 24 bytes. */
+static const char *Detail_count(char *buf, long long v) {
+  if (v < 0) return "n/a";
+  snprintf(buf, 24, "%lld", v);
+  return buf;
+}
+
+/* A measured number, rounded, as text; "n/a" when it is NAN. buf: 24 bytes. */
+static const char *Detail_whole(char *buf, double v) {
+  if (isnan(v)) return "n/a";
+  snprintf(buf, 24, "%.0f", v);
+  return buf;
+}
+
 static const char *const Detail_blocks[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
                                              "\u2585", "\u2586", "\u2587", "\u2588"};
 static const char Detail_ascii[9] = {' ', '.', '.', ':', ':', '+', '+', '#', '#'};
@@ -199,19 +213,31 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   const BuildInfo *b = &r->build;
   Page_text(p, TH_TITLE, " Build");
   Page_newline(p);
-  Page_text(p, TH_NORMAL, "  %s  regs %d  smem %d+%d B  stack %d B  spills st %d ld %d",
-            b->arch[0] ? b->arch : "arch n/a", b->regs, b->smem_static, b->smem_dynamic,
-            b->stack_bytes, b->spill_stores, b->spill_loads);
-  Page_newline(p);
-  Page_text(p, TH_DIM, "  compile %.0f ms (%s)  source %s", b->compile_ms,
-            b->cache_hit ? "cache hit" : "compiled", b->source_hash[0] ? b->source_hash : "n/a");
+  char f[8][24]; /* a field that was never measured (-1, NAN) reads n/a, never "-1" or "nan" */
+  if (b->regs < 0 && isnan(b->compile_ms) && !b->arch[0]) {
+    Page_text(p, TH_NA, "  n/a (not built for this record)");
+  } else {
+    Page_text(p, TH_NORMAL, "  %s  regs %s  smem %s+%s B  stack %s B  spills st %s ld %s",
+              b->arch[0] ? b->arch : "arch n/a", Detail_count(f[0], b->regs),
+              Detail_count(f[1], b->smem_static), Detail_count(f[2], b->smem_dynamic),
+              Detail_count(f[3], b->stack_bytes), Detail_count(f[4], b->spill_stores),
+              Detail_count(f[5], b->spill_loads));
+    Page_newline(p);
+    Page_text(p, TH_DIM, "  compile %s ms (%s)  source %s", Detail_whole(f[6], b->compile_ms),
+              b->cache_hit ? "cache hit" : "compiled", b->source_hash[0] ? b->source_hash : "n/a");
+  }
   Page_newline(p);
   Page_newline(p);
   const Clocks *c = &r->clocks;
   Page_text(p, TH_TITLE, " Clocks");
   Page_newline(p);
-  Page_text(p, TH_NORMAL, "  SM %.0f -> %.0f MHz  mem %.0f -> %.0f MHz  %.0f C  %.0f W", c->sm_mhz_before,
-            c->sm_mhz_after, c->mem_mhz_before, c->mem_mhz_after, c->temp_c, c->power_w);
+  if (isnan(c->sm_mhz_before) && isnan(c->sm_mhz_after) && isnan(c->temp_c) && isnan(c->power_w))
+    Page_text(p, TH_NA, "  n/a (not measured)");
+  else
+    Page_text(p, TH_NORMAL, "  SM %s -> %s MHz  mem %s -> %s MHz  %s C  %s W",
+              Detail_whole(f[0], c->sm_mhz_before), Detail_whole(f[1], c->sm_mhz_after),
+              Detail_whole(f[2], c->mem_mhz_before), Detail_whole(f[3], c->mem_mhz_after),
+              Detail_whole(f[4], c->temp_c), Detail_whole(f[5], c->power_w));
   if (c->throttle_reasons >= 0)
     Page_text(p, c->throttle_reasons ? TH_WORSE : TH_DIM, "  throttle 0x%llx",
               (unsigned long long)c->throttle_reasons);

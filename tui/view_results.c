@@ -107,8 +107,7 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
     else if (c == COL_VARIANT && marked) el = TH_MARKED;
     else if (strcmp(cell, "n/a") == 0) el = TH_NA;
     wattrset(w, Draw_attr(cur, el));
-    if (Columns[c].numeric) mvwprintw(w, y, x, "%*.*s", cw, cw, cell);
-    else mvwprintw(w, y, x, "%-*.*s", cw, cw, cell);
+    Draw_text(w, y, x, cw, !Columns[c].numeric, cell);
   }
   if (a->original && !rv->more_right && rv->end_x + VS_ORIG_WIDTH <= width + 1) {
     /* The same verdict as diff and replay: faster or slower only when the interval says so. */

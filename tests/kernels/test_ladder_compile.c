@@ -17,7 +17,8 @@
 
 static void LadderCompile_reference(void) {
   static const char *const archs[] = {"sm_80", "sm_89", "sm_90"};
-  char *src = Jit_loadSource(REFERENCE_SOURCE);
+  char lerr[512];
+  char *src = Jit_loadSource(REFERENCE_SOURCE, lerr, sizeof lerr);
   CHECK(src != NULL);
   if (!src) return;
   for (int a = 0; a < 3; a++) {
@@ -44,8 +45,10 @@ static void LadderCompile_reference(void) {
 /* PTX of variant v at knobs kv and head dim D for compute_80; NULL on failure (printed). */
 static char *LadderCompile_ptx(const Variant *v, const KnobValues *kv, int D) {
   static const char *const hdr_names[] = {"attn_params.h", "common.cuh"};
-  char *hdr[2] = {Jit_loadSource(hdr_names[0]), Jit_loadSource(hdr_names[1])};
-  char *src = Jit_loadSource(v->source);
+  char lerr[512];
+  char *hdr[2] = {Jit_loadSource(hdr_names[0], lerr, sizeof lerr),
+                  Jit_loadSource(hdr_names[1], lerr, sizeof lerr)};
+  char *src = Jit_loadSource(v->source, lerr, sizeof lerr);
   char *ptx = NULL;
   char *owned[KNOB_MAX + 2];
   int nowned = 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Live run without a GPU (the status line must say "no GPU", nothing crashes; on a GPU machine
 # the record arrives and is autosaved), then SIGTERM, SIGHUP and Ctrl-C (SIGINT): each must
-# leave the terminal restored and the session saved and loadable.
+# leave the terminal restored, the session saved and loadable, and exit 130 (as run does).
 #   tui_signals.sh BENCHTOP MAKE_SESSION
 BT=$1 FIX=$2
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +23,7 @@ restored() {
   out=$(screen)
   echo "$out" | grep -q 'BEFORE-MARK' || fail "$1: alternate screen not left"
   echo "$out" | grep -Eq '(^| )-(icanon|echo)' && fail "$1: terminal left in raw mode"
-  echo "$out" | grep -q '^EXIT=0' || fail "$1: exit status $(echo "$out" | grep EXIT=)"
+  echo "$out" | grep -q '^EXIT=130' || fail "$1: exit status $(echo "$out" | grep EXIT=), want 130"
   no_sanitizer_report
   "$BT" show "$SESSION" >/dev/null || fail "$1: session no longer loads"
   step "$1: terminal restored, session loads"

@@ -112,6 +112,13 @@ def worker(mode):
             chunk = b"garbage, not a message\n" * 4096
             while True:
                 put(chunk)
+        elif mode == "chatty-stderr":  # writes to its log (stderr)
+            sys.stderr.write("worker: working on %d\n" % req["id"])
+            sys.stderr.flush()
+            put(answer(req))
+        elif mode == "slow":  # a well-behaved worker that takes its time (another run may start)
+            time.sleep(0.3)
+            put(answer(req))
         elif mode == "hello-silent":
             continue
         elif mode == "wrong-id":
@@ -273,9 +280,22 @@ def case_stop_continue(c, bt, tmp):
           statuses={"pass": N_ENTRIES})
 
 
+def saved_records(path):
+    try:
+        with open(path) as f:
+            return len(json.load(f)["records"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
 def interrupted(c, bt, tmp, sig, name):
+    session = os.path.join(tmp, "s-flood-forever.json")
+
     def act(p):
-        time.sleep(1.5 * TIME_SCALE)
+        t0 = time.monotonic()  # the signal comes while the second request floods
+        while saved_records(session) < 1 and time.monotonic() - t0 < 30 * TIME_SCALE and p.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.5)
         p.send_signal(sig)
         t0 = time.monotonic()
         try:

@@ -260,7 +260,7 @@ static void test_table(void) {
   char kdir[4200], kpath[4300];
   snprintf(kdir, sizeof kdir, "%s/kernels", dir);
   CHECK(mkdir(kdir, 0755) == 0);
-  char *src = Jit_loadSource(fa3->source);
+  char *src = Jit_loadSource(fa3->source, err, sizeof err);
   snprintf(kpath, sizeof kpath, "%s/%s", kdir, fa3->source);
   char *edited = Util_asprintf("%s\n// an edit\n", src);
   CHECK(Util_writeFileAtomic(kpath, edited, strlen(edited), err, sizeof err));
