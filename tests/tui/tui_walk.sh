@@ -35,8 +35,12 @@ keys Tab; wait_for '\[Variants'
 keys g Space; wait_for "Variants [1-9][0-9]*/$NVAR"
 keys g j; keys Enter; wait_for 'Knobs: smem'
 before=$(screen | grep -A1 'Esc close' | grep -Eo 'pad=[08]' | head -1)
-keys Right; sleep 0.1
-after=$(screen | grep -A1 'Esc close' | grep -Eo 'pad=[08]' | head -1)
+keys Right
+for _ in $(seq 1 100); do # a loaded machine (the sanitizer build) may take a while
+  after=$(screen | grep -A1 'Esc close' | grep -Eo 'pad=[08]' | head -1)
+  [ "$before" != "$after" ] && break
+  sleep 0.05
+done
 [ "$before" != "$after" ] || fail "knob value did not change ($before)"
 keys Escape; wait_gone 'Knobs: smem'
 step "variants: check, knob editor ($before -> $after)"
