@@ -90,8 +90,7 @@ void Tune_budgetFor(const TuneRequest *req, int n, StrategyKind *kind, int *budg
     if (b < floor_) b = floor_;
   }
   if (*kind == STRATEGY_AUTO)
-    *kind = b <= 0 || b >= n + (n > 1 ? TUNE_LEADERS : 0) ? STRATEGY_EXHAUSTIVE
-                                                          : STRATEGY_EVOLUTIONARY;
+    *kind = b <= 0 || b >= n + (n > 1 ? TUNE_LEADERS : 0) ? STRATEGY_EXHAUSTIVE : STRATEGY_LOCAL;
   if (b <= 0) {
     int leaders = n > 1 ? (n < TUNE_LEADERS ? n : TUNE_LEADERS) : 0;
     b = *kind == STRATEGY_EXHAUSTIVE ? n + leaders : (n / 4 > 20 ? n / 4 : 20) + leaders;
@@ -189,11 +188,30 @@ static double Tuner_score(const TunePair *p, int c) {
   return p->nrec[c] > 0 && !p->bad[c] ? p->sum[c] / p->nrec[c] : INFINITY;
 }
 
+/* Where the local search starts: the winners of the shapes of this variant searched before
+ * (a good configuration often stays good at a nearby shape), then the declared settings. */
+static void Tuner_hint(Tuner *t, TunePair *p) {
+  for (int i = 0; i < t->cur; i++) {
+    const TunePair *q = &t->pairs[i];
+    if (!q->live || q->v != p->v) continue;
+    int win = -1;
+    for (int c = 0; c < q->space.nconfigs; c++)
+      if (isfinite(Tuner_score(q, c)) && (win < 0 || Tuner_score(q, c) < Tuner_score(q, win)))
+        win = c;
+    if (win >= 0) Strategy_hint(p->st, TuneSpace_find(&p->space, &q->space.configs[win]));
+  }
+  int *declared = Util_xmalloc(sizeof(int) * (size_t)(p->space.nconfigs + 1));
+  int n = Strategy_declared(&p->space, declared, p->space.nconfigs);
+  for (int i = 0; i < n; i++) Strategy_hint(p->st, declared[i]);
+  free(declared);
+}
+
 /* The pair after the current one that has a search to run; sets its share of --time. */
 static TunePair *Tuner_advance(Tuner *t) {
   while (++t->cur < t->npairs) {
     TunePair *p = &t->pairs[t->cur];
     if (!p->live) continue;
+    Tuner_hint(t, p);
     if (t->t_end > 0) {
       int left = 0;
       for (int i = t->cur; i < t->npairs; i++) left += t->pairs[i].live;

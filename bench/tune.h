@@ -71,7 +71,7 @@ int Tuner_tunedEntries(const Tuner *t, const Session *s, TunedEntry **out);
 /* The budget of one variant and shape with n configurations: --budget N, or N % of n, or the
  * default (the whole space and the leaders when exhaustive, a quarter of it, at least 20,
  * otherwise); of it, *reserve measurements are kept to re-measure the leaders. STRATEGY_AUTO
- * becomes exhaustive when the space fits the budget, else evolutionary. */
+ * becomes exhaustive when the space fits the budget, else local. */
 void Tune_budgetFor(const TuneRequest *req, int n, StrategyKind *kind, int *budget, int *reserve);
 /* Each configuration's score in a session (the median of its pooled samples; +inf when it
  * failed or has no record), for the configurations of sp; returns how many have one. */

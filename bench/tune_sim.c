@@ -8,11 +8,18 @@
 #include "common/util.h"
 
 /* One search as Tuner runs it, with the recorded scores for measurements: the strategy gets
- * the budget less the leaders' share; the pick is the best it was told (re-measuring the
- * leaders changes nothing when the scores are the recorded ones). */
+ * the budget less the leaders' share and the declared settings as start points; the pick is
+ * the best it was told (re-measuring the leaders changes nothing when the scores are the
+ * recorded ones). */
 static int TuneSim_once(const TuneSpace *sp, const double *scores, StrategyKind kind, int budget,
-                        int reserve, uint64_t seed, int *measured) {
+                        int reserve, uint64_t seed, bool starts, int *measured) {
   Strategy *st = Strategy_new(kind, sp, budget - reserve, seed);
+  if (starts) {
+    int *declared = Util_xmalloc(sizeof(int) * (size_t)(sp->nconfigs + 1));
+    int n = Strategy_declared(sp, declared, sp->nconfigs);
+    for (int i = 0; i < n; i++) Strategy_hint(st, declared[i]);
+    free(declared);
+  }
   int asked = 0, batch[64];
   while (asked < budget - reserve) {
     int want = budget - reserve - asked;
@@ -26,6 +33,28 @@ static int TuneSim_once(const TuneSpace *sp, const double *scores, StrategyKind 
   int best = Strategy_best(st, NULL);
   Strategy_free(st);
   return best;
+}
+
+void TuneSim_replay(const TuneSpace *sp, const double *scores, StrategyKind kind, int budget,
+                    int reserve, int runs, uint64_t seed, bool starts, TuneSimResult *out) {
+  out->kind = kind;
+  out->budget = budget;
+  out->runs = runs;
+  out->found = 0;
+  out->mean_loss = out->worst_loss = out->mean_measured = 0;
+  out->best = INFINITY;
+  for (int c = 0; c < sp->nconfigs; c++)
+    if (scores[c] < out->best) out->best = scores[c];
+  for (int r = 0; r < runs; r++) {
+    int measured;
+    int pick = TuneSim_once(sp, scores, kind, budget, reserve, seed + (uint64_t)r * 7919u, starts,
+                            &measured);
+    double loss = pick >= 0 ? scores[pick] / out->best - 1.0 : INFINITY;
+    out->found += loss <= TUNE_SIM_NEAR;
+    out->mean_loss += loss / runs;
+    if (loss > out->worst_loss) out->worst_loss = loss;
+    out->mean_measured += (double)measured / runs;
+  }
 }
 
 bool TuneSim_run(const Session *s, const TuneRequest *req, const Variant *v, const Shape *shape,
@@ -48,23 +77,11 @@ bool TuneSim_run(const Session *s, const TuneRequest *req, const Variant *v, con
     TuneSpace_free(&sp);
     return false;
   }
-  out->best = INFINITY;
-  for (int c = 0; c < sp.nconfigs; c++)
-    if (scores[c] < out->best) out->best = scores[c];
   int reserve;
-  Tune_budgetFor(req, sp.nconfigs, &out->kind, &out->budget, &reserve);
-  if (kind != STRATEGY_AUTO) out->kind = kind;
-  out->runs = runs;
-  for (int r = 0; r < runs; r++) {
-    int measured;
-    int pick = TuneSim_once(&sp, scores, out->kind, out->budget, reserve,
-                            req->plan.opts.seed + (uint64_t)r * 7919u, &measured);
-    double loss = pick >= 0 ? scores[pick] / out->best - 1.0 : INFINITY;
-    out->found += loss <= TUNE_SIM_NEAR;
-    out->mean_loss += loss / runs;
-    if (loss > out->worst_loss) out->worst_loss = loss;
-    out->mean_measured += (double)measured / runs;
-  }
+  StrategyKind chosen;
+  Tune_budgetFor(req, sp.nconfigs, &chosen, &out->budget, &reserve);
+  TuneSim_replay(&sp, scores, kind != STRATEGY_AUTO ? kind : chosen, out->budget, reserve, runs,
+                 req->plan.opts.seed, true, out);
   free(scores);
   TuneSpace_free(&sp);
   return true;

@@ -28,6 +28,13 @@ typedef struct TuneSimResult {
   double best;          /* the best recorded score (us) */
 } TuneSimResult;
 
+/* Replays kind `runs` times over sp with these scores (per configuration, +inf: failed or
+ * not measured), each search with `budget` measurements of which `reserve` are kept for the
+ * leaders, seeds seed, seed + 7919, ...; starts: the local search gets the variant's declared
+ * settings as start points, as a tune does (false: the search alone, from random starts).
+ * Fills out's search fields (not configs, scored). */
+void TuneSim_replay(const TuneSpace *sp, const double *scores, StrategyKind kind, int budget,
+                    int reserve, int runs, uint64_t seed, bool starts, TuneSimResult *out);
 /* Replays kind `runs` times for variant v at shape with the request's budget and --knob
  * restrictions. False with one line in err when the session has nothing to replay there. */
 bool TuneSim_run(const Session *s, const TuneRequest *req, const Variant *v, const Shape *shape,

@@ -1,6 +1,7 @@
 /* The strategies of tune_strategy.h. Scores are p50s (lower is better); a failed
  * configuration scores +inf, so it is never a parent or an annealing step's destination. */
 #include "bench/tune_strategy.h"
+#include "bench/tune_strategy_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,28 +14,8 @@
 #define ANNEAL_T0 0.05         /* a 5 % worse step is taken with probability 1/e at the start */
 #define ANNEAL_T1 0.002        /* ... and almost never at the end */
 
-enum { UNSEEN = 0, RESERVED, PROPOSED, TOLD }; /* RESERVED: in the generation being handed out */
-
-struct Strategy {
-  StrategyKind kind;
-  const TuneSpace *sp;
-  int budget;
-  uint64_t rng;
-  unsigned char *state; /* per configuration */
-  double *score;        /* per configuration: p50, +inf failed, NAN not told */
-  int pending, told, best;
-  /* exhaustive, random: a fixed order */
-  int *order, next;
-  /* evolutionary: the population (told configurations, best first) and the generation in
-   * the making */
-  int *pop, npop, popsize;
-  int *gen, ngen, gen_next, gen_told;
-  /* annealing */
-  int current, candidate, steps;
-};
-
-static const char *const Strategy_names_[STRATEGY_COUNT] = {"auto", "exhaustive", "random",
-                                                            "evolutionary", "annealing"};
+static const char *const Strategy_names_[STRATEGY_COUNT] = {
+    "auto", "exhaustive", "random", "evolutionary", "annealing", "local"};
 
 bool Strategy_parse(const char *name, StrategyKind *out) {
   for (int i = 0; i < STRATEGY_COUNT; i++)
@@ -42,8 +23,8 @@ bool Strategy_parse(const char *name, StrategyKind *out) {
       *out = (StrategyKind)i;
       return true;
     }
-  if (strcmp(name, "genetic") == 0) {
-    *out = STRATEGY_EVOLUTIONARY;
+  if (strcmp(name, "genetic") == 0 || strcmp(name, "ils") == 0) {
+    *out = name[0] == 'g' ? STRATEGY_EVOLUTIONARY : STRATEGY_LOCAL;
     return true;
   }
   return false;
@@ -53,7 +34,7 @@ const char *Strategy_name(StrategyKind k) {
   return k >= 0 && k < STRATEGY_COUNT ? Strategy_names_[k] : "?";
 }
 
-const char *Strategy_names(void) { return "auto|exhaustive|random|evolutionary|annealing"; }
+const char *Strategy_names(void) { return "auto|exhaustive|random|evolutionary|annealing|local"; }
 
 /* splitmix64: small, fast, and the same sequence on every machine for a given seed. */
 static uint64_t Strategy_next64(Strategy *st) {
@@ -63,13 +44,13 @@ static uint64_t Strategy_next64(Strategy *st) {
   return z ^ (z >> 31);
 }
 
-static double Strategy_uniform(Strategy *st) {
+double Strategy_uniform(Strategy *st) {
   return (double)(Strategy_next64(st) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static int Strategy_below(Strategy *st, int n) { return (int)(Strategy_uniform(st) * n); }
+int Strategy_below(Strategy *st, int n) { return (int)(Strategy_uniform(st) * n); }
 
-static void Strategy_shuffle(Strategy *st, int *a, int n) {
+void Strategy_shuffle(Strategy *st, int *a, int n) {
   for (int i = n - 1; i > 0; i--) {
     int j = Strategy_below(st, i + 1), t = a[i];
     a[i] = a[j];
@@ -78,7 +59,7 @@ static void Strategy_shuffle(Strategy *st, int *a, int n) {
 }
 
 /* A configuration never proposed, uniformly at random; -1 when every one has been. */
-static int Strategy_randomUnseen(Strategy *st) {
+int Strategy_randomUnseen(Strategy *st) {
   int n = st->sp->nconfigs, unseen = 0;
   for (int i = 0; i < n; i++) unseen += st->state[i] == UNSEEN;
   if (unseen <= 0) return -1;
@@ -91,7 +72,7 @@ static int Strategy_randomUnseen(Strategy *st) {
 Strategy *Strategy_new(StrategyKind k, const TuneSpace *sp, int budget, uint64_t seed) {
   Strategy *st = Util_xcalloc(1, sizeof *st);
   int n = sp->nconfigs;
-  st->kind = k == STRATEGY_AUTO ? (n <= budget ? STRATEGY_EXHAUSTIVE : STRATEGY_EVOLUTIONARY) : k;
+  st->kind = k == STRATEGY_AUTO ? (n <= budget ? STRATEGY_EXHAUSTIVE : STRATEGY_LOCAL) : k;
   st->sp = sp;
   st->budget = budget > 0 ? budget : n;
   st->rng = seed ^ 0x5bd1e995u;
@@ -110,8 +91,13 @@ Strategy *Strategy_new(StrategyKind k, const TuneSpace *sp, int budget, uint64_t
   if (st->popsize < 4) st->popsize = 4;
   if (st->popsize > 8) st->popsize = 8;
   st->pop = Util_xmalloc(sizeof(int) * (size_t)(n + 1));
-  st->gen = Util_xmalloc(sizeof(int) * (size_t)(st->popsize + 1));
+  /* local's batches (a neighbourhood, the start points) may be larger than a generation */
+  st->gen = Util_xmalloc(sizeof(int) * (size_t)(n > st->popsize ? n + 1 : st->popsize + 1));
   st->current = st->candidate = -1;
+  if (st->kind == STRATEGY_LOCAL) {
+    st->starts = Util_xmalloc(sizeof(int) * (size_t)(n + 1));
+    st->explored = Util_xcalloc((size_t)n, 1);
+  }
   return st;
 }
 
@@ -122,6 +108,8 @@ void Strategy_free(Strategy *st) {
   free(st->order);
   free(st->pop);
   free(st->gen);
+  free(st->starts);
+  free(st->explored);
   free(st);
 }
 
@@ -132,7 +120,7 @@ int Strategy_best(const Strategy *st, double *score) {
   return st->best;
 }
 
-static void Strategy_propose(Strategy *st, int c) {
+void Strategy_propose(Strategy *st, int c) {
   st->state[c] = PROPOSED;
   st->pending++;
 }
@@ -295,6 +283,7 @@ int Strategy_ask(Strategy *st, int *out, int max) {
   switch (st->kind) {
   case STRATEGY_EVOLUTIONARY: return Strategy_askEvolutionary(st, out, max);
   case STRATEGY_ANNEALING: return Strategy_askAnnealing(st, out, max);
+  case STRATEGY_LOCAL: return Strategy_askLocal(st, out, max);
   default: break;
   }
   int n = 0;
@@ -315,7 +304,7 @@ void Strategy_tell(Strategy *st, int config, double score) {
   st->score[config] = isnan(score) || score <= 0 ? INFINITY : score;
   if (!isinf(st->score[config]) && (st->best < 0 || st->score[config] < st->score[st->best]))
     st->best = config;
-  if (st->kind == STRATEGY_EVOLUTIONARY) {
+  if (st->kind == STRATEGY_EVOLUTIONARY || st->kind == STRATEGY_LOCAL) {
     for (int i = 0; i < st->ngen; i++)
       if (st->gen[i] == config) st->gen_told++;
   } else if (st->kind == STRATEGY_ANNEALING && config == st->candidate) {

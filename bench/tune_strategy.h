@@ -12,15 +12,17 @@
 #include "bench/tune_space.h"
 
 typedef enum {
-  STRATEGY_AUTO = 0,     /* exhaustive when the space fits the budget, else evolutionary */
+  STRATEGY_AUTO = 0,     /* exhaustive when the space fits the budget, else local */
   STRATEGY_EXHAUSTIVE,   /* every configuration, in enumeration order */
   STRATEGY_RANDOM,       /* a uniform sample without repeats */
   STRATEGY_EVOLUTIONARY, /* genetic: elites kept, rank-biased parents, uniform crossover */
   STRATEGY_ANNEALING,    /* simulated annealing over one-knob neighbours, restarts */
+  STRATEGY_LOCAL,        /* from the declared settings, best one-knob moves, restarts */
   STRATEGY_COUNT,
 } StrategyKind;
 
-/* "auto", "exhaustive", "random", "evolutionary" (also "genetic"), "annealing". */
+/* "auto", "exhaustive", "random", "evolutionary" (also "genetic"), "annealing", "local" (also
+ * "ils"). */
 bool Strategy_parse(const char *name, StrategyKind *out);
 const char *Strategy_name(StrategyKind k);
 /* The names a user may type, "a|b|c", for messages and --help. */
@@ -32,6 +34,13 @@ typedef struct Strategy Strategy;
  * caller enforces it). The space must outlive the strategy. */
 Strategy *Strategy_new(StrategyKind k, const TuneSpace *sp, int budget, uint64_t seed);
 void Strategy_free(Strategy *st);
+/* A configuration to start from (another shape's winner, a declared setting), measured first
+ * in the order given: call before the first Strategy_ask. Only the local search uses them. */
+void Strategy_hint(Strategy *st, int config);
+/* The variant's declared settings as configurations of sp: its defaults, then its presets (a
+ * knob the space narrowed takes its first allowed value); refused ones left out. Returns how
+ * many (at most max). */
+int Strategy_declared(const TuneSpace *sp, int *out, int max);
 /* Up to max configuration indices to measure next (none proposed before). 0: nothing more
  * until the pending ones are told, or (Strategy_pending() == 0) nothing more at all. */
 int Strategy_ask(Strategy *st, int *out, int max);

@@ -279,8 +279,8 @@ static const CommandOption tune_options[] = {
                  .help = "narrow the space: knob K takes only these values", .flags = CMD_OPT_REPEAT},
   [TUNE_STRATEGY] = {.name = "strategy", .value = CMD_CHOICE, .arg = "STRATEGY",
                      .help = "how to search (auto: exhaustive when the space fits the budget, "
-                             "else evolutionary)",
-                     .choices = "auto|exhaustive|random|evolutionary|annealing"},
+                             "else local)",
+                     .choices = "auto|exhaustive|random|evolutionary|annealing|local"},
   [TUNE_BUDGET] = {.name = "budget", .short_name = 'b', .value = CMD_TEXT, .arg = "N|P%",
                    .help = "measurements per variant and shape, the leaders' re-measurements "
                            "included, or a percentage of the space (default: all of it when "

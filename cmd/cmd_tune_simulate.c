@@ -57,8 +57,8 @@ int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_giv
   const Variant **vs;
   Shape *shapes;
   int n = TuneSim_pairs(&s, &req->plan, &vs, &shapes), rc = BT_EXIT_OK, replayed = 0;
-  StrategyKind kinds[] = {STRATEGY_RANDOM, STRATEGY_EVOLUTIONARY, STRATEGY_ANNEALING};
-  int nkinds = 3;
+  StrategyKind kinds[] = {STRATEGY_RANDOM, STRATEGY_EVOLUTIONARY, STRATEGY_ANNEALING, STRATEGY_LOCAL};
+  int nkinds = 4;
   if (strategy_given) {
     kinds[0] = req->strategy;
     nkinds = 1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # benchtop tune on the GPU: for fa3 and mma, on one device, in one run and by one clock (kernel
-# timestamps): the exhaustive search, then the evolutionary search (the default strategy) and
+# timestamps): the exhaustive search, then the default strategy (auto: the local search) and
 # annealing with a budget of 25 % of each space, then run --knob auto; tests/gpu/tune_report.py
 # says whether each strategy's pick is within 2 % of the exhaustive best (scored by the
 # exhaustive run's own measurements), whether --knob auto reproduces the tuned p50 within 2 %,
@@ -10,7 +10,10 @@
 #
 #   bash tests/gpu/gpu_tune.sh BENCHTOP small   # 2x8x512x64, 2x8x512x64:causal, 4x16x2048x128
 #   bash tests/gpu/gpu_tune.sh BENCHTOP large   # 8x16x4096x64 (--reps 30: ~1-3 ms launches)
-#   bash tests/gpu/gpu_tune.sh BENCHTOP all     # both (two device calls are safer: ~4 + ~5 min)
+#   bash tests/gpu/gpu_tune.sh BENCHTOP large-fa3   # ... fa3 alone (its exhaustive run is ~4 min)
+#   bash tests/gpu/gpu_tune.sh BENCHTOP large-mma   # ... mma alone
+#   bash tests/gpu/gpu_tune.sh BENCHTOP all     # everything (one device call per part is safer:
+#                                               # small ~5 min, large-fa3 ~6, large-mma ~3)
 #
 # Outputs land in $GPU_TEST_OUT (sessions, tuned.json, logs, report.txt); the JIT cache goes to
 # $TUNE_CACHE (default /tmp/benchtop-gpu-tune-cache), not into the outputs. Counters are off
@@ -43,12 +46,12 @@ step() { # tag command... ; records the wall time of the step in times.txt
   return 0
 }
 
-part() { # name shapes reps
+part() { # name shapes reps [variants]
   local name=$1 shapes=$2 reps=$3
-  for v in fa3 mma; do
+  for v in ${4:-fa3 mma}; do
     local common=(-v "$v" -s "$shapes" --metrics none --reps "$reps" --seed 1)
     step "ex-$name-$v" "$BT" tune "${common[@]}" --strategy exhaustive --no-table -o "$OUTDIR/ex-$name-$v.json"
-    step "st-$name-$v" "$BT" tune "${common[@]}" --strategy evolutionary --budget 25% -o "$OUTDIR/st-$name-$v.json"
+    step "st-$name-$v" "$BT" tune "${common[@]}" --budget 25% -o "$OUTDIR/st-$name-$v.json"
     step "an-$name-$v" "$BT" tune "${common[@]}" --strategy annealing --budget 25% --no-table -o "$OUTDIR/an-$name-$v.json"
     step "auto-$name-$v" "$BT" run -v "$v" --knob auto -s "$shapes" --metrics none --reps "$reps" -o "$OUTDIR/auto-$name-$v.json"
     step "def-$name-$v" "$BT" run -v "$v" -s "$shapes" --metrics none --reps "$reps" -o "$OUTDIR/def-$name-$v.json"
@@ -60,9 +63,11 @@ part() { # name shapes reps
 case $PART in
   small) part small "2x8x512x64,2x8x512x64:causal,4x16x2048x128" 100 ;;
   large) part large "8x16x4096x64" 30 ;;
+  large-fa3) part large "8x16x4096x64" 30 fa3 ;;
+  large-mma) part large "8x16x4096x64" 30 mma ;;
   all) part small "2x8x512x64,2x8x512x64:causal,4x16x2048x128" 100
        part large "8x16x4096x64" 30 ;;
-  *) echo "usage: gpu_tune.sh BENCHTOP small|large|all"; exit 2 ;;
+  *) echo "usage: gpu_tune.sh BENCHTOP small|large|large-fa3|large-mma|all"; exit 2 ;;
 esac
 python3 "$HERE/tune_report.py" "$OUTDIR" | tee "$OUTDIR/report.txt"
 exit "${PIPESTATUS[0]}"

@@ -63,7 +63,7 @@ for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
     complete = {t["shape"]: t.get("complete") for t in ex.get("tune", [])}
     print("== %s: exhaustive %.0f s (%d records)" % (tag, times.get("ex-" + tag, float("nan")), len(ex["records"])))
     strat = {}
-    for prefix, name in (("st", "evolutionary"), ("an", "annealing")):
+    for prefix, name in (("st", "local (auto)"), ("an", "annealing")):
         s = load(os.path.join(out, "%s-%s.json" % (prefix, tag)))
         if s:
             strat[name] = (s, times.get("%s-%s" % (prefix, tag), float("nan")))
@@ -78,14 +78,14 @@ for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
             summ = [t for t in s.get("tune", []) if t["shape"] == shape]
             if not summ or summ[0].get("winner", -1) < 0:
                 print("  %-12s no pick" % name)
-                failures += name == "evolutionary"
+                failures += name == "local (auto)"
                 continue
             t = summ[0]
             pick = t["winner_knobs"]
             in_ex = sc.get(pick)
             loss = in_ex / best - 1 if in_ex else float("inf")
             ok = loss <= NEAR
-            if name == "evolutionary":
+            if name == "local (auto)":
                 checks += 1
                 failures += not ok
             print("  %-12s %s  pick %.4g us in the exhaustive data (%+.2f %%), its own run %.4g us; %d records "

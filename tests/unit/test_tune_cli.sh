@@ -100,8 +100,8 @@ grep -q "interrupted; keeping the finished records" "$T/cerr.txt" || bad "no int
 BENCHTOP_WORKER=/nonexistent "$BT" tune --simulate "$T/ex.json" --budget 50% --runs 20 --seed 3 > "$T/sim.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^replaying mma at 1x8x256x64: [0-9]* configurations, [0-9]* with a score" "$T/sim.txt" \
-  && [ "$(grep -c 'within 2 % of the best in *[0-9]* of 20 runs' "$T/sim.txt")" -eq 3 ] \
-  && ok "--simulate replays three strategies" || { bad "--simulate (exit $rc)"; cat "$T/sim.txt"; }
+  && [ "$(grep -c 'within 2 % of the best in *[0-9]* of 20 runs' "$T/sim.txt")" -eq 4 ] \
+  && grep -q '^  local ' "$T/sim.txt" && ok "--simulate replays four strategies" || { bad "--simulate (exit $rc)"; cat "$T/sim.txt"; }
 "$BT" tune --simulate "$T/nothing.json" > /dev/null 2> "$T/sim.err"
 [ $? -eq 1 ] && [ "$(grep -c '' "$T/sim.err")" -eq 1 ] && ok "--simulate of a missing file: one line" \
   || { bad "--simulate of a missing file"; cat "$T/sim.err"; }
