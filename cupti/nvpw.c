@@ -12,11 +12,6 @@
 #include "common/util.h"
 #include "cupti/nvpw_private.h"
 
-struct NvpwEval {
-  uint8_t *scratch;
-  NVPW_MetricsEvaluator *ev;
-};
-
 const char *Nvpw_statusName(int status) {
   static const char *const names[] = {
       "SUCCESS", "ERROR", "INTERNAL_ERROR", "NOT_INITIALIZED", "NOT_LOADED",
@@ -39,7 +34,7 @@ bool Nvpw_statusDenied(int status) {
 static bool Nvpw_init(char *err, size_t errsize) {
   static bool done;
   if (done) return true;
-  NVPW_PARAMS(NVPW_InitializeHost_Params, p);
+  SIZED_PARAMS(NVPW_InitializeHost_Params, p);
   NVPA_Status st = NVPW_InitializeHost(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW_InitializeHost failed (%s): is libnvperf_host.so from the CUDA "
@@ -52,7 +47,7 @@ static bool Nvpw_init(char *err, size_t errsize) {
 
 bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize) {
   if (!Nvpw_init(err, errsize)) return false;
-  NVPW_PARAMS(NVPW_GetSupportedChipNames_Params, p);
+  SIZED_PARAMS(NVPW_GetSupportedChipNames_Params, p);
   NVPA_Status st = NVPW_GetSupportedChipNames(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW_GetSupportedChipNames failed (%s)", Nvpw_statusName(st));
@@ -70,29 +65,31 @@ bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize) {
 
 /* The chip's canonical spelling from libnvperf_host's list (case-insensitive match), or NULL. */
 static const char *Nvpw_canonicalChip(const char *chip) {
-  NVPW_PARAMS(NVPW_GetSupportedChipNames_Params, p);
+  SIZED_PARAMS(NVPW_GetSupportedChipNames_Params, p);
   if (NVPW_GetSupportedChipNames(&p) != NVPA_STATUS_SUCCESS) return NULL;
   for (size_t i = 0; i < p.numChipNames; i++)
     if (strcasecmp(p.ppChipNames[i], chip) == 0) return p.ppChipNames[i];
   return NULL;
 }
 
-/* Evaluator from chip/availability (virtual device) or from counter data (actual device). */
-static NVPW_MetricsEvaluator *Nvpw_newEvaluator(const char *chip, const uint8_t *avail,
-                                                const uint8_t *cd, size_t cdsize,
-                                                uint8_t **scratch, char *err, size_t errsize) {
-  NVPW_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params, sz);
+/* Evaluator from chip/availability (virtual device) or from counter data (actual device);
+ * false with err set, e left empty. */
+static bool NvpwEval_open(NvpwEval *e, const char *chip, const uint8_t *avail, const uint8_t *cd,
+                          size_t cdsize, char *err, size_t errsize) {
+  e->ev = NULL;
+  e->scratch = NULL;
+  SIZED_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params, sz);
   sz.pChipName = chip;
   sz.pCounterAvailabilityImage = cd ? NULL : avail;
   NVPA_Status st = NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&sz);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW metrics evaluator: scratch size for chip %s failed (%s)", chip,
              Nvpw_statusName(st));
-    return NULL;
+    return false;
   }
-  *scratch = Util_xmalloc(sz.scratchBufferSize ? sz.scratchBufferSize : 1);
-  NVPW_PARAMS(NVPW_CUDA_MetricsEvaluator_Initialize_Params, in);
-  in.pScratchBuffer = *scratch;
+  uint8_t *scratch = Util_xmalloc(sz.scratchBufferSize ? sz.scratchBufferSize : 1);
+  SIZED_PARAMS(NVPW_CUDA_MetricsEvaluator_Initialize_Params, in);
+  in.pScratchBuffer = scratch;
   in.scratchBufferSize = sz.scratchBufferSize;
   if (cd) {
     in.pCounterDataImage = cd;
@@ -105,18 +102,24 @@ static NVPW_MetricsEvaluator *Nvpw_newEvaluator(const char *chip, const uint8_t 
   if (st != NVPA_STATUS_SUCCESS || !in.pMetricsEvaluator) {
     snprintf(err, errsize, "NVPW metrics evaluator for chip %s failed (%s)", chip,
              Nvpw_statusName(st));
-    free(*scratch);
-    *scratch = NULL;
-    return NULL;
+    free(scratch);
+    return false;
   }
-  return in.pMetricsEvaluator;
+  e->ev = in.pMetricsEvaluator;
+  e->scratch = scratch;
+  return true;
 }
 
-static void Nvpw_destroyEvaluator(NVPW_MetricsEvaluator *ev) {
-  if (!ev) return;
-  NVPW_PARAMS(NVPW_MetricsEvaluator_Destroy_Params, d);
-  d.pMetricsEvaluator = ev;
-  (void)NVPW_MetricsEvaluator_Destroy(&d); /* nothing useful to do on failure at teardown */
+/* Destroys the evaluator and frees its scratch; e may be empty. */
+static void NvpwEval_close(NvpwEval *e) {
+  if (e->ev) {
+    SIZED_PARAMS(NVPW_MetricsEvaluator_Destroy_Params, d);
+    d.pMetricsEvaluator = e->ev;
+    (void)NVPW_MetricsEvaluator_Destroy(&d); /* nothing useful to do on failure at teardown */
+  }
+  free(e->scratch);
+  e->ev = NULL;
+  e->scratch = NULL;
 }
 
 NvpwHost *NvpwHost_new(const char *chip, const uint8_t *avail, char *err, size_t errsize) {
@@ -133,8 +136,7 @@ NvpwHost *NvpwHost_new(const char *chip, const uint8_t *avail, char *err, size_t
   NvpwHost *h = Util_xcalloc(1, sizeof *h);
   h->chip = Util_xstrdup(canon);
   h->avail = avail;
-  h->ev = Nvpw_newEvaluator(h->chip, avail, NULL, 0, &h->scratch, err, errsize);
-  if (!h->ev) {
+  if (!NvpwEval_open(&h->eval, h->chip, avail, NULL, 0, err, errsize)) {
     NvpwHost_free(h);
     return NULL;
   }
@@ -143,8 +145,7 @@ NvpwHost *NvpwHost_new(const char *chip, const uint8_t *avail, char *err, size_t
 
 void NvpwHost_free(NvpwHost *h) {
   if (!h) return;
-  Nvpw_destroyEvaluator(h->ev);
-  free(h->scratch);
+  NvpwEval_close(&h->eval);
   free(h->chip);
   free(h);
 }
@@ -152,7 +153,7 @@ void NvpwHost_free(NvpwHost *h) {
 const char *NvpwHost_chip(const NvpwHost *h) { return h->chip; }
 
 bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_MetricEvalRequest *req) {
-  NVPW_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params, c);
+  SIZED_PARAMS(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params, c);
   c.pMetricsEvaluator = ev;
   c.pMetricName = name;
   c.pMetricEvalRequest = req;
@@ -175,7 +176,7 @@ void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
     return;
   }
   NVPW_DimUnitFactor dims[8];
-  NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricDimUnits_Params, d);
+  SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricDimUnits_Params, d);
   d.pMetricsEvaluator = ev;
   d.pMetricEvalRequest = req;
   d.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
@@ -187,7 +188,7 @@ void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
   for (int pass = 0; pass < 2; pass++) /* numerators, then denominators */
     for (size_t i = 0; i < d.numDimUnits && i < 8; i++) {
       if ((pass == 0) != (dims[i].exponent > 0)) continue;
-      NVPW_PARAMS(NVPW_MetricsEvaluator_DimUnitToString_Params, s);
+      SIZED_PARAMS(NVPW_MetricsEvaluator_DimUnitToString_Params, s);
       s.pMetricsEvaluator = ev;
       s.dimUnit = dims[i].dimUnit;
       if (NVPW_MetricsEvaluator_DimUnitToString(&s) != NVPA_STATUS_SUCCESS || !s.pSingularName)
@@ -206,7 +207,7 @@ void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
 /* Raw counter names a metric needs; *out is heap (strings borrowed from the evaluator). */
 static bool Nvpw_rawDeps(NVPW_MetricsEvaluator *ev, const NVPW_MetricEvalRequest *req,
                          const char ***out, size_t *n) {
-  NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricRawDependencies_Params, d);
+  SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricRawDependencies_Params, d);
   d.pMetricsEvaluator = ev;
   d.pMetricEvalRequests = req;
   d.numMetricEvalRequests = 1;
@@ -226,6 +227,16 @@ static bool Nvpw_rawDeps(NVPW_MetricsEvaluator *ev, const NVPW_MetricEvalRequest
   return true;
 }
 
+/* One step of building a raw metrics config that takes nothing but the config: names the step
+ * for the error line and leaves for `done` on failure (Nvpw_configFromRaw only). */
+#define CONFIG_STEP(Call)                                                                     \
+  do {                                                                                        \
+    step = "NVPW_RawMetricsConfig_" #Call;                                                    \
+    SIZED_PARAMS(NVPW_RawMetricsConfig_##Call##_Params, call);                                \
+    call.pRawMetricsConfig = cfg;                                                             \
+    if ((st = NVPW_RawMetricsConfig_##Call(&call)) != NVPA_STATUS_SUCCESS) goto done;         \
+  } while (0)
+
 /* Config image from raw counter names (deduplicated here). */
 static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8_t **image,
                                size_t *size, int *passes, char *err, size_t errsize) {
@@ -244,7 +255,7 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
   bool ok = false;
   const char *step = "NVPW_CUDA_RawMetricsConfig_Create_V2";
   NVPA_Status st;
-  NVPW_PARAMS(NVPW_CUDA_RawMetricsConfig_Create_V2_Params, cr);
+  SIZED_PARAMS(NVPW_CUDA_RawMetricsConfig_Create_V2_Params, cr);
   cr.activityKind = NVPA_ACTIVITY_KIND_PROFILER;
   cr.pChipName = h->chip;
   cr.pCounterAvailabilityImage = h->avail;
@@ -253,31 +264,22 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
   if (st != NVPA_STATUS_SUCCESS || !cfg) goto done;
   if (h->avail) {
     step = "NVPW_RawMetricsConfig_SetCounterAvailability";
-    NVPW_PARAMS(NVPW_RawMetricsConfig_SetCounterAvailability_Params, av);
+    SIZED_PARAMS(NVPW_RawMetricsConfig_SetCounterAvailability_Params, av);
     av.pRawMetricsConfig = cfg;
     av.pCounterAvailabilityImage = h->avail;
     if ((st = NVPW_RawMetricsConfig_SetCounterAvailability(&av)) != NVPA_STATUS_SUCCESS) goto done;
   }
-  step = "NVPW_RawMetricsConfig_BeginPassGroup";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_BeginPassGroup_Params, bg);
-  bg.pRawMetricsConfig = cfg;
-  if ((st = NVPW_RawMetricsConfig_BeginPassGroup(&bg)) != NVPA_STATUS_SUCCESS) goto done;
+  CONFIG_STEP(BeginPassGroup);
   step = "NVPW_RawMetricsConfig_AddMetrics";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_AddMetrics_Params, am);
+  SIZED_PARAMS(NVPW_RawMetricsConfig_AddMetrics_Params, am);
   am.pRawMetricsConfig = cfg;
   am.pRawMetricRequests = reqs;
   am.numMetricRequests = nreq;
   if ((st = NVPW_RawMetricsConfig_AddMetrics(&am)) != NVPA_STATUS_SUCCESS) goto done;
-  step = "NVPW_RawMetricsConfig_EndPassGroup";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_EndPassGroup_Params, eg);
-  eg.pRawMetricsConfig = cfg;
-  if ((st = NVPW_RawMetricsConfig_EndPassGroup(&eg)) != NVPA_STATUS_SUCCESS) goto done;
-  step = "NVPW_RawMetricsConfig_GenerateConfigImage";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_GenerateConfigImage_Params, gen);
-  gen.pRawMetricsConfig = cfg;
-  if ((st = NVPW_RawMetricsConfig_GenerateConfigImage(&gen)) != NVPA_STATUS_SUCCESS) goto done;
+  CONFIG_STEP(EndPassGroup);
+  CONFIG_STEP(GenerateConfigImage);
   step = "NVPW_RawMetricsConfig_GetConfigImage";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_GetConfigImage_Params, gi);
+  SIZED_PARAMS(NVPW_RawMetricsConfig_GetConfigImage_Params, gi);
   gi.pRawMetricsConfig = cfg; /* first call: size only */
   if ((st = NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) goto done;
   size_t bytes = gi.bytesCopied;
@@ -289,7 +291,7 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
     goto done;
   }
   step = "NVPW_RawMetricsConfig_GetNumPasses_V2";
-  NVPW_PARAMS(NVPW_RawMetricsConfig_GetNumPasses_V2_Params, np);
+  SIZED_PARAMS(NVPW_RawMetricsConfig_GetNumPasses_V2_Params, np);
   np.pRawMetricsConfig = cfg;
   if ((st = NVPW_RawMetricsConfig_GetNumPasses_V2(&np)) != NVPA_STATUS_SUCCESS) {
     free(img);
@@ -303,7 +305,7 @@ done:
   if (!ok)
     snprintf(err, errsize, "%s failed (%s)", step, Nvpw_statusName(st));
   if (cfg) {
-    NVPW_PARAMS(NVPW_RawMetricsConfig_Destroy_Params, de);
+    SIZED_PARAMS(NVPW_RawMetricsConfig_Destroy_Params, de);
     de.pRawMetricsConfig = cfg;
     (void)NVPW_RawMetricsConfig_Destroy(&de);
   }
@@ -315,14 +317,14 @@ bool NvpwHost_validate(NvpwHost *h, const char *name, char *unit, size_t unitsiz
                        char *reason, size_t reasonsize) {
   NVPW_MetricEvalRequest req;
   if (unit && unitsize) unit[0] = '\0';
-  if (!Nvpw_request(h->ev, name, &req)) {
+  if (!Nvpw_request(h->eval.ev, name, &req)) {
     /* Tell an unknown base metric from a known one with a bad suffix. */
     char base[128];
     Util_strlcpy(base, name, sizeof base);
     char *dot = strchr(base, '.');
     if (dot) *dot = '\0';
-    NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricTypeAndIndex_Params, ti);
-    ti.pMetricsEvaluator = h->ev;
+    SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricTypeAndIndex_Params, ti);
+    ti.pMetricsEvaluator = h->eval.ev;
     ti.pMetricName = base;
     if (dot && NVPW_MetricsEvaluator_GetMetricTypeAndIndex(&ti) == NVPA_STATUS_SUCCESS)
       snprintf(reason, reasonsize, "unknown suffix '%s' for metric %s on %s", name + strlen(base),
@@ -331,10 +333,10 @@ bool NvpwHost_validate(NvpwHost *h, const char *name, char *unit, size_t unitsiz
       snprintf(reason, reasonsize, "unknown metric on %s", h->chip);
     return false;
   }
-  if (unit && unitsize) Nvpw_unit(h->ev, name, &req, unit, unitsize);
+  if (unit && unitsize) Nvpw_unit(h->eval.ev, name, &req, unit, unitsize);
   const char **raw = NULL;
   size_t nraw = 0;
-  if (!Nvpw_rawDeps(h->ev, &req, &raw, &nraw)) {
+  if (!Nvpw_rawDeps(h->eval.ev, &req, &raw, &nraw)) {
     snprintf(reason, reasonsize, "no raw counters for this metric on %s", h->chip);
     return false;
   }
@@ -361,7 +363,7 @@ bool NvpwHost_configImage(NvpwHost *h, const char *const *names, int n, uint8_t 
     NVPW_MetricEvalRequest req;
     const char **raw = NULL;
     size_t nraw = 0;
-    if (!Nvpw_request(h->ev, names[i], &req) || !Nvpw_rawDeps(h->ev, &req, &raw, &nraw)) {
+    if (!Nvpw_request(h->eval.ev, names[i], &req) || !Nvpw_rawDeps(h->eval.ev, &req, &raw, &nraw)) {
       snprintf(err, errsize, "metric %s: lookup failed on %s", names[i], h->chip);
       free(all);
       return false;
@@ -380,8 +382,7 @@ NvpwEval *NvpwEval_new(const char *chip, const uint8_t *counter_data, size_t siz
                        size_t errsize) {
   if (!Nvpw_init(err, errsize)) return NULL;
   NvpwEval *e = Util_xcalloc(1, sizeof *e);
-  e->ev = Nvpw_newEvaluator(chip, NULL, counter_data, size, &e->scratch, err, errsize);
-  if (!e->ev) {
+  if (!NvpwEval_open(e, chip, NULL, counter_data, size, err, errsize)) {
     free(e);
     return NULL;
   }
@@ -390,14 +391,13 @@ NvpwEval *NvpwEval_new(const char *chip, const uint8_t *counter_data, size_t siz
 
 void NvpwEval_free(NvpwEval *e) {
   if (!e) return;
-  Nvpw_destroyEvaluator(e->ev);
-  free(e->scratch);
+  NvpwEval_close(e);
   free(e);
 }
 
 bool NvpwEval_bind(NvpwEval *e, const uint8_t *counter_data, size_t size, char *err,
                    size_t errsize) {
-  NVPW_PARAMS(NVPW_MetricsEvaluator_SetDeviceAttributes_Params, p);
+  SIZED_PARAMS(NVPW_MetricsEvaluator_SetDeviceAttributes_Params, p);
   p.pMetricsEvaluator = e->ev;
   p.pCounterDataImage = counter_data;
   p.counterDataImageSize = size;
@@ -417,7 +417,7 @@ bool NvpwEval_value(NvpwEval *e, const uint8_t *counter_data, size_t size, size_
     snprintf(err, errsize, "unknown metric on this device");
     return false;
   }
-  NVPW_PARAMS(NVPW_MetricsEvaluator_EvaluateToGpuValues_Params, p);
+  SIZED_PARAMS(NVPW_MetricsEvaluator_EvaluateToGpuValues_Params, p);
   p.pMetricsEvaluator = e->ev;
   p.pMetricEvalRequests = &req;
   p.numMetricEvalRequests = 1;

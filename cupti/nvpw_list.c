@@ -11,6 +11,19 @@ typedef struct ListItem {
   char unit[48];
 } ListItem;
 
+/* Description and hardware unit of metric i of one type: the three property calls differ only
+ * in the type's name and the name of the index field. Leaves *desc and *hw on failure. */
+#define METRIC_PROPERTIES(Type, index_field, evaluator, i, desc, hw)                          \
+  do {                                                                                        \
+    SIZED_PARAMS(NVPW_MetricsEvaluator_Get##Type##Properties_Params, prop);                   \
+    prop.pMetricsEvaluator = (evaluator);                                                     \
+    prop.index_field = (i);                                                                   \
+    if (NVPW_MetricsEvaluator_Get##Type##Properties(&prop) == NVPA_STATUS_SUCCESS) {          \
+      *(desc) = prop.pDescription;                                                            \
+      *(hw) = prop.hwUnit;                                                                    \
+    }                                                                                         \
+  } while (0)
+
 static int ListItem_cmp(const void *a, const void *b) {
   return strcmp(((const ListItem *)a)->d.name, ((const ListItem *)b)->d.name);
 }
@@ -26,8 +39,8 @@ int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, 
   char *dot = strchr(sub, '.');
   if (dot) *dot = '\0';
   for (int t = 0; t < NVPW_METRIC_TYPE__COUNT; t++) {
-    NVPW_PARAMS(NVPW_MetricsEvaluator_GetMetricNames_Params, g);
-    g.pMetricsEvaluator = h->ev;
+    SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricNames_Params, g);
+    g.pMetricsEvaluator = h->eval.ev;
     g.metricType = (uint8_t)t;
     NVPA_Status st = NVPW_MetricsEvaluator_GetMetricNames(&g);
     if (st != NVPA_STATUS_SUCCESS) {
@@ -49,38 +62,22 @@ int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, 
       it->d.kind = kinds[t];
       uint64_t hw = 0;
       if (t == NVPW_METRIC_TYPE_COUNTER) {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetCounterProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.counterIndex = i;
-        if (NVPW_MetricsEvaluator_GetCounterProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
+        METRIC_PROPERTIES(Counter, counterIndex, h->eval.ev, i, &it->d.description, &hw);
         char full[160];
         NVPW_MetricEvalRequest req;
         snprintf(full, sizeof full, "%s.sum", name);
-        if (Nvpw_request(h->ev, full, &req)) Nvpw_unit(h->ev, full, &req, it->unit, sizeof it->unit);
+        if (Nvpw_request(h->eval.ev, full, &req))
+          Nvpw_unit(h->eval.ev, full, &req, it->unit, sizeof it->unit);
       } else if (t == NVPW_METRIC_TYPE_RATIO) {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetRatioMetricProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.ratioMetricIndex = i;
-        if (NVPW_MetricsEvaluator_GetRatioMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
+        METRIC_PROPERTIES(RatioMetric, ratioMetricIndex, h->eval.ev, i, &it->d.description, &hw);
         Util_strlcpy(it->unit, "% (.pct)", sizeof it->unit);
       } else {
-        NVPW_PARAMS(NVPW_MetricsEvaluator_GetThroughputMetricProperties_Params, p);
-        p.pMetricsEvaluator = h->ev;
-        p.throughputMetricIndex = i;
-        if (NVPW_MetricsEvaluator_GetThroughputMetricProperties(&p) == NVPA_STATUS_SUCCESS) {
-          it->d.description = p.pDescription;
-          hw = p.hwUnit;
-        }
+        METRIC_PROPERTIES(ThroughputMetric, throughputMetricIndex, h->eval.ev, i,
+                          &it->d.description, &hw);
         Util_strlcpy(it->unit, "%", sizeof it->unit);
       }
-      NVPW_PARAMS(NVPW_MetricsEvaluator_HwUnitToString_Params, hu);
-      hu.pMetricsEvaluator = h->ev;
+      SIZED_PARAMS(NVPW_MetricsEvaluator_HwUnitToString_Params, hu);
+      hu.pMetricsEvaluator = h->eval.ev;
       hu.hwUnit = (uint32_t)hw;
       if (hw && NVPW_MetricsEvaluator_HwUnitToString(&hu) == NVPA_STATUS_SUCCESS)
         it->d.hw_unit = hu.pHwUnitName;

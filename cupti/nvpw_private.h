@@ -1,4 +1,4 @@
-/* Shared by nvpw.c and nvpw_list.c only: the host object and two lookup helpers. */
+/* Shared by nvpw.c and nvpw_list.c only: the host and evaluator objects and two lookup helpers. */
 #ifndef BENCHTOP_NVPW_PRIVATE_H
 #define BENCHTOP_NVPW_PRIVATE_H
 
@@ -6,18 +6,18 @@
 #include <nvperf_host.h>
 
 #include "cupti/nvpw.h"
+#include "cupti/sized_params.h"
 
-/* Zeroed params struct with its structSize set, as every NVPW call wants. */
-#define NVPW_PARAMS(T, v) \
-  T v;                    \
-  memset(&v, 0, sizeof v); \
-  v.structSize = T##_STRUCT_SIZE
+/* A metrics evaluator and the scratch buffer it lives in. */
+struct NvpwEval {
+  NVPW_MetricsEvaluator *ev;
+  uint8_t *scratch;
+};
 
 struct NvpwHost {
   char *chip;
   const uint8_t *avail; /* borrowed: the caller keeps it alive */
-  uint8_t *scratch;
-  NVPW_MetricsEvaluator *ev;
+  NvpwEval eval;        /* built from chip and avail (a virtual device) */
 };
 
 /* Metric name -> evaluation request; false for a name this chip does not know. */

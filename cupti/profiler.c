@@ -74,7 +74,7 @@ static bool Profiler_context(int dev, CUcontext *ctx, CUdevice *cudev, char *err
 static bool Profiler_cuptiInit(char *err, size_t errsize) {
   static bool done;
   if (done) return true;
-  CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, p);
+  SIZED_PARAMS(CUpti_Profiler_Initialize_Params, p);
   if (Cupti_failed(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize", err, errsize))
     return false;
   done = true;
@@ -87,12 +87,12 @@ static bool Profiler_chipAndAvail(int dev, CUcontext ctx, char *chip, size_t chi
                                   uint8_t **avail, bool *denied, char *err, size_t errsize) {
   *avail = NULL;
   *denied = false;
-  CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cn);
+  SIZED_PARAMS(CUpti_Device_GetChipName_Params, cn);
   cn.deviceIndex = (size_t)dev;
   if (Cupti_failed(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName", err, errsize))
     return false;
   Util_strlcpy(chip, cn.pChipName ? cn.pChipName : "", chipsize);
-  CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ca);
+  SIZED_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ca);
   ca.ctx = ctx;
   CUptiResult r = cuptiProfilerGetCounterAvailability(&ca);
   if (Cupti_denied(r)) {
@@ -138,7 +138,7 @@ static const char *Profiler_levelName(CUpti_Profiler_Support_Level l) {
 
 /* NULL when range profiling is supported (or the check itself is unavailable), else why not. */
 static bool Profiler_supported(CUdevice cudev, char *err, size_t errsize) {
-  CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, ds);
+  SIZED_PARAMS(CUpti_Profiler_DeviceSupported_Params, ds);
   ds.cuDevice = cudev;
   ds.api = CUPTI_PROFILER_RANGE_PROFILING;
   if (cuptiProfilerDeviceSupported(&ds) != CUPTI_SUCCESS) return true; /* older drivers: try */

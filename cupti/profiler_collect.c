@@ -90,7 +90,7 @@ static MetricSet *Profiler_set(Profiler *p, const char *const *names, int n, boo
 
 void Profiler_disable(Profiler *p) {
   if (!p->obj) return;
-  CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, d);
+  SIZED_PARAMS(CUpti_RangeProfiler_Disable_Params, d);
   d.pRangeProfilerObject = p->obj;
   (void)cuptiRangeProfilerDisable(&d); /* best effort: nothing else to do if it fails */
   p->obj = NULL;
@@ -110,7 +110,7 @@ static bool Profiler_failAll(Metric *out, int n, bool all, const char *why, char
 /* Enable (if needed), fresh counter data image, config. */
 static bool Profiler_setup(Profiler *p, MetricSet *s, char *err, size_t errsize) {
   if (!p->obj) {
-    CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, en);
+    SIZED_PARAMS(CUpti_RangeProfiler_Enable_Params, en);
     en.ctx = p->ctx;
     if (Cupti_failed(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable", err, errsize))
       return false;
@@ -121,7 +121,7 @@ static bool Profiler_setup(Profiler *p, MetricSet *s, char *err, size_t errsize)
   free(s->counter_data);
   s->counter_data = NULL;
   {
-    CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, cs);
+    SIZED_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, cs);
     cs.pRangeProfilerObject = p->obj;
     cs.pMetricNames = s->valid_names;
     cs.numMetrics = (size_t)s->nvalid;
@@ -133,14 +133,14 @@ static bool Profiler_setup(Profiler *p, MetricSet *s, char *err, size_t errsize)
     s->counter_size = cs.counterDataSize;
     s->counter_data = Util_xcalloc(1, s->counter_size ? s->counter_size : 1);
   }
-  CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
+  SIZED_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
   ci.pRangeProfilerObject = p->obj;
   ci.counterDataSize = s->counter_size;
   ci.pCounterData = s->counter_data;
   if (Cupti_failed(cuptiRangeProfilerCounterDataImageInitialize(&ci),
                    "cuptiRangeProfilerCounterDataImageInitialize", err, errsize))
     return false;
-  CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
+  SIZED_PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
   sc.pRangeProfilerObject = p->obj;
   sc.configSize = s->config_size;
   sc.pConfig = s->config;
@@ -166,11 +166,11 @@ static bool Profiler_passes(Profiler *p, bool (*launch)(void *), void *user, int
       snprintf(err, errsize, "the pre-pass hook failed before replay pass %d", loops + 1);
       return false;
     }
-    CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, st);
+    SIZED_PARAMS(CUpti_RangeProfiler_Start_Params, st);
     st.pRangeProfilerObject = p->obj;
     if (Cupti_failed(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart", err, errsize))
       return false;
-    CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params, pu);
+    SIZED_PARAMS(CUpti_RangeProfiler_PushRange_Params, pu);
     pu.pRangeProfilerObject = p->obj;
     pu.pRangeName = "benchtop";
     bool ok = !Cupti_failed(cuptiRangeProfilerPushRange(&pu), "cuptiRangeProfilerPushRange", err,
@@ -188,11 +188,11 @@ static bool Profiler_passes(Profiler *p, bool (*launch)(void *), void *user, int
         ok = false;
       }
     }
-    CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params, po);
+    SIZED_PARAMS(CUpti_RangeProfiler_PopRange_Params, po);
     po.pRangeProfilerObject = p->obj;
     CUptiResult r = cuptiRangeProfilerPopRange(&po);
     if (ok) ok = !Cupti_failed(r, "cuptiRangeProfilerPopRange", err, errsize);
-    CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
+    SIZED_PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
     sp.pRangeProfilerObject = p->obj;
     r = cuptiRangeProfilerStop(&sp);
     if (ok) ok = !Cupti_failed(r, "cuptiRangeProfilerStop", err, errsize);
@@ -254,7 +254,7 @@ bool Profiler_collect(Profiler *p, const char *const *names, int n, bool (*launc
   const double t3 = Util_nowMs();
   p->last.passes_ms = t3 - t2;
   if (ok) {
-    CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
+    SIZED_PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
     dd.pRangeProfilerObject = p->obj;
     ok = !Cupti_failed(cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData", why,
                        sizeof why);
@@ -264,7 +264,7 @@ bool Profiler_collect(Profiler *p, const char *const *names, int n, bool (*launc
     }
   }
   if (ok) {
-    CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, gi);
+    SIZED_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, gi);
     gi.pCounterDataImage = s->counter_data;
     gi.counterDataImageSize = s->counter_size;
     ok = !Cupti_failed(cuptiRangeProfilerGetCounterDataInfo(&gi),

@@ -8,11 +8,7 @@
 
 #include "cupti/nvpw.h"
 #include "cupti/profiler.h"
-
-#define CUPTI_PARAMS(T, v) \
-  T v;                     \
-  memset(&v, 0, sizeof v); \
-  v.structSize = T##_STRUCT_SIZE
+#include "cupti/sized_params.h"
 
 _Static_assert(sizeof PROFILER_DENIED_FIX <= sizeof(((Metric *)0)->reason),
                "the fix line must fit in Metric.reason");

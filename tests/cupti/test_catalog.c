@@ -6,17 +6,7 @@
 
 #include "sessions/catalog.h"
 #include "sessions/record.h"
-
-static int failures;
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      failures++;                                             \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-      printf(__VA_ARGS__);                                    \
-      printf("\n");                                           \
-    }                                                         \
-  } while (0)
+#include "tests/unit/check.h"
 
 static void test_catalog(void) {
   static const char *const required[] = {
@@ -32,42 +22,42 @@ static void test_catalog(void) {
       "lts__t_sector_hit_rate.pct",
       "gpu__time_duration.sum",
   };
-  CHECK(Catalog_headlineCount == (int)(sizeof required / sizeof required[0]), "count %d",
-        Catalog_headlineCount);
+  CHECKF(Catalog_headlineCount == (int)(sizeof required / sizeof required[0]), "count %d",
+         Catalog_headlineCount);
   for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-    CHECK(Catalog_find(required[i]) != NULL, "missing %s", required[i]);
+    CHECKF(Catalog_find(required[i]) != NULL, "missing %s", required[i]);
   for (int i = 0; i < Catalog_headlineCount; i++) {
     const MetricInfo *m = &Catalog_headline[i];
-    CHECK(Metrics_nameValid(m->name), "name %s", m->name);
-    CHECK(m->label && m->label[0] && strlen(m->label) <= 10, "label of %s", m->name);
-    CHECK(m->unit && m->unit[0] && strlen(m->unit) < sizeof(((Metric *)0)->unit), "unit of %s",
-          m->name);
-    CHECK(m->help && m->help[0], "help of %s", m->name);
-    CHECK(Catalog_find(m->name) == m, "find %s", m->name);
+    CHECKF(Metrics_nameValid(m->name), "name %s", m->name);
+    CHECKF(m->label && m->label[0] && strlen(m->label) <= 10, "label of %s", m->name);
+    CHECKF(m->unit && m->unit[0] && strlen(m->unit) < sizeof(((Metric *)0)->unit), "unit of %s",
+           m->name);
+    CHECKF(m->help && m->help[0], "help of %s", m->name);
+    CHECKF(Catalog_find(m->name) == m, "find %s", m->name);
     MetricDirection d;
-    CHECK(Catalog_directionParse(Catalog_directionName(m->direction), &d) && d == m->direction,
-          "direction of %s", m->name);
+    CHECKF(Catalog_directionParse(Catalog_directionName(m->direction), &d) && d == m->direction,
+           "direction of %s", m->name);
     for (int j = 0; j < i; j++) {
-      CHECK(strcmp(Catalog_headline[j].name, m->name) != 0, "duplicate name %s", m->name);
-      CHECK(strcmp(Catalog_headline[j].label, m->label) != 0, "duplicate label %s", m->label);
+      CHECKF(strcmp(Catalog_headline[j].name, m->name) != 0, "duplicate name %s", m->name);
+      CHECKF(strcmp(Catalog_headline[j].label, m->label) != 0, "duplicate label %s", m->label);
     }
   }
-  CHECK(Catalog_find("sm__cycles_elapsed.avg") == NULL, "non-headline found");
-  CHECK(Catalog_find(NULL) == NULL, "NULL");
+  CHECKF(Catalog_find("sm__cycles_elapsed.avg") == NULL, "non-headline found");
+  CHECKF(Catalog_find(NULL) == NULL, "NULL");
   /* Percentages are '%' and the conflict counts are lower-better. */
-  CHECK(strcmp(Catalog_find("lts__t_sector_hit_rate.pct")->unit, "%") == 0, "L2 unit");
-  CHECK(Catalog_find(CATALOG_SMEM_LD_CONFLICTS)->direction == METRIC_LOWER_BETTER, "ld dir");
-  CHECK(Catalog_find("gpu__time_duration.sum")->direction == METRIC_LOWER_BETTER, "dur dir");
+  CHECKF(strcmp(Catalog_find("lts__t_sector_hit_rate.pct")->unit, "%") == 0, "L2 unit");
+  CHECKF(Catalog_find(CATALOG_SMEM_LD_CONFLICTS)->direction == METRIC_LOWER_BETTER, "ld dir");
+  CHECKF(Catalog_find("gpu__time_duration.sum")->direction == METRIC_LOWER_BETTER, "dur dir");
   MetricDirection d;
-  CHECK(!Catalog_directionParse("sideways", &d), "bad direction parsed");
+  CHECKF(!Catalog_directionParse("sideways", &d), "bad direction parsed");
 }
 
 static void test_ways(void) {
-  CHECK(Catalog_sharedWays(0, 100) == 1.0, "no conflicts");
-  CHECK(fabs(Catalog_sharedWays(31, 32) - 32.0) < 1e-12, "32-way");
-  CHECK(isnan(Catalog_sharedWays(NAN, 10)), "nan in");
-  CHECK(isnan(Catalog_sharedWays(10, 10)), "zero ideal");
-  CHECK(isnan(Catalog_sharedWays(0, 0)), "no wavefronts");
+  CHECKF(Catalog_sharedWays(0, 100) == 1.0, "no conflicts");
+  CHECKF(fabs(Catalog_sharedWays(31, 32) - 32.0) < 1e-12, "32-way");
+  CHECKF(isnan(Catalog_sharedWays(NAN, 10)), "nan in");
+  CHECKF(isnan(Catalog_sharedWays(10, 10)), "zero ideal");
+  CHECKF(isnan(Catalog_sharedWays(0, 0)), "no wavefronts");
 }
 
 static int resolve(const char *spec, char ***names, char *err) {
@@ -78,33 +68,33 @@ static void test_resolve(void) {
   char err[200];
   char **names = NULL;
   int n = resolve("default", &names, err);
-  CHECK(n == Catalog_headlineCount, "default -> %d", n);
+  CHECKF(n == Catalog_headlineCount, "default -> %d", n);
   for (int i = 0; i < n && i < Catalog_headlineCount; i++)
-    CHECK(strcmp(names[i], Catalog_headline[i].name) == 0, "order %d", i);
+    CHECKF(strcmp(names[i], Catalog_headline[i].name) == 0, "order %d", i);
   Metrics_freeNames(names, n);
 
   n = resolve(NULL, &names, err);
-  CHECK(n == Catalog_headlineCount, "NULL spec is default -> %d", n);
+  CHECKF(n == Catalog_headlineCount, "NULL spec is default -> %d", n);
   Metrics_freeNames(names, n);
 
   n = resolve("none", &names, err);
-  CHECK(n == 0 && names == NULL, "none -> %d", n);
+  CHECKF(n == 0 && names == NULL, "none -> %d", n);
 
   n = resolve(" lts__t_sector_hit_rate.pct , sm__cycles_elapsed.avg ", &names, err);
-  CHECK(n == 2, "list -> %d (%s)", n, err);
+  CHECKF(n == 2, "list -> %d (%s)", n, err);
   if (n == 2) {
-    CHECK(strcmp(names[0], "lts__t_sector_hit_rate.pct") == 0, "[0]=%s", names[0]);
-    CHECK(strcmp(names[1], "sm__cycles_elapsed.avg") == 0, "[1]=%s", names[1]);
+    CHECKF(strcmp(names[0], "lts__t_sector_hit_rate.pct") == 0, "[0]=%s", names[0]);
+    CHECKF(strcmp(names[1], "sm__cycles_elapsed.avg") == 0, "[1]=%s", names[1]);
   }
   Metrics_freeNames(names, n);
 
   n = resolve("gpu__time_duration.sum,default", &names, err);
-  CHECK(n == Catalog_headlineCount, "dedup with default -> %d", n);
-  if (n > 0) CHECK(strcmp(names[0], "gpu__time_duration.sum") == 0, "first kept");
+  CHECKF(n == Catalog_headlineCount, "dedup with default -> %d", n);
+  if (n > 0) CHECKF(strcmp(names[0], "gpu__time_duration.sum") == 0, "first kept");
   Metrics_freeNames(names, n);
 
   n = resolve("a.sum,a.sum", &names, err);
-  CHECK(n == 1, "dedup -> %d", n);
+  CHECKF(n == 1, "dedup -> %d", n);
   Metrics_freeNames(names, n);
 
   static const char *const bad[] = {"", ",", "a.sum,", ",a.sum", "a.sum,,b.sum", "none,a.sum",
@@ -113,14 +103,14 @@ static void test_resolve(void) {
     err[0] = '\0';
     names = (char **)1;
     n = resolve(bad[i], &names, err);
-    CHECK(n == -1 && names == NULL, "bad spec '%s' -> %d", bad[i], n);
-    CHECK(err[0] && !strchr(err, '\n'), "one-line error for '%s': '%s'", bad[i], err);
+    CHECKF(n == -1 && names == NULL, "bad spec '%s' -> %d", bad[i], n);
+    CHECKF(err[0] && !strchr(err, '\n'), "one-line error for '%s': '%s'", bad[i], err);
   }
   char longname[300];
   memset(longname, 'a', sizeof longname - 1);
   longname[sizeof longname - 1] = '\0';
   n = resolve(longname, &names, err);
-  CHECK(n == -1, "too long accepted");
+  CHECKF(n == -1, "too long accepted");
 
   /* More than METRICS_MAX distinct names. */
   char big[METRICS_MAX * 12 + 64] = "";
@@ -130,17 +120,12 @@ static void test_resolve(void) {
     strcat(big, one);
   }
   n = resolve(big, &names, err);
-  CHECK(n == -1 && strstr(err, "more than"), "too many -> %d (%s)", n, err);
+  CHECKF(n == -1 && strstr(err, "more than"), "too many -> %d (%s)", n, err);
 }
 
 int main(void) {
   test_catalog();
   test_ways();
   test_resolve();
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("ok: catalog (%d headline metrics), resolve, ways\n", Catalog_headlineCount);
-  return 0;
+  return Check_done("catalog, resolve, ways");
 }

@@ -4,17 +4,7 @@
 #include <stdio.h>
 
 #include "cupti/kernel_clock.h"
-
-static int failures;
-#define CHECK(c, ...)                                                \
-  do {                                                               \
-    if (!(c)) {                                                      \
-      failures++;                                                    \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-      printf(__VA_ARGS__);                                           \
-      printf("\n");                                                  \
-    }                                                                \
-  } while (0)
+#include "tests/unit/check.h"
 
 int main(void) {
   /* Launch 1: one kernel. Launch 2: two kernels (a split and its combine) with a gap, the span
@@ -30,16 +20,15 @@ int main(void) {
   KernelClockMark m[] = {{22, 2}, {10, 1}, {20, 2}, {21, 2}, {90, 9}};
   double span[3];
   int missing = KernelClock_spans(k, 5, m, 5, 3, span);
-  CHECK(fabs(span[0] - 8.5) < 1e-12, "launch 1 span %g us, want 8.5", span[0]);
-  CHECK(fabs(span[1] - 6.0) < 1e-12, "launch 2 span %g us, want 6.0 (41000..47000 ns)", span[1]);
-  CHECK(isnan(span[2]), "launch 3 has no kernel, span %g", span[2]);
-  CHECK(missing == 1, "missing %d, want 1", missing);
+  CHECKF(fabs(span[0] - 8.5) < 1e-12, "launch 1 span %g us, want 8.5", span[0]);
+  CHECKF(fabs(span[1] - 6.0) < 1e-12, "launch 2 span %g us, want 6.0 (41000..47000 ns)", span[1]);
+  CHECKF(isnan(span[2]), "launch 3 has no kernel, span %g", span[2]);
+  CHECKF(missing == 1, "missing %d, want 1", missing);
 
   /* No marks at all: every launch is missing, nothing crashes. */
   double one[1];
-  CHECK(KernelClock_spans(k, 5, NULL, 0, 1, one) == 1 && isnan(one[0]), "no marks");
+  CHECKF(KernelClock_spans(k, 5, NULL, 0, 1, one) == 1 && isnan(one[0]), "no marks");
   /* No launches asked for. */
-  CHECK(KernelClock_spans(k, 5, m, 5, 0, one) == 0, "n = 0");
-  printf("%s: kernel clock spans\n", failures ? "FAIL" : "ok");
-  return failures ? 1 : 0;
+  CHECKF(KernelClock_spans(k, 5, m, 5, 0, one) == 0, "n = 0");
+  return Check_done("kernel clock spans");
 }

@@ -7,22 +7,12 @@
 
 #include "sessions/catalog.h"
 #include "cupti/nvpw.h"
-
-static int failures;
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      failures++;                                             \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-      printf(__VA_ARGS__);                                    \
-      printf("\n");                                           \
-    }                                                         \
-  } while (0)
+#include "tests/unit/check.h"
 
 static void test_chip(const char *chip) {
   char err[1400];
   NvpwHost *h = NvpwHost_new(chip, NULL, err, sizeof err);
-  CHECK(h != NULL, "%s: %s", chip, err);
+  CHECKF(h != NULL, "%s: %s", chip, err);
   if (!h) return;
   const char *names[64];
   int nvalid = 0;
@@ -33,8 +23,8 @@ static void test_chip(const char *chip) {
                                 sizeof reason);
     /* Every chip has the headline set, except the entries marked as some chips' only; GH100
      * has all of them. */
-    CHECK(ok || (Catalog_headline[i].some_chips && strcmp(chip, "GH100") != 0), "%s: %s: %s",
-          chip, Catalog_headline[i].name, reason);
+    CHECKF(ok || (Catalog_headline[i].some_chips && strcmp(chip, "GH100") != 0), "%s: %s: %s",
+           chip, Catalog_headline[i].name, reason);
     printf("%s %-72s %s passes=%d unit=%s\n", chip, Catalog_headline[i].name, ok ? "valid" : reason,
            passes, unit);
     if (ok) names[nvalid++] = Catalog_headline[i].name;
@@ -43,19 +33,19 @@ static void test_chip(const char *chip) {
   size_t size = 0;
   int passes = 0;
   bool ok = NvpwHost_configImage(h, names, nvalid, &img, &size, &passes, err, sizeof err);
-  CHECK(ok && img && size > 0 && passes >= 1 && passes <= 8, "%s config: %s", chip, err);
+  CHECKF(ok && img && size > 0 && passes >= 1 && passes <= 8, "%s config: %s", chip, err);
   printf("%s headline config image: %zu bytes, %d passes\n", chip, size, passes);
   free(img);
 
   char unit[16], reason[160];
-  CHECK(!NvpwHost_validate(h, "sm__bogus_metric_name.sum", unit, sizeof unit, NULL, reason,
-                           sizeof reason), "bogus valid");
-  CHECK(strstr(reason, "unknown metric") != NULL, "bogus reason '%s'", reason);
-  CHECK(!NvpwHost_validate(h, "sm__warps_active.bogus_suffix", unit, sizeof unit, NULL, reason,
-                           sizeof reason), "bad suffix valid");
-  CHECK(strstr(reason, "unknown suffix") != NULL, "suffix reason '%s'", reason);
+  CHECKF(!NvpwHost_validate(h, "sm__bogus_metric_name.sum", unit, sizeof unit, NULL, reason,
+                            sizeof reason), "bogus valid");
+  CHECKF(strstr(reason, "unknown metric") != NULL, "bogus reason '%s'", reason);
+  CHECKF(!NvpwHost_validate(h, "sm__warps_active.bogus_suffix", unit, sizeof unit, NULL, reason,
+                            sizeof reason), "bad suffix valid");
+  CHECKF(strstr(reason, "unknown suffix") != NULL, "suffix reason '%s'", reason);
   /* The canonical chip name comes back whatever the case typed. */
-  CHECK(strcmp(NvpwHost_chip(h), chip) == 0, "chip %s", NvpwHost_chip(h));
+  CHECKF(strcmp(NvpwHost_chip(h), chip) == 0, "chip %s", NvpwHost_chip(h));
   NvpwHost_free(h);
 }
 
@@ -64,19 +54,14 @@ int main(void) {
   test_chip("AD104");
   char err[1400];
   NvpwHost *h = NvpwHost_new("gh100", NULL, err, sizeof err);
-  CHECK(h && strcmp(NvpwHost_chip(h), "GH100") == 0, "lower-case chip: %s", err);
+  CHECKF(h && strcmp(NvpwHost_chip(h), "GH100") == 0, "lower-case chip: %s", err);
   NvpwHost_free(h);
   h = NvpwHost_new("NOTACHIP", NULL, err, sizeof err);
-  CHECK(!h && strstr(err, "unknown chip 'NOTACHIP'") && strstr(err, "GH100") &&
-            !strchr(err, '\n'), "unknown chip: '%s'", err);
+  CHECKF(!h && strstr(err, "unknown chip 'NOTACHIP'") && strstr(err, "GH100") &&
+             !strchr(err, '\n'), "unknown chip: '%s'", err);
   NvpwHost_free(h);
   char chips[1024];
-  CHECK(Nvpw_supportedChips(chips, sizeof chips, err, sizeof err) && strstr(chips, "AD104"),
-        "supported chips: %s", chips);
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("ok: offline host side for GH100 and AD104\n");
-  return 0;
+  CHECKF(Nvpw_supportedChips(chips, sizeof chips, err, sizeof err) && strstr(chips, "AD104"),
+         "supported chips: %s", chips);
+  return Check_done("offline host side for GH100 and AD104");
 }
