@@ -7,7 +7,49 @@
 #include "cmd/commands.h"
 #include "common/util.h"
 
-static bool Docs_visible(const Command *c) { return !(c->flags & CMD_HIDDEN); }
+/* The index of the next command after i (from -1: the first) that the docs show: hidden ones
+ * are skipped, and with named_only the root command (the TUI, which has no name); -1 after the
+ * last. */
+static int Docs_next(int i, bool named_only) {
+  for (i++; Command_table[i]; i++) {
+    const Command *c = Command_table[i];
+    if (!(c->flags & CMD_HIDDEN) && (!named_only || c->name[0])) return i;
+  }
+  return -1;
+}
+
+/* How each shell completes each kind of value: bash's text sets COMPREPLY for "$cur" (helpers
+ * in bash_head); zsh's is the action of an _arguments spec, where {...} runs as written, without
+ * the compadd options _arguments adds to a plain call. */
+typedef struct ShellText {
+  const char *bash, *zsh;
+} ShellText;
+
+static const ShellText completion_of[CMD_COMPLETE_KINDS] = {
+  [CMD_COMPLETE_NONE] = {":", " "},
+  [CMD_COMPLETE_FILE] = {"_benchtop_files \"\" \"$cur\"", "_files"},
+  [CMD_COMPLETE_SESSION] = {"_benchtop_files json \"$cur\"", "_files -g \"*.json\""},
+  [CMD_COMPLETE_DIR] = {"COMPREPLY=($(compgen -d -- \"$cur\")); compopt -o filenames 2>/dev/null",
+                        "_files -/"},
+  [CMD_COMPLETE_VARIANTS] = {"_benchtop_list variants \"$cur\" all",
+                             "{_benchtop_list variants all}"},
+  [CMD_COMPLETE_VARIANT] = {"_benchtop_list variants \"${cur##*,}\"", "{_benchtop_name variants}"},
+  [CMD_COMPLETE_SHAPES] = {"_benchtop_list shapes \"$cur\"", "{_benchtop_list shapes}"},
+  [CMD_COMPLETE_COMMAND] = {"COMPREPLY=($(compgen -W \"$_benchtop_commands\" -- \"$cur\"))",
+                            "_benchtop_commands"},
+  /* the choice words, space-separated, follow; then choices_close */
+  [CMD_COMPLETE_CHOICES] = {"COMPREPLY=($(compgen -W \"", "("},
+};
+static const ShellText choices_close = {"\" -- \"$cur\"))", ")"};
+
+static void Docs_complete(FILE *out, bool zsh, CommandComplete kind, const char *choices) {
+  fputs(zsh ? completion_of[kind].zsh : completion_of[kind].bash, out);
+  if (kind != CMD_COMPLETE_CHOICES) return;
+  char w[64];
+  for (int k = 0; Command_choiceWord(choices, k, w, sizeof w); k++)
+    fprintf(out, "%s%s", k ? " " : "", w);
+  fputs(zsh ? choices_close.zsh : choices_close.bash, out);
+}
 
 /* ---- man page (roff) ---- */
 
@@ -71,8 +113,7 @@ void CommandDocs_man(FILE *out) {
                ".TH BENCHTOP 1 \"\" \"benchtop %s\" \"User Commands\"\n"
                ".SH NAME\nbenchtop \\- a terminal workbench for tuning CUDA attention kernels\n"
                ".SH SYNOPSIS\n.nf\n", BENCHTOP_VERSION);
-  for (int i = 0; Command_table[i]; i++) {
-    if (!Docs_visible(Command_table[i])) continue;
+  for (int i = -1; (i = Docs_next(i, false)) >= 0;) {
     char usage[512];
     Command_usage(Command_table[i], usage, sizeof usage);
     Docs_roff(out, usage);
@@ -86,9 +127,8 @@ void CommandDocs_man(FILE *out) {
     "Shapes are BxHxSxD with an optional :causal, e.g. 2x8x512x64:causal. Without a command, "
     "benchtop opens the TUI. Every command takes -h (--help): its usage and options.");
   fputs(".SH COMMANDS\n", out);
-  for (int i = 0; Command_table[i]; i++) {
+  for (int i = -1; (i = Docs_next(i, false)) >= 0;) {
     const Command *c = Command_table[i];
-    if (!Docs_visible(c)) continue;
     char usage[512];
     Command_usage(c, usage, sizeof usage);
     fputs(".SS \"", out);
@@ -161,27 +201,6 @@ static const char bash_head[] =
   "  compopt -o filenames 2>/dev/null || true\n"
   "}\n";
 
-/* The completion of one kind for "$cur", as bash. */
-static void Docs_bashComplete(FILE *out, CommandComplete kind, const char *choices) {
-  switch (kind) {
-  case CMD_COMPLETE_NONE: fputs(":", out); break;
-  case CMD_COMPLETE_FILE: fputs("_benchtop_files \"\" \"$cur\"", out); break;
-  case CMD_COMPLETE_SESSION: fputs("_benchtop_files json \"$cur\"", out); break;
-  case CMD_COMPLETE_DIR: fputs("COMPREPLY=($(compgen -d -- \"$cur\")); compopt -o filenames 2>/dev/null", out); break;
-  case CMD_COMPLETE_VARIANTS: fputs("_benchtop_list variants \"$cur\" all", out); break;
-  case CMD_COMPLETE_VARIANT: fputs("_benchtop_list variants \"${cur##*,}\"", out); break;
-  case CMD_COMPLETE_SHAPES: fputs("_benchtop_list shapes \"$cur\"", out); break;
-  case CMD_COMPLETE_COMMAND: fputs("COMPREPLY=($(compgen -W \"$_benchtop_commands\" -- \"$cur\"))", out); break;
-  case CMD_COMPLETE_CHOICES: {
-    fputs("COMPREPLY=($(compgen -W \"", out);
-    char w[64];
-    for (int k = 0; Command_choiceWord(choices, k, w, sizeof w); k++) fprintf(out, "%s%s", k ? " " : "", w);
-    fputs("\" -- \"$cur\"))", out);
-    break;
-  }
-  }
-}
-
 static CommandComplete Docs_optComplete(const CommandOption *o) {
   return o->value == CMD_CHOICE ? CMD_COMPLETE_CHOICES : o->complete;
 }
@@ -209,7 +228,7 @@ static void Docs_bashCommand(FILE *out, const Command *c) {
     fputs("    ", out);
     Docs_optWords(out, o, "|");
     fputs(") ", out);
-    Docs_bashComplete(out, Docs_optComplete(o), o->choices);
+    Docs_complete(out, false, Docs_optComplete(o), o->choices);
     fputs("; return 0 ;;\n", out);
   }
   fputs("    esac\n    [[ $cur == -* ]] && { COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); return 0; }\n"
@@ -219,7 +238,7 @@ static void Docs_bashCommand(FILE *out, const Command *c) {
     bool last = k == c->nargs - 1 && (g->flags & CMD_ARG_REPEAT);
     fprintf(out, "    %d%s) ", k, last ? "|*" : "");
     if (!c->name[0] && k == 0) fputs("COMPREPLY=($(compgen -W \"$_benchtop_commands\" -- \"$cur\")); ", out);
-    Docs_bashComplete(out, g->choices ? CMD_COMPLETE_CHOICES : g->complete, g->choices);
+    Docs_complete(out, false, g->choices ? CMD_COMPLETE_CHOICES : g->complete, g->choices);
     fputs(" ;;\n", out);
   }
   fputs("    esac ;;\n", out);
@@ -229,11 +248,10 @@ void CommandDocs_bash(FILE *out) {
   fputs(bash_head, out);
   fputs("_benchtop_commands=\"", out);
   bool first = true;
-  for (int i = 0; Command_table[i]; i++)
-    if (Docs_visible(Command_table[i]) && Command_table[i]->name[0]) {
-      fprintf(out, "%s%s", first ? "" : " ", Command_table[i]->name);
-      first = false;
-    }
+  for (int i = -1; (i = Docs_next(i, true)) >= 0;) {
+    fprintf(out, "%s%s", first ? "" : " ", Command_table[i]->name);
+    first = false;
+  }
   fputs("\"\n"
         "# How many positional arguments precede the word being completed (options and the\n"
         "# values of the options in $vopts skipped).\n"
@@ -249,8 +267,7 @@ void CommandDocs_bash(FILE *out) {
         "# The candidates for $cur, by the command found in $words.\n"
         "_benchtop_reply() {\n"
         "  case $cmd in\n", out);
-  for (int i = 0; Command_table[i]; i++)
-    if (Docs_visible(Command_table[i])) Docs_bashCommand(out, Command_table[i]);
+  for (int i = -1; (i = Docs_next(i, false)) >= 0;) Docs_bashCommand(out, Command_table[i]);
   fputs("  esac\n"
         "}\n"
         "_benchtop() {\n"
@@ -286,27 +303,6 @@ static void Docs_zshText(FILE *out, const char *text) {
   }
 }
 
-static void Docs_zshAction(FILE *out, CommandComplete kind, const char *choices) {
-  switch (kind) {
-  case CMD_COMPLETE_NONE: fputs(" ", out); break;
-  case CMD_COMPLETE_FILE: fputs("_files", out); break;
-  case CMD_COMPLETE_SESSION: fputs("_files -g \"*.json\"", out); break;
-  case CMD_COMPLETE_DIR: fputs("_files -/", out); break;
-  /* {...}: run as written, without the compadd options _arguments adds to a plain call */
-  case CMD_COMPLETE_VARIANTS: fputs("{_benchtop_list variants all}", out); break;
-  case CMD_COMPLETE_VARIANT: fputs("{_benchtop_name variants}", out); break;
-  case CMD_COMPLETE_SHAPES: fputs("{_benchtop_list shapes}", out); break;
-  case CMD_COMPLETE_COMMAND: fputs("_benchtop_commands", out); break;
-  case CMD_COMPLETE_CHOICES: {
-    fputs("(", out);
-    char w[64];
-    for (int k = 0; Command_choiceWord(choices, k, w, sizeof w); k++) fprintf(out, "%s%s", k ? " " : "", w);
-    fputs(")", out);
-    break;
-  }
-  }
-}
-
 static void Docs_zshCommand(FILE *out, const Command *c, bool root) {
   fprintf(out, "  _arguments -s -S%s \\\n", root ? " -C" : "");
   for (int i = 0; i < c->noptions; i++) {
@@ -327,7 +323,7 @@ static void Docs_zshCommand(FILE *out, const Command *c, bool root) {
       fputs(":", out);
       Docs_zshText(out, o->arg);
       fputs(":", out);
-      Docs_zshAction(out, Docs_optComplete(o), o->choices);
+      Docs_complete(out, true, Docs_optComplete(o), o->choices);
     }
     fputs("' \\\n", out);
   }
@@ -342,7 +338,7 @@ static void Docs_zshCommand(FILE *out, const Command *c, bool root) {
     else fprintf(out, "    '%d:%s", k + 1, (g->flags & CMD_ARG_OPTIONAL) ? ":" : "");
     Docs_zshText(out, g->name);
     fputs(":", out);
-    Docs_zshAction(out, g->choices ? CMD_COMPLETE_CHOICES : g->complete, g->choices);
+    Docs_complete(out, true, g->choices ? CMD_COMPLETE_CHOICES : g->complete, g->choices);
     fputs("' \\\n", out);
   }
   fputs("    && return 0\n", out);
@@ -366,9 +362,8 @@ void CommandDocs_zsh(FILE *out) {
         "_benchtop_commands() {\n"
         "  local -a cmds\n"
         "  cmds=(\n", out);
-  for (int i = 0; Command_table[i]; i++) {
+  for (int i = -1; (i = Docs_next(i, true)) >= 0;) {
     const Command *c = Command_table[i];
-    if (!Docs_visible(c) || !c->name[0]) continue;
     fprintf(out, "    '%s:", c->name);
     for (const char *p = c->summary; *p; p++) { /* _describe: only ':' is special */
       if (*p == '\'') fputs("'\\''", out);
@@ -390,9 +385,8 @@ void CommandDocs_zsh(FILE *out) {
         "  args)\n"
         "    curcontext=${curcontext%:*}-$words[1]:\n"
         "    case $words[1] in\n", out);
-  for (int i = 0; Command_table[i]; i++) {
+  for (int i = -1; (i = Docs_next(i, true)) >= 0;) {
     const Command *c = Command_table[i];
-    if (!Docs_visible(c) || !c->name[0]) continue;
     fprintf(out, "    %s)\n", c->name);
     Docs_zshCommand(out, c, false);
     fputs("      ;;\n", out);

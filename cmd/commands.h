@@ -48,6 +48,7 @@ typedef enum CommandComplete {
   CMD_COMPLETE_SHAPES,   /* comma-separated shape presets (benchtop list shapes --names) */
   CMD_COMPLETE_CHOICES,  /* the choices (implied for CMD_CHOICE) */
   CMD_COMPLETE_COMMAND,  /* a command name */
+  CMD_COMPLETE_KINDS,    /* how many kinds there are (not a kind) */
 } CommandComplete;
 
 enum {
