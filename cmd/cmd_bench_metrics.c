@@ -113,11 +113,6 @@ static int BenchMetrics_exec(const CommandArgs *args) {
   return rc;
 }
 
-#else
-static int BenchMetrics_exec(const CommandArgs *a) {
-  (void)a;
-  return Command_needsGpuBuild(&Cmd_benchMetrics);
-}
 #endif
 
 const Command Cmd_benchMetrics = {
@@ -129,5 +124,5 @@ const Command Cmd_benchMetrics = {
                  "(tests/gpu/gpu_metrics_cost.sh checks them).",
   .options = bm_options, .noptions = BM_NOPTS,
   .flags = CMD_HIDDEN | CMD_NEEDS_GPU,
-  .exec = BenchMetrics_exec,
+  .exec = CMD_GPU_BUILD_EXEC(BenchMetrics_exec),
 };

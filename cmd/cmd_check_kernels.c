@@ -159,11 +159,6 @@ static int CheckKernels_exec(const CommandArgs *a) {
   return failures ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
 
-#else
-static int CheckKernels_exec(const CommandArgs *a) {
-  (void)a;
-  return Command_needsGpuBuild(&Cmd_checkKernels);
-}
 #endif
 
 const Command Cmd_checkKernels = {
@@ -174,5 +169,5 @@ const Command Cmd_checkKernels = {
                  "NVRTC, and prints registers, shared memory, stack and spills. Fails on a "
                  "compile error, a ptxas warning or a spill. Needs no GPU.",
   .options = ck_options, .noptions = CK_NOPTS,
-  .exec = CheckKernels_exec,
+  .exec = CMD_GPU_BUILD_EXEC(CheckKernels_exec),
 };

@@ -39,6 +39,8 @@ int Command_needsGpuBuild(const Command *c) {
   return BT_EXIT_NO_GPU;
 }
 
+int Command_execNeedsGpuBuild(const CommandArgs *a) { return Command_needsGpuBuild(a->cmd); }
+
 bool Command_choiceWord(const char *choices, int i, char *buf, int size) {
   if (!choices) return false;
   const char *p = choices;

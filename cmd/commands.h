@@ -136,6 +136,15 @@ int Command_run(const Command *c, int argc, char **argv);
 /* In a viewer build (common/gpu_build.h): says in one line that CMD needs a GPU build;
  * returns BT_EXIT_NO_GPU. */
 int Command_needsGpuBuild(const Command *c);
+/* The exec of a command that cannot work at all without the CUDA libraries: in a viewer build
+ * it is Command_execNeedsGpuBuild (Command_needsGpuBuild for the command being run), so the
+ * command's own exec need not be compiled there. */
+int Command_execNeedsGpuBuild(const CommandArgs *a);
+#if BENCHTOP_GPU
+#define CMD_GPU_BUILD_EXEC(exec) (exec)
+#else
+#define CMD_GPU_BUILD_EXEC(exec) Command_execNeedsGpuBuild
+#endif
 /* Prints "benchtop CMD: MESSAGE; see benchtop CMD --help" on stderr; returns BT_EXIT_USAGE. */
 int Command_usageError(const Command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* `benchtop CMD --help` */
