@@ -37,15 +37,45 @@ void Draw_text(WINDOW *w, int y, int x, int width, bool left, const char *text) 
 
 attr_t Draw_attr(attr_t cursor, ThemeElem el) { return cursor ? cursor : Theme_attr(el); }
 
-void ListCursor_move(ListCursor *c, int count, int delta) {
-  if (count <= 0) {
-    c->sel = c->top = 0;
-    return;
-  }
-  long s = (long)c->sel + delta;
+int Index_move(int sel, int count, int delta) {
+  if (count <= 0) return 0;
+  long s = (long)sel + delta;
   if (s < 0) s = 0;
   if (s >= count) s = count - 1;
-  c->sel = (int)s;
+  return (int)s;
+}
+
+void ListCursor_move(ListCursor *c, int count, int delta) {
+  if (count <= 0) c->top = 0;
+  c->sel = Index_move(c->sel, count, delta);
+}
+
+void Draw_keyBar(WINDOW *w, int y, int x, int width, const KeyTable *t) {
+  char keys[200];
+  Keys_barText(t, keys, sizeof keys);
+  wattrset(w, Theme_attr(TH_DIM));
+  Draw_clip(w, y, x, width, keys);
+}
+
+WINDOW *Draw_listOverlay(App *a, const char *title, int max_width, ListCursor *c, int count,
+                         void (*row)(App *, WINDOW *, int idx, int y, int x, int width,
+                                     attr_t cursor),
+                         const KeyTable *keys) {
+  int h = count + 4, wd = a->cols - 6;
+  if (h > a->rows - 2) h = a->rows - 2;
+  if (h < 6) h = 6;
+  if (wd > max_width) wd = max_width;
+  WINDOW *w = Draw_overlay(a, h, wd);
+  if (!w) return NULL;
+  Draw_box(a, w, title, true);
+  /* The list is drawn in a sub-window so Draw_list's box geometry holds (footer below it). */
+  WINDOW *list = derwin(w, h - 1, wd, 0, 0);
+  if (list) {
+    Draw_list(a, list, c, count, true, row);
+    delwin(list);
+  }
+  Draw_keyBar(w, h - 1, 2, wd - 4, keys);
+  return w;
 }
 
 void Draw_list(App *a, WINDOW *w, ListCursor *c, int count, bool focused,

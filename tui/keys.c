@@ -211,6 +211,21 @@ void Keys_handle(App *a, int ch) {
   if (Keys_chain(a, chain, 8) > 0 && chain[0] != before) a->dirty |= DIRTY_KEYBAR;
 }
 
+int Keys_delta(int ch) {
+  switch (ch) {
+  case KEY_UP: case 'k': case KEY_LEFT: case 'h': return -1;
+  case KEY_PPAGE: return -10;
+  case KEY_NPAGE: return 10;
+  default: return 1;
+  }
+}
+
+void Keys_closeOverlay(App *a, int ch) {
+  (void)ch;
+  a->overlay = OVERLAY_NONE;
+  a->dirty = DIRTY_ALL;
+}
+
 void Keys_barText(const KeyTable *t, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = 0;

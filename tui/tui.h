@@ -314,6 +314,11 @@ int Keys_chain(const App *a, const KeyTable **out, int max);
 const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch);
 /* A table's bar words on one line (" h/l column  b baseline "), for an overlay's footer. */
 void Keys_barText(const KeyTable *t, char *buf, size_t size);
+/* How far a movement key moves an overlay's cursor: Up/k and Left/h one back, PgUp ten back,
+ * PgDn ten on, any other (Down/j, Right/l, Tab) one on. */
+int Keys_delta(int ch);
+/* The key action that closes the overlay on screen (help, run options, knob editor). */
+void Keys_closeOverlay(App *a, int ch);
 /* Every table, for the help overlay: *count gets how many. */
 const KeyTable *const *Keys_all(int *count);
 
@@ -340,6 +345,17 @@ void Draw_clip(WINDOW *w, int y, int x, int width, const char *text);
  * reaches the terminal as control bytes. */
 void Draw_text(WINDOW *w, int y, int x, int width, bool left, const char *text);
 void ListCursor_move(ListCursor *c, int count, int delta);
+/* sel moved by delta and kept within 0..count-1 (0 when count is 0). */
+int Index_move(int sel, int count, int delta);
+/* An overlay's footer: the table's bar words, dim, clipped to width from (y, x). */
+void Draw_keyBar(WINDOW *w, int y, int x, int width, const KeyTable *t);
+/* The centred overlay of a list (columns, picker): count rows drawn by row() in a box titled
+ * title, at least 6 rows and at most max_width wide, the bar of keys as its footer. Returns
+ * the window for the caller to add to and refresh; NULL when ncurses has no room. */
+WINDOW *Draw_listOverlay(App *a, const char *title, int max_width, ListCursor *c, int count,
+                         void (*row)(App *, WINDOW *, int idx, int y, int x, int width,
+                                     attr_t cursor),
+                         const KeyTable *keys);
 /* A scrolling text page (detail, help): lines past `scroll` into rows 1..h-2 of w. */
 typedef struct Page {
   App *app;

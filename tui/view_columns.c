@@ -48,30 +48,13 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
 }
 
 void ViewColumns_draw(App *a) {
-  int n = Columns_count();
-  int h = n + 4, wd = a->cols - 6;
-  if (h > a->rows - 2) h = a->rows - 2;
-  if (h < 6) h = 6;
-  if (wd > 140) wd = 140;
-  WINDOW *w = Draw_overlay(a, h, wd);
-  if (!w) return;
-  Draw_box(a, w, "Columns", true);
-  WINDOW *list = derwin(w, h - 1, wd, 0, 0);
-  if (list) {
-    Draw_list(a, list, &a->columns.cur, n, true, ViewColumns_row);
-    delwin(list);
-  }
-  wattrset(w, Theme_attr(TH_DIM));
-  char keys[160];
-  Keys_barText(&ViewColumns_keys, keys, sizeof keys);
-  Draw_clip(w, h - 1, 2, wd - 4, keys);
-  wnoutrefresh(w);
+  WINDOW *w = Draw_listOverlay(a, "Columns", 140, &a->columns.cur, Columns_count(),
+                               ViewColumns_row, &ViewColumns_keys);
+  if (w) wnoutrefresh(w);
 }
 
 static void ViewColumns_move(App *a, int ch) {
-  int delta = ch == KEY_UP || ch == 'k' ? -1 : ch == KEY_DOWN || ch == 'j' ? 1
-              : ch == KEY_PPAGE ? -10 : 10;
-  ListCursor_move(&a->columns.cur, Columns_count(), delta);
+  ListCursor_move(&a->columns.cur, Columns_count(), Keys_delta(ch));
   a->dirty |= DIRTY_OVERLAY;
 }
 

@@ -181,8 +181,7 @@ void ViewCompare_draw(App *a) {
 
 static void ViewCompare_column(App *a, int ch) {
   CompareView *cv = &a->compare;
-  if ((ch == KEY_LEFT || ch == 'h') && cv->sel > 0) cv->sel--;
-  else if (ch != KEY_LEFT && ch != 'h' && cv->sel < cv->count - 1) cv->sel++;
+  cv->sel = Index_move(cv->sel, cv->count, Keys_delta(ch));
   a->dirty |= DIRTY_BODY;
 }
 

@@ -58,15 +58,9 @@ static void ViewHelp_scroll(App *a, int ch) {
   a->dirty |= DIRTY_OVERLAY;
 }
 
-static void ViewHelp_close(App *a, int ch) {
-  (void)ch;
-  a->overlay = OVERLAY_NONE;
-  a->dirty = DIRTY_ALL;
-}
-
 static const KeyBinding ViewHelp_bindings[] = {
   {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", NULL, "scroll this help", ViewHelp_scroll},
   {{KEY_PPAGE, KEY_NPAGE, ' '}, "PgUp PgDn Space", NULL, "scroll a page", ViewHelp_scroll},
-  {{KEYS_ANY}, "any other key", NULL, "close this help", ViewHelp_close},
+  {{KEYS_ANY}, "any other key", NULL, "close this help", Keys_closeOverlay},
 };
 const KeyTable ViewHelp_keys = KEY_TABLE("Help", ViewHelp_bindings);

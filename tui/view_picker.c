@@ -100,39 +100,23 @@ static void ViewPicker_row(App *a, WINDOW *w, int idx, int y, int x, int width, 
 }
 
 void ViewPicker_draw(App *a) {
-  int h = a->picker.count + 4, wd = a->cols - 6;
-  if (h > a->rows - 2) h = a->rows - 2;
-  if (h < 6) h = 6;
-  if (wd > 110) wd = 110;
-  WINDOW *w = Draw_overlay(a, h, wd);
+  WINDOW *w = Draw_listOverlay(a, "Open session", 110, &a->picker.cur, a->picker.count,
+                               ViewPicker_row, &ViewPicker_keys);
   if (!w) return;
-  /* The list is drawn in a sub-window so Draw_list's box geometry holds (footer below it). */
-  Draw_box(a, w, "Open session", true);
   if (a->picker.count == 0) {
+    int wd = getmaxx(w);
     char dir[4096];
     Util_sessionsDir(dir, sizeof dir);
     wattrset(w, Theme_attr(TH_DIM));
     Draw_clip(w, 1, 2, wd - 4, "No sessions found in");
     Draw_clip(w, 2, 4, wd - 6, dir);
-  } else {
-    WINDOW *list = derwin(w, h - 1, wd, 0, 0);
-    if (list) {
-      Draw_list(a, list, &a->picker.cur, a->picker.count, true, ViewPicker_row);
-      delwin(list);
-    }
   }
-  wattrset(w, Theme_attr(TH_DIM));
-  char keys[160];
-  Keys_barText(&ViewPicker_keys, keys, sizeof keys);
-  Draw_clip(w, h - 1, 2, wd - 4, keys);
   wnoutrefresh(w);
 }
 
 static void ViewPicker_move(App *a, int ch) {
   PickerView *pv = &a->picker;
-  int delta = ch == KEY_UP || ch == 'k' ? -1 : ch == KEY_DOWN || ch == 'j' ? 1
-              : ch == KEY_PPAGE ? -10 : 10;
-  ListCursor_move(&pv->cur, pv->count, delta);
+  ListCursor_move(&pv->cur, pv->count, Keys_delta(ch));
   a->dirty |= DIRTY_OVERLAY;
 }
 

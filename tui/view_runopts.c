@@ -147,10 +147,7 @@ void ViewRunOpts_draw(App *a) {
     wattrset(w, Draw_attr(cur, TH_DIM));
     Draw_clip(w, 1 + i, 27, wd - 28, o->help);
   }
-  char keys[200];
-  Keys_barText(&ViewRunOpts_keys, keys, sizeof keys);
-  wattrset(w, Theme_attr(TH_DIM));
-  Draw_clip(w, h - 4, 1, wd - 2, keys);
+  Draw_keyBar(w, h - 4, 1, wd - 2, &ViewRunOpts_keys);
   /* The whole metrics list, which the row cuts. */
   char val[600];
   ViewRunOpts_value(a, ROW_METRICS, val, sizeof val);
@@ -164,9 +161,7 @@ void ViewRunOpts_draw(App *a) {
 }
 
 static void ViewRunOpts_move(App *a, int ch) {
-  int *sel = &a->runopts.sel;
-  if ((ch == KEY_UP || ch == 'k') && *sel > 0) (*sel)--;
-  else if (ch != KEY_UP && ch != 'k' && *sel < ROW_COUNT - 1) (*sel)++;
+  a->runopts.sel = Index_move(a->runopts.sel, ROW_COUNT, Keys_delta(ch));
   a->dirty |= DIRTY_OVERLAY;
 }
 
@@ -216,12 +211,6 @@ static void ViewRunOpts_defaults(App *a, int ch) {
   a->dirty |= DIRTY_OVERLAY | DIRTY_STATUS;
 }
 
-static void ViewRunOpts_close(App *a, int ch) {
-  (void)ch;
-  a->overlay = OVERLAY_NONE;
-  a->dirty = DIRTY_ALL;
-}
-
 static const KeyBinding ViewRunOpts_bindings[] = {
   {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", "j/k option", "previous / next option",
    ViewRunOpts_move},
@@ -230,6 +219,6 @@ static const KeyBinding ViewRunOpts_bindings[] = {
   {{' '}, "Space", NULL, "flip a switch", ViewRunOpts_step},
   {{'\n', KEY_ENTER}, "Enter", "Enter type", "type the value (a switch: flip it)", ViewRunOpts_edit},
   {{'d'}, "d", "d defaults", "benchtop run's defaults", ViewRunOpts_defaults},
-  {{27, 'q', 'O', KEY_F(2)}, "Esc / q / O", "Esc close", "close the run options", ViewRunOpts_close},
+  {{27, 'q', 'O', KEY_F(2)}, "Esc / q / O", "Esc close", "close the run options", Keys_closeOverlay},
 };
 const KeyTable ViewRunOpts_keys = KEY_TABLE("Run opts", ViewRunOpts_bindings);

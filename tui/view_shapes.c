@@ -103,21 +103,26 @@ static void ViewShapes_addPrompt(App *a, int ch) {
   ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHxSxD[:causal]: ", "");
 }
 
+/* The shape under the cursor as text; false when the list is empty. */
+static bool ViewShapes_selectedName(const App *a, char *name, size_t size) {
+  const ShapesView *sv = &a->shapes;
+  if (sv->count == 0) return false;
+  Shape_format(&sv->rows[sv->cur.sel].shape, name, size);
+  return true;
+}
+
 static void ViewShapes_editPrompt(App *a, int ch) {
   (void)ch;
-  ShapesView *sv = &a->shapes;
-  if (sv->count == 0) return;
   char name[64];
-  Shape_format(&sv->rows[sv->cur.sel].shape, name, sizeof name);
-  ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
+  if (ViewShapes_selectedName(a, name, sizeof name))
+    ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
 }
 
 static void ViewShapes_delete(App *a, int ch) {
   (void)ch;
-  ShapesView *sv = &a->shapes;
-  if (sv->count == 0) return;
   char name[64];
-  Shape_format(&sv->rows[sv->cur.sel].shape, name, sizeof name);
+  if (!ViewShapes_selectedName(a, name, sizeof name)) return;
+  ShapesView *sv = &a->shapes;
   memmove(&sv->rows[sv->cur.sel], &sv->rows[sv->cur.sel + 1],
           (size_t)(sv->count - sv->cur.sel - 1) * sizeof *sv->rows);
   sv->count--;

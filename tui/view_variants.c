@@ -109,10 +109,7 @@ void ViewKnobs_draw(App *a) {
     Draw_clip(w, y + 1, 4, wd - 6, k->help ? k->help : "");
     y += 2;
   }
-  char keys[160];
-  Keys_barText(&ViewKnobs_keys, keys, sizeof keys);
-  wattrset(w, Theme_attr(TH_DIM));
-  Draw_clip(w, h - 3, 1, wd - 2, keys);
+  Draw_keyBar(w, h - 3, 1, wd - 2, &ViewKnobs_keys);
   char preset[RECORD_KNOBS_MAX];
   Registry_formatKnobs(v, &vr->knobs, preset, sizeof preset);
   wattrset(w, Theme_attr(TH_ACCENT));
@@ -167,9 +164,7 @@ static void ViewKnobs_value(App *a, int ch) {
 static void ViewKnobs_row(App *a, int ch) {
   VariantRow *vr = ViewVariants_selected(a);
   if (!vr) return;
-  int *sel = &a->variants.knob_sel;
-  if ((ch == KEY_UP || ch == 'k') && *sel > 0) (*sel)--;
-  else if (ch != KEY_UP && ch != 'k' && *sel < vr->variant->nknobs - 1) (*sel)++;
+  a->variants.knob_sel = Index_move(a->variants.knob_sel, vr->variant->nknobs, Keys_delta(ch));
   a->dirty |= DIRTY_OVERLAY;
 }
 
@@ -196,12 +191,6 @@ static void ViewKnobs_auto(App *a, int ch) {
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
 
-static void ViewKnobs_close(App *a, int ch) {
-  (void)ch;
-  a->overlay = OVERLAY_NONE;
-  a->dirty = DIRTY_ALL;
-}
-
 static const KeyBinding ViewKnobs_bindings[] = {
   {{KEY_UP, KEY_DOWN, 'k', 'j'}, "Up Down / k j", "Up/Dn knob", "previous / next knob",
    ViewKnobs_row},
@@ -214,6 +203,6 @@ static const KeyBinding ViewKnobs_bindings[] = {
   {{'a'}, "a", "a auto", "auto: the knobs benchtop tune found for each shape (again: explicit)",
    ViewKnobs_auto},
   {{'\n', KEY_ENTER, 27, 'q'}, "Enter / Esc", "Esc close", "close the knob editor",
-   ViewKnobs_close},
+   Keys_closeOverlay},
 };
 const KeyTable ViewKnobs_keys = KEY_TABLE("Knobs", ViewKnobs_bindings);

@@ -2,6 +2,7 @@
  * bindings of the chain (the later one would be documented by the help but never run), every
  * binding has its words and an action, a catch-all comes last, and every key the key bar
  * offers is one the dispatcher runs. Needs no terminal. */
+#include <limits.h>
 #include <string.h>
 
 #include "tests/unit/check.h"
@@ -40,7 +41,26 @@ static void Test_chain(const App *a) {
     }
 }
 
+/* The overlays' cursors: a movement key's step, and a move that stays inside the list. */
+static void Test_moves(void) {
+  CHECK(Keys_delta(KEY_UP) == -1 && Keys_delta('k') == -1);
+  CHECK(Keys_delta(KEY_LEFT) == -1 && Keys_delta('h') == -1);
+  CHECK(Keys_delta(KEY_DOWN) == 1 && Keys_delta('j') == 1 && Keys_delta('\t') == 1);
+  CHECK(Keys_delta(KEY_RIGHT) == 1 && Keys_delta('l') == 1);
+  CHECK(Keys_delta(KEY_PPAGE) == -10 && Keys_delta(KEY_NPAGE) == 10);
+  CHECK(Index_move(2, 5, 1) == 3 && Index_move(2, 5, -1) == 1);
+  CHECK(Index_move(0, 5, -1) == 0 && Index_move(4, 5, 1) == 4);
+  CHECK(Index_move(2, 5, 10) == 4 && Index_move(2, 5, -10) == 0);
+  CHECK(Index_move(7, 5, -1) == 4); /* a list that shrank under the cursor */
+  CHECK(Index_move(3, 0, 1) == 0);
+  CHECK(Index_move(INT_MAX, 5, INT_MAX) == 4 && Index_move(INT_MIN + 1, 5, INT_MIN + 1) == 0);
+  ListCursor c = {.sel = 3, .top = 2};
+  ListCursor_move(&c, 0, 1);
+  CHECK(c.sel == 0 && c.top == 0);
+}
+
 int main(void) {
+  Test_moves();
   int ntables;
   const KeyTable *const *all = Keys_all(&ntables);
   CHECK(ntables > 5);
