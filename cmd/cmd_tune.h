@@ -8,7 +8,7 @@
 #include "bench/tune.h"
 
 /* --simulate SESSION.json: the strategies replayed `runs` times each against the session's
- * scores (the one given with --strategy, else random, evolutionary and annealing). */
+ * scores (the one given with --strategy, else random, evolutionary, annealing and local). */
 int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs);
 
 #endif
