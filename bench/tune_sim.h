@@ -32,12 +32,17 @@ typedef struct TuneSimResult {
  * not measured), each search with `budget` measurements of which `reserve` are kept for the
  * leaders, seeds seed, seed + 7919, ...; starts: the local search gets the variant's declared
  * settings as start points, as a tune does (false: the search alone, from random starts).
+ * noise: each measurement is the recorded score times 1 + noise x a standard normal draw (0:
+ * the recorded scores themselves); the leaders are re-measured and the pick is the best mean,
+ * as a tune does, while the loss is still judged on the recorded scores.
  * Fills out's search fields (not configs, scored). */
 void TuneSim_replay(const TuneSpace *sp, const double *scores, StrategyKind kind, int budget,
-                    int reserve, int runs, uint64_t seed, bool starts, TuneSimResult *out);
+                    int reserve, int runs, uint64_t seed, bool starts, double noise,
+                    TuneSimResult *out);
 /* Replays kind `runs` times for variant v at shape with the request's budget and --knob
  * restrictions. False with one line in err when the session has nothing to replay there. */
 bool TuneSim_run(const Session *s, const TuneRequest *req, const Variant *v, const Shape *shape,
-                 StrategyKind kind, int runs, TuneSimResult *out, char *err, size_t errsize);
+                 StrategyKind kind, int runs, double noise, TuneSimResult *out, char *err,
+                 size_t errsize);
 
 #endif

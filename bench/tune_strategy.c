@@ -37,16 +37,14 @@ const char *Strategy_name(StrategyKind k) {
 const char *Strategy_names(void) { return "auto|exhaustive|random|evolutionary|annealing|local"; }
 
 /* splitmix64: small, fast, and the same sequence on every machine for a given seed. */
-static uint64_t Strategy_next64(Strategy *st) {
-  uint64_t z = (st->rng += 0x9e3779b97f4a7c15ull);
+double Strategy_random01(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-double Strategy_uniform(Strategy *st) {
-  return (double)(Strategy_next64(st) >> 11) * (1.0 / 9007199254740992.0);
-}
+double Strategy_uniform(Strategy *st) { return Strategy_random01(&st->rng); }
 
 int Strategy_below(Strategy *st, int n) { return (int)(Strategy_uniform(st) * n); }
 

@@ -48,6 +48,9 @@ int Strategy_ask(Strategy *st, int *out, int max);
 void Strategy_tell(Strategy *st, int config, double score);
 /* Proposed and not yet told. */
 int Strategy_pending(const Strategy *st);
+/* A uniform draw in [0, 1) from a splitmix64 state: the strategies' generator, the same
+ * sequence on every machine (the replay draws its measurement noise from it too). */
+double Strategy_random01(uint64_t *state);
 /* Best told configuration (-1 when none passed) and its score. */
 int Strategy_best(const Strategy *st, double *score);
 

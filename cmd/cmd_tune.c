@@ -264,7 +264,7 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
-  TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOPTS
+  TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_NOPTS
 };
 
 static const CommandOption tune_options[] = {
@@ -323,6 +323,11 @@ static const CommandOption tune_options[] = {
   [TUNE_RUNS] = {.name = "runs", .value = CMD_INT, .arg = "N",
                  .help = "with --simulate: searches per strategy, each with its own seed",
                  .lo = 1, .hi = 100000},
+  [TUNE_NOISE] = {.name = "noise", .value = CMD_NUMBER, .arg = "PCT",
+                  .help = "with --simulate: each measurement is the recorded score off by a "
+                          "normal draw of this many percent (the leaders re-measured as tune "
+                          "does; picks still judged on the recorded scores)",
+                  .lo = 0, .hi = 50},
 };
 
 static int Tune_exec(const CommandArgs *a) {
@@ -361,7 +366,8 @@ static int Tune_exec(const CommandArgs *a) {
   }
   if (simulate && !CommandArgs_has(a, TUNE_VARIANTS)) {
     rc = TuneCmd_simulate(CommandArgs_text(a, TUNE_SIMULATE, ""), &cli.req,
-                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200));
+                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200),
+                          CommandArgs_number(a, TUNE_NOISE, 0) / 100.0);
     goto out;
   }
   if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, sizeof err) ||
@@ -392,7 +398,8 @@ static int Tune_exec(const CommandArgs *a) {
   }
   if (simulate) {
     rc = TuneCmd_simulate(CommandArgs_text(a, TUNE_SIMULATE, ""), &cli.req,
-                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200));
+                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200),
+                          CommandArgs_number(a, TUNE_NOISE, 0) / 100.0);
     goto out;
   }
   /* Bad input is said before a worker starts: the spaces as any device would see them. */

@@ -9,6 +9,7 @@
 
 /* --simulate SESSION.json: the strategies replayed `runs` times each against the session's
  * scores (the one given with --strategy, else random, evolutionary, annealing and local). */
-int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs);
+int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs,
+                     double noise);
 
 #endif

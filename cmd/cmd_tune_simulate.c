@@ -39,7 +39,8 @@ static int TuneSim_pairs(const Session *s, const Plan *asked, const Variant ***v
   return n;
 }
 
-int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs) {
+int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs,
+                     double noise) {
   Session s;
   char err[1024];
   if (!Session_load(path, &s, err, sizeof err)) {
@@ -68,15 +69,16 @@ int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_giv
     Shape_format(&shapes[i], shape, sizeof shape);
     for (int k = 0; k < nkinds; k++) {
       TuneSimResult res;
-      if (!TuneSim_run(&s, &r, vs[i], &shapes[i], kinds[k], runs, &res, err, sizeof err)) {
+      if (!TuneSim_run(&s, &r, vs[i], &shapes[i], kinds[k], runs, noise, &res, err,
+                       sizeof err)) {
         fprintf(stderr, "benchtop tune: %s\n", err);
         rc = BT_EXIT_FAILED;
         break;
       }
       if (k == 0)
         printf("replaying %s at %s: %d configurations, %d with a score, best %.4g us; budget %d "
-               "per search, %d runs each\n", vs[i]->name, shape, res.configs, res.scored, res.best,
-               res.budget, res.runs);
+               "per search, %d runs each%s\n", vs[i]->name, shape, res.configs, res.scored, res.best,
+               res.budget, res.runs, noise > 0 ? ", measurements noisy" : "");
       printf("  %-13s within %.0f %% of the best in %3d of %d runs, mean loss %5.2f %%, worst "
              "%5.1f %%, %.0f measurements searched\n", Strategy_name(res.kind), 100 * TUNE_SIM_NEAR,
              res.found, res.runs, 100 * res.mean_loss, 100 * res.worst_loss, res.mean_measured);

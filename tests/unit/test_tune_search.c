@@ -1,7 +1,8 @@
 /* The default search strategy on real kernel spaces: the scores of exhaustive tunes of fa3 and
  * mma on an H100 (tests/unit/data/tune_h100_scores.tsv, four shapes each) replayed as
  * `tune --simulate` does. With a budget of a quarter of each space, the strategy `auto` picks
- * must end within 2 % of the best in at least 95 % of 200 searches on every space; the local
+ * must end within 2 % of the best in at least 95 % of 200 searches on every space (90 % with
+ * 1 % measurement noise); the local
  * search's own moves (no declared start points) must beat random sampling both on the shapes
  * its settings were chosen on and on the held-out 8x16x4096x64; and the local search keeps the
  * strategies' contract (no repeats, failures stepped around, hints first, deterministic). */
@@ -63,7 +64,8 @@ static void test_real_spaces(const char *fixture) {
   StrategyKind kinds[] = {STRATEGY_RANDOM, STRATEGY_EVOLUTIONARY, STRATEGY_ANNEALING, STRATEGY_LOCAL};
   int nk = (int)(sizeof kinds / sizeof kinds[0]);
   int cold[2][STRATEGY_COUNT] = {{0}}; /* [held_out][kind]: searches within 2 %, no start points */
-  printf("%-22s %6s %6s  %s\n", "space", "budget", "auto", "cold: random evolutionary annealing local");
+  printf("%-22s %6s %6s %6s  %s\n", "space", "budget", "auto", "noisy",
+         "cold: random evolutionary annealing local");
   for (int i = 0; i < SPACES; i++) {
     TuneSpace sp;
     char err[256];
@@ -80,15 +82,21 @@ static void test_real_spaces(const char *fixture) {
     Tune_budgetFor(&req, sp.nconfigs, &chosen, &budget, &reserve);
     CHECK(chosen != STRATEGY_EXHAUSTIVE && budget < sp.nconfigs);
     TuneSimResult res;
-    TuneSim_replay(&sp, scores, chosen, budget, reserve, RUNS, 7, true, &res);
+    TuneSim_replay(&sp, scores, chosen, budget, reserve, RUNS, 7, true, 0, &res);
     char name[40];
     snprintf(name, sizeof name, "%s %s", spaces[i].variant, spaces[i].shape);
     printf("%-22s %6d %6d ", name, budget, res.found);
     CHECK(res.found >= RUNS * 95 / 100);
     CHECK(res.mean_measured <= budget - reserve + 1e-9);
+    /* Measured afresh, each p50 off by a 1 % normal draw (the small shapes' spread between two
+     * measurements of one configuration), the leaders re-measured: still 90 %. */
+    TuneSimResult noisy;
+    TuneSim_replay(&sp, scores, chosen, budget, reserve, RUNS, 7, true, 0.01, &noisy);
+    printf("%6d ", noisy.found);
+    CHECK(noisy.found >= RUNS * 90 / 100);
     for (int k = 0; k < nk; k++) {
       TuneSimResult c;
-      TuneSim_replay(&sp, scores, kinds[k], budget, reserve, RUNS, 7, false, &c);
+      TuneSim_replay(&sp, scores, kinds[k], budget, reserve, RUNS, 7, false, 0, &c);
       cold[spaces[i].held_out][kinds[k]] += c.found;
       printf(" %4d", c.found);
     }
