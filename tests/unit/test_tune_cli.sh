@@ -102,6 +102,9 @@ rc=$?
 [ $rc -eq 0 ] && grep -q "^replaying mma at 1x8x256x64: [0-9]* configurations, [0-9]* with a score" "$T/sim.txt" \
   && [ "$(grep -c 'within 2 % of the best in *[0-9]* of 20 runs' "$T/sim.txt")" -eq 4 ] \
   && grep -q '^  local ' "$T/sim.txt" && ok "--simulate replays four strategies" || { bad "--simulate (exit $rc)"; cat "$T/sim.txt"; }
+"$BT" tune --simulate "$T/ex.json" --strategy local --budget 50% --runs 20 --noise 2 > "$T/simn.txt" 2>&1 \
+  && grep -q "runs each, measurements noisy" "$T/simn.txt" && [ "$(grep -c '^  local ' "$T/simn.txt")" -eq 1 ] \
+  && ok "--simulate --noise replays noisy measurements" || { bad "--simulate --noise"; cat "$T/simn.txt"; }
 "$BT" tune --simulate "$T/nothing.json" > /dev/null 2> "$T/sim.err"
 [ $? -eq 1 ] && [ "$(grep -c '' "$T/sim.err")" -eq 1 ] && ok "--simulate of a missing file: one line" \
   || { bad "--simulate of a missing file"; cat "$T/sim.err"; }
@@ -124,6 +127,7 @@ expect empty-after-restriction 2 "$BT" tune -v mma -s 2x8x512x64 --knob block_m=
 expect auto-in-tune 2 "$BT" tune -v mma -s 2x8x512x64 --knob auto
 expect bad-strategy 2 "$BT" tune -v mma -s 2x8x512x64 --strategy bayes
 expect bad-value 2 "$BT" tune -v mma -s 2x8x512x64 --knob block_m=65
+expect bad-noise 2 "$BT" tune --simulate "$T/ex.json" --noise 80
 after=$(ls "$T/data/benchtop/sessions" 2> /dev/null | wc -l)
 [ "$before" -eq "$after" ] && ok "bad input left no session" || bad "bad input left a session"
 
