@@ -84,5 +84,6 @@ void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const Att
     fprintf(stderr, "metrics %s %d names: prepare %.1f setup %.1f passes %.1f (%d) decode %.1f total %.1f ms\n",
             e->variant->name, n, t.prepare_ms, t.setup_ms, t.passes_ms, passes, t.decode_ms, t.total_ms);
   }
+  Catalog_addDerived(rec); /* the catalog's derived metrics from what was collected */
   Metrics_freeNames(names, n);
 }

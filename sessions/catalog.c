@@ -64,6 +64,35 @@ static bool Metrics_add(char **names, int *n, const char *name) {
   return true;
 }
 
+/* What CUPTI collects for a catalog line: itself, or a derived one's inputs. */
+static bool Metrics_addCollected(char **names, int *n, const MetricInfo *m) {
+  if (m->derive == DERIVE_NONE) return Metrics_add(names, n, m->name);
+  return Metrics_add(names, n, m->from[0]) && Metrics_add(names, n, m->from[1]);
+}
+
+void Catalog_addDerived(Record *r) {
+  for (int i = 0; i < Catalog_headlineCount; i++) {
+    const MetricInfo *d = &Catalog_headline[i];
+    if (d->derive == DERIVE_NONE || Record_metric(r, d->name)) continue;
+    const Metric *a = Record_metric(r, d->from[0]), *b = Record_metric(r, d->from[1]);
+    if (!a || !b) continue;
+    Metric out;
+    memset(&out, 0, sizeof out);
+    Util_strlcpy(out.name, d->name, sizeof out.name);
+    Util_strlcpy(out.unit, d->unit, sizeof out.unit);
+    out.value = NAN;
+    double sum = a->value + b->value;
+    if (isnan(a->value) || isnan(b->value))
+      snprintf(out.reason, sizeof out.reason, "%.70s is n/a", isnan(a->value) ? a->name : b->name);
+    else if (!(sum > 0))
+      snprintf(out.reason, sizeof out.reason, "no L2 read lookups by the SMs");
+    else
+      out.value = 100.0 * a->value / sum;
+    r->metrics = Util_xrealloc(r->metrics, sizeof *r->metrics * (size_t)(r->nmetrics + 1));
+    r->metrics[r->nmetrics++] = out;
+  }
+}
+
 int Metrics_resolve(const char *spec, char ***names_out, char *err, size_t errsize) {
   *names_out = NULL;
   if (!spec) spec = "default";
@@ -94,7 +123,10 @@ int Metrics_resolve(const char *spec, char ***names_out, char *err, size_t errsi
     } else if (strcmp(item, "default") == 0) {
       saw_other = true;
       for (int i = 0; i < Catalog_headlineCount; i++)
-        if (!Metrics_add(names, &n, Catalog_headline[i].name)) goto full;
+        if (!Metrics_addCollected(names, &n, &Catalog_headline[i])) goto full;
+    } else if (Catalog_find(item) && Catalog_find(item)->derive != DERIVE_NONE) {
+      saw_other = true;
+      if (!Metrics_addCollected(names, &n, Catalog_find(item))) goto full;
     } else {
       saw_other = true;
       if (!Metrics_nameValid(item)) {

@@ -15,14 +15,23 @@ typedef enum {
   METRIC_NEUTRAL, /* a count to read, neither more nor less is better (instructions, wavefronts) */
 } MetricDirection;
 
+/* A metric benchtop computes from two collected ones (never asked of CUPTI). */
+typedef enum {
+  DERIVE_NONE = 0,
+  DERIVE_SHARE_PCT, /* 100 * from[0] / (from[0] + from[1]): hits over hits + misses */
+} MetricDerive;
+
 typedef struct MetricInfo {
-  const char *name;  /* Nsight Compute metric name */
+  const char *name;  /* Nsight Compute metric name; derived ones are named "derived__..." */
   const char *label; /* short column label */
   const char *unit;  /* "%", "ns", "inst", ... */
   MetricDirection direction;
   bool brief;        /* a default column of the table views (run/show tables, TUI results) */
   const char *help;  /* one line */
   bool some_chips;   /* not every chip has it (n/a elsewhere); the rest exist on GA100-GH100/AD10x */
+  bool explain;      /* the detail view prints the help under the value (what it counts) */
+  MetricDerive derive;
+  const char *from[2]; /* the collected metrics a derived one is computed from */
 } MetricInfo;
 
 /* The catalog (sessions/catalog_table.c), in display order; "default" collects all of it. */
@@ -34,6 +43,10 @@ const MetricInfo *Catalog_find(const char *name);
 /* "higher", "lower" or "neutral" (as written in exports). */
 const char *Catalog_directionName(MetricDirection d);
 bool Catalog_directionParse(const char *s, MetricDirection *out);
+
+/* Appends to the record every derived catalog metric whose inputs it holds (n/a with the
+ * reason when an input is n/a or both are 0); one already there is left as it is. */
+void Catalog_addDerived(Record *r);
 
 /* Shared-memory wavefronts per request: wavefronts / (wavefronts - conflicts). 1.0 means no
  * conflict, 32 a full 32-way conflict. NAN when an input is NAN or the ratio is undefined.
@@ -82,7 +95,8 @@ void MetricColumns_free(MetricColumns *mc);
 /* The record's value of a column's metric, NAN when absent or n/a. */
 double MetricColumns_value(const Record *r, const MetricColumn *c);
 
-/* --metrics spec: "default" -> the headline set, "none" -> 0 names, "a,b" -> those ("default"
+/* --metrics spec: "default" -> the catalog (a derived metric stands for its inputs: those are
+ * what CUPTI collects), "none" -> 0 names, "a,b" -> those ("default"
  * may appear inside a list: "default,sm__cycles_elapsed.avg"). Duplicates are dropped, spaces
  * around names ignored. Returns the count and a heap array of heap strings in *names_out (NULL
  * for 0), or -1 with one line in err (empty item, bad character, too long, too many). */

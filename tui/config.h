@@ -1,7 +1,7 @@
 /* The TUI's settings file, $XDG_CONFIG_HOME/benchtop/tui.conf: the theme, the hidden columns,
  * the sort order and the mouse, kept across restarts. One "key = value" a line, '#' comments:
  *   theme = light
- *   hidden = knobs,l2hit
+ *   hidden = knobs,l2rdhit
  *   sort = p50 asc          (or: none)
  *   mouse = on
  * Saving rewrites only the keys this process changed, into the file as it is at that moment

@@ -128,6 +128,11 @@ static void Detail_metrics(Page *p, const Record *r) {
     Page_text(p, TH_DIM, "  %s", m->name);
     if (isnan(m->value) && m->reason[0]) Page_text(p, TH_NA, "  (%s)", m->reason);
     Page_newline(p);
+    const MetricInfo *cat = Catalog_find(m->name);
+    if (cat && cat->explain) { /* what it counts, where that is not what the name suggests */
+      Page_text(p, TH_DIM, "  %20s %s", "", cat->help);
+      Page_newline(p);
+    }
   }
   if (!Record_metric(r, CATALOG_OCCUPANCY) && !isnan(r->occupancy_theoretical)) {
     Page_text(p, TH_NORMAL, "  %-20s ", "theoretical occ.");

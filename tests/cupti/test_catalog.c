@@ -20,6 +20,9 @@ static void test_catalog(void) {
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
       "lts__t_sector_hit_rate.pct",
+      "derived__l2_tex_read_hit_rate.pct",
+      "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+      "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum",
       "gpu__time_duration.sum",
   };
   CHECKF(Catalog_headlineCount == (int)(sizeof required / sizeof required[0]), "count %d",
@@ -60,6 +63,46 @@ static void test_ways(void) {
   CHECKF(isnan(Catalog_sharedWays(0, 0)), "no wavefronts");
 }
 
+/* The derived L2 read hit rate: hits over hits + misses; n/a with a reason otherwise. */
+static void test_derived(void) {
+  Record r;
+  Record_init(&r);
+  r.metrics = calloc(2, sizeof(Metric));
+  r.nmetrics = 2;
+  snprintf(r.metrics[0].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+  snprintf(r.metrics[1].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
+  r.metrics[0].value = 900;
+  r.metrics[1].value = 100;
+  Catalog_addDerived(&r);
+  const Metric *d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
+  CHECKF(d && fabs(d->value - 90.0) < 1e-12 && strcmp(d->unit, "%") == 0, "90%% derived");
+  Catalog_addDerived(&r); /* once only */
+  CHECKF(r.nmetrics == 3, "derived twice: %d metrics", r.nmetrics);
+  Record_free(&r);
+
+  Record_init(&r);
+  r.metrics = calloc(2, sizeof(Metric));
+  r.nmetrics = 2;
+  snprintf(r.metrics[0].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+  snprintf(r.metrics[1].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
+  r.metrics[0].value = 0;
+  r.metrics[1].value = NAN;
+  Catalog_addDerived(&r);
+  d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
+  CHECKF(d && isnan(d->value) && strstr(d->reason, "n/a"), "n/a input -> n/a (%s)", d ? d->reason : "");
+  r.nmetrics = 2;
+  r.metrics[1].value = 0;
+  Catalog_addDerived(&r);
+  d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
+  CHECKF(d && isnan(d->value) && d->reason[0], "no lookups -> n/a");
+  Record_free(&r);
+
+  Record_init(&r); /* without inputs: nothing added */
+  Catalog_addDerived(&r);
+  CHECKF(r.nmetrics == 0, "no inputs, nothing derived");
+  Record_free(&r);
+}
+
 static int resolve(const char *spec, char ***names, char *err) {
   return Metrics_resolve(spec, names, err, 200);
 }
@@ -67,14 +110,24 @@ static int resolve(const char *spec, char ***names, char *err) {
 static void test_resolve(void) {
   char err[200];
   char **names = NULL;
+  /* default: every catalog line that is collected, in order; derived ones stand for inputs. */
+  int collected = 0;
+  for (int i = 0; i < Catalog_headlineCount; i++) collected += Catalog_headline[i].derive == DERIVE_NONE;
   int n = resolve("default", &names, err);
-  CHECKF(n == Catalog_headlineCount, "default -> %d", n);
-  for (int i = 0; i < n && i < Catalog_headlineCount; i++)
-    CHECKF(strcmp(names[i], Catalog_headline[i].name) == 0, "order %d", i);
+  CHECKF(n == collected, "default -> %d, want %d", n, collected);
+  for (int i = 0; i < n; i++) {
+    const MetricInfo *m = Catalog_find(names[i]);
+    CHECKF(m && m->derive == DERIVE_NONE, "default asks CUPTI for %s", names[i]);
+  }
   Metrics_freeNames(names, n);
 
   n = resolve(NULL, &names, err);
-  CHECKF(n == Catalog_headlineCount, "NULL spec is default -> %d", n);
+  CHECKF(n == collected, "NULL spec is default -> %d", n);
+  Metrics_freeNames(names, n);
+
+  n = resolve("derived__l2_tex_read_hit_rate.pct", &names, err);
+  CHECKF(n == 2 && strstr(names[0], "lookup_hit") && strstr(names[1], "lookup_miss"),
+        "a derived metric is its inputs -> %d", n);
   Metrics_freeNames(names, n);
 
   n = resolve("none", &names, err);
@@ -89,7 +142,7 @@ static void test_resolve(void) {
   Metrics_freeNames(names, n);
 
   n = resolve("gpu__time_duration.sum,default", &names, err);
-  CHECKF(n == Catalog_headlineCount, "dedup with default -> %d", n);
+  CHECKF(n == collected, "dedup with default -> %d", n);
   if (n > 0) CHECKF(strcmp(names[0], "gpu__time_duration.sum") == 0, "first kept");
   Metrics_freeNames(names, n);
 
@@ -127,5 +180,6 @@ int main(void) {
   test_catalog();
   test_ways();
   test_resolve();
-  return Check_done("catalog, resolve, ways");
+  test_derived();
+  return Check_done("catalog, derived, resolve, ways");
 }

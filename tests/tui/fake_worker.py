@@ -68,6 +68,9 @@ for line in sys.stdin:
              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("wavefronts", 8e3),
              "sm__inst_executed_pipe_tensor_op_hmma.sum": ("inst", 262144.0),
              "gpu__time_duration.sum": ("ns", 9500.0),
+             "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum": ("sectors", 9.0e4),
+             "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum": ("sectors", 1.0e4),
+             "derived__l2_tex_read_hit_rate.pct": ("%", 90.0),
              "lts__t_sector_hit_rate.pct": ("%", 99.0)}
     # The metrics asked for ("default", "none" or names, as in --metrics): the headline ones
     # with the values above, any other name with a made-up count (a user's own ncu metric).

@@ -13,10 +13,10 @@ static bool Parse(TuiConfig *c, const char *text, char *err, size_t size) {
 int main(void) {
   TuiConfig c;
   char err[512];
-  CHECK(Parse(&c, "# hi\n\n  theme =  light  \nhidden = knobs, l2hit,\nsort = tflops\nmouse = off\n", err,
+  CHECK(Parse(&c, "# hi\n\n  theme =  light  \nhidden = knobs, l2rdhit,\nsort = tflops\nmouse = off\n", err,
               sizeof err));
   CHECK(strcmp(c.theme, "light") == 0);
-  CHECK(c.hidden[COL_KNOBS] && c.hidden[Columns_find("l2hit")] && !c.hidden[COL_P50]);
+  CHECK(c.hidden[COL_KNOBS] && c.hidden[Columns_find("l2rdhit")] && !c.hidden[COL_P50]);
   CHECK(c.sort_col == COL_TFLOPS && c.sort_desc); /* no direction: best first */
   CHECK(!c.mouse && !c.readonly);
   CHECK(c.set == (CONF_THEME | CONF_HIDDEN | CONF_SORT | CONF_MOUSE));
