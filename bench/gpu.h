@@ -90,5 +90,10 @@ void Metrics_collectForEntry(Gpu *g, const PlanEntry *e, GpuModule *m, const Att
 
 /* Measured fp16 tensor peak (cuBLAS HGEMM 8192^3), cached on disk per device. */
 double Peak_fp16Tflops(Gpu *g);
+/* The other ceilings of the floors (bench/ceilings.c), cached on disk per device and driver:
+ * device-to-device copy bandwidth (GB/s, read + write) and an empty kernel's time (us, by
+ * kernel timestamps). NAN when they could not be measured. */
+double Ceilings_bandwidthGBs(Gpu *g);
+double Ceilings_launchUs(Gpu *g);
 
 #endif

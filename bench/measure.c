@@ -219,8 +219,7 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   if (e->opts.event_timing && g->profiler) Profiler_disable(g->profiler);
   Measure_clocks(g, &rec->clocks, false);
   TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p};
-  if (!Measure_time(&t, &e->opts, &rec->timing, x->cancel, x->progress, x->user, x->err,
-                    sizeof x->err))
+  if (!Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err))
     return Measure_dead(x);
   Measure_clocks(g, &rec->clocks, true);
   if (*x->cancel && rec->timing.nsamples <= 0) { /* stopped before any timed launch */
@@ -229,6 +228,8 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   }
   rec->timing.tflops = Shape_flops(&e->shape) / (rec->timing.p50 * 1e-6) / 1e12;
   rec->device.peak_tflops = Peak_fp16Tflops(g);
+  rec->device.peak_gbs = Ceilings_bandwidthGBs(g); /* the floors' other ceilings, once each */
+  rec->device.launch_us = Ceilings_launchUs(g);
   rec->timing.peak_frac = rec->timing.tflops / rec->device.peak_tflops;
   return STEP_NEXT;
 }

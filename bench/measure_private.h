@@ -30,9 +30,10 @@ bool Measure_verify(Gpu *g, const Shape *s, double tol, ErrorStats *es, char *er
                     size_t errsize);
 
 /* Warm-up, then o->reps launches timed one at a time (or one graph replay of several): kernel
- * timestamps with CUDA events beside them. Fills out (samples owned). False with one line in
- * err on a CUDA error; everything it made is released either way. */
-bool Measure_time(const TimedRun *t, const RunOptions *o, Timing *out, volatile int *cancel,
+ * timestamps with CUDA events beside them. Fills rec->timing (samples owned) and, by kernel
+ * timestamps, rec->kernels. False with one line in err on a CUDA error; everything it made is
+ * released either way. */
+bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile int *cancel,
                   MeasureProgress progress, void *user, char *err, size_t errsize);
 
 #endif

@@ -129,9 +129,22 @@ static void Measure_samples(Timing *out, const double *events_us, const double *
   Stats_compute(out->samples, n, out);
 }
 
+/* Where the p50 goes, kernel by kernel (multi-kernel variants: fp8's quantize, mma's split and
+ * combine, cuBLAS's GEMMs and softmax), from the kernel timestamps just read. */
+static void Measure_breakdown(TimedLaunches *l, Record *rec) {
+  KernelSpan spans[RECORD_KERNELS_MAX];
+  int n = KernelClock_lastBreakdown(l->launched, l->per_launch, spans, RECORD_KERNELS_MAX);
+  if (n <= 0 || !(rec->timing.p50 > 0)) return;
+  for (int i = 0; i < n; i++) spans[i].share = spans[i].p50_us / rec->timing.p50;
+  rec->kernels = Util_xmalloc(sizeof *rec->kernels * (size_t)n);
+  memcpy(rec->kernels, spans, sizeof *rec->kernels * (size_t)n);
+  rec->nkernels = n;
+}
+
 /* Ends the kernel clock (always, so tracing never stays on after a failure); when the launches
- * went well, reads both clocks per launch into out. */
-static void Measure_readClocks(TimedLaunches *l, bool ok, Timing *out) {
+ * went well, reads both clocks per launch into the record. */
+static void Measure_readClocks(TimedLaunches *l, bool ok, Record *rec) {
+  Timing *out = &rec->timing;
   int n = l->launched;
   double *kernel_us = NULL;
   if (l->kclock) {
@@ -152,6 +165,7 @@ static void Measure_readClocks(TimedLaunches *l, bool ok, Timing *out) {
     }
     Measure_samples(out, events_us, kernel_us, k, l->kc_err[0] ? l->kc_err : NULL);
     free(events_us);
+    if (kernel_us) Measure_breakdown(l, rec);
   }
   free(kernel_us);
 }
@@ -163,7 +177,7 @@ static void Measure_release(TimedLaunches *l) {
   memset(l, 0, sizeof *l);
 }
 
-bool Measure_time(const TimedRun *t, const RunOptions *o, Timing *out, volatile int *cancel,
+bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile int *cancel,
                   MeasureProgress progress, void *user, char *err, size_t errsize) {
   double launch_ms = 0;
   if (!Measure_warmUp(t, o->warmup, &launch_ms, err, errsize)) return false;
@@ -180,7 +194,7 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Timing *out, volatile 
     /* Drained whatever happened: the clocks are read and the events freed after the work. */
     cudaError_t se = cudaStreamSynchronize(t->g->stream);
     ok = ok && Gpu_ok(se, "timed launches", err, errsize);
-    Measure_readClocks(&l, ok, out);
+    Measure_readClocks(&l, ok, rec);
   }
   Measure_release(&l);
   return ok;

@@ -165,7 +165,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   if (wait_device) Runner_start(r);
   else Runner_submit(r, entries, n);
   Export x;
-  unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS;
+  unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS | EXPORT_COL_FLOOR;
   /* The columns are fixed before the first record: those of the metrics asked for. */
   MetricColumns mc = {0, NULL};
   char **names = NULL;

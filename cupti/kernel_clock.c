@@ -41,6 +41,8 @@ static struct {
   size_t next, capext;
   size_t dropped;
   size_t untimed; /* kernel records without timestamps */
+  char **names;   /* kernel names seen (copies), indexed by KcKernel.name */
+  size_t nnames, capnames;
 } kc = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const CUpti_ActivityKind kc_kinds[] = {
@@ -69,6 +71,24 @@ static void KernelClock_push(void **arr, size_t *n, size_t *cap, size_t elem, co
   (*n)++;
 }
 
+/* The index of a kernel name, added when new (under kc.lock). Few distinct kernels run in a
+ * timing phase, so a linear search is enough. */
+static uint32_t KernelClock_nameIndex(const char *name) {
+  if (!name) name = "?";
+  for (size_t i = 0; i < kc.nnames; i++)
+    if (strcmp(kc.names[i], name) == 0) return (uint32_t)i;
+  char *copy = strdup(name);
+  if (!copy) return UINT32_MAX;
+  if (strlen(copy) >= KERNEL_NAME_MAX) copy[KERNEL_NAME_MAX - 1] = '\0';
+  size_t before = kc.nnames;
+  KernelClock_push((void **)&kc.names, &kc.nnames, &kc.capnames, sizeof copy, &copy);
+  if (kc.nnames == before) { /* no memory: the kernel stays unnamed */
+    free(copy);
+    return UINT32_MAX;
+  }
+  return (uint32_t)before;
+}
+
 static void CUPTIAPI KernelClock_bufferCompleted(CUcontext ctx, uint32_t stream, uint8_t *buffer,
                                                  size_t size, size_t valid) {
   (void)size;
@@ -82,7 +102,7 @@ static void CUPTIAPI KernelClock_bufferCompleted(CUcontext ctx, uint32_t stream,
         kc.untimed++;
         continue;
       }
-      KcKernel item = {k->correlationId, k->start, k->end};
+      KcKernel item = {k->correlationId, k->start, k->end, KernelClock_nameIndex(k->name)};
       KernelClock_push((void **)&kc.kernels, &kc.nkernels, &kc.capkernels, sizeof item, &item);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
       const CUpti_ActivityExternalCorrelation *x = (const CUpti_ActivityExternalCorrelation *)rec;
@@ -195,4 +215,104 @@ bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
   }
   pthread_mutex_unlock(&kc.lock);
   return ok;
+}
+
+static int KernelClock_cmpDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted in place); NAN for n == 0. */
+static double KernelClock_median(double *v, int n) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, KernelClock_cmpDouble);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct KcPlaced {
+  int mark;       /* 0..n-1 */
+  uint64_t start, end;
+  uint32_t name;
+} KcPlaced;
+
+static int KernelClock_byMarkStart(const void *a, const void *b) {
+  const KcPlaced *x = a, *y = b;
+  if (x->mark != y->mark) return x->mark < y->mark ? -1 : 1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm,
+                          int n, int repeats, const char *const *names, size_t nnames,
+                          KernelSpan *out, int max) {
+  if (n <= 0 || nk == 0 || nm == 0 || max <= 0) return 0;
+  if (repeats < 1) repeats = 1;
+  qsort(m, nm, sizeof *m, KernelClock_byCorr);
+  /* Each kernel of a timed launch with its mark, in launch order within the mark. */
+  KcPlaced *p = Util_xmalloc(sizeof *p * nk);
+  size_t np = 0;
+  for (size_t i = 0; i < nk; i++) {
+    KcExt key = {k[i].corr, 0};
+    const KcExt *x = bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr);
+    if (!x || x->id < 1 || x->id > (uint64_t)n) continue;
+    p[np++] = (KcPlaced){(int)(x->id - 1), k[i].start, k[i].end, k[i].name};
+  }
+  qsort(p, np, sizeof *p, KernelClock_byMarkStart);
+  /* The number of kernels most launches ran: launches that ran another are left out. */
+  int *count = Util_xcalloc((size_t)n, sizeof *count);
+  for (size_t i = 0; i < np; i++) count[p[i].mark]++;
+  int modal = 0, best = 0;
+  for (int i = 0; i < n; i++) {
+    if (count[i] == 0) continue;
+    int same = 0;
+    for (int j = 0; j < n; j++) same += count[j] == count[i];
+    if (same > best || (same == best && count[i] < modal)) best = same, modal = count[i];
+  }
+  int per_run = modal % repeats == 0 ? modal / repeats : modal;
+  int used = 0;
+  if (modal > 0 && per_run <= max) {
+    double *dur = Util_xmalloc(sizeof *dur * (size_t)n * (size_t)modal);
+    double *gap = Util_xmalloc(sizeof *gap * (size_t)n * (size_t)modal);
+    int *nd = Util_xcalloc((size_t)per_run, sizeof *nd), *ng = Util_xcalloc((size_t)per_run, sizeof *ng);
+    memset(out, 0, sizeof *out * (size_t)per_run);
+    for (size_t i = 0; i < np;) {
+      size_t j = i;
+      while (j < np && p[j].mark == p[i].mark) j++;
+      if ((int)(j - i) == modal) {
+        used++;
+        for (size_t q = i; q < j; q++) {
+          int pos = (int)(q - i) % per_run;
+          dur[(size_t)pos * (size_t)n * (size_t)repeats + (size_t)nd[pos]++] =
+              (double)(p[q].end - p[q].start) / 1000.0;
+          if (pos > 0) /* negative when the kernels overlap */
+            gap[(size_t)pos * (size_t)n * (size_t)repeats + (size_t)ng[pos]++] =
+                ((double)p[q].start - (double)p[q - 1].end) / 1000.0;
+          if (!out[pos].name[0] && p[q].name < nnames)
+            Util_strlcpy(out[pos].name, names[p[q].name], sizeof out[pos].name);
+        }
+      }
+      i = j;
+    }
+    for (int pos = 0; pos < per_run; pos++) {
+      if (!out[pos].name[0]) Util_strlcpy(out[pos].name, "?", sizeof out[pos].name);
+      out[pos].p50_us = KernelClock_median(dur + (size_t)pos * (size_t)n * (size_t)repeats, nd[pos]);
+      out[pos].gap_before_us = pos ? KernelClock_median(gap + (size_t)pos * (size_t)n * (size_t)repeats, ng[pos]) : NAN;
+      out[pos].share = NAN;
+      out[pos].launches = used;
+    }
+    free(dur);
+    free(gap);
+    free(nd);
+    free(ng);
+  }
+  free(count);
+  free(p);
+  return used > 0 ? per_run : 0;
+}
+
+int KernelClock_lastBreakdown(int n, int repeats, KernelSpan *out, int max) {
+  pthread_mutex_lock(&kc.lock);
+  int got = KernelClock_breakdown(kc.kernels, kc.nkernels, kc.ext, kc.next, n, repeats,
+                                  (const char *const *)kc.names, kc.nnames, out, max);
+  pthread_mutex_unlock(&kc.lock);
+  return got;
 }

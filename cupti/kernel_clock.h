@@ -10,6 +10,8 @@
  *   KernelClock_end(n, span_us, err)  synchronise first; flushes, disables, and gives per mark
  *                                     the span from its first kernel's start to its last
  *                                     kernel's end (NAN for a mark that had no kernel)
+ *   KernelClock_lastBreakdown(...)    then, per kernel of a launch: name, median duration and
+ *                                     the median gap before it
  * Activity tracing is process-wide in CUPTI; it is on only between begin and end, so
  * verification and metric collection run without it. */
 #ifndef BENCHTOP_KERNEL_CLOCK_H
@@ -18,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sessions/record.h"
 
 /* Set to 1, KernelClock_begin fails as if CUPTI activity were unavailable (for tests). */
 #define KERNEL_CLOCK_SIMULATE_FAIL_ENV "BENCHTOP_SIMULATE_NO_KERNEL_CLOCK"
@@ -29,11 +33,20 @@ void KernelClock_unmark(void);
  * way afterwards. */
 bool KernelClock_end(int n, double *span_us, char *err, size_t errsize);
 
+/* The per-kernel breakdown of the last begin..end: out[0..count) in launch order, share left
+ * NAN (the caller knows the p50 it is a share of). Each timed launch ran its variant `repeats`
+ * times (a graph replays several): kernels are matched by their position in one run. Returns
+ * the count, 0 when there is no breakdown (no kernel clock, launches that ran different numbers
+ * of kernels, more than max kernels). */
+int KernelClock_lastBreakdown(int n, int repeats, KernelSpan *out, int max);
+
 /* The pure part of KernelClock_end, apart for tests: a kernel record (correlation id, start
- * and end in ns) and a mark (the correlation id of an API call made under mark `id`). */
+ * and end in ns, name index) and a mark (the correlation id of an API call made under mark
+ * `id`). */
 typedef struct KernelClockKernel {
   uint32_t corr;
   uint64_t start, end;
+  uint32_t name; /* index into the names the clock collected */
 } KernelClockKernel;
 typedef struct KernelClockMark {
   uint32_t corr;
@@ -44,5 +57,10 @@ typedef struct KernelClockMark {
  * Returns how many marks had no kernel. */
 int KernelClock_spans(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
                       double *span_us);
+/* KernelClock_lastBreakdown's arithmetic: the kernels of marks 1..n (sorted in place). Marks
+ * that ran the most common number of kernels count; names[k.name] names a kernel. */
+int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm,
+                          int n, int repeats, const char *const *names, size_t nnames,
+                          KernelSpan *out, int max);
 
 #endif

@@ -314,8 +314,8 @@ static const Variant variant_fp8 = {
   .name = "fp8", .source = "fp8.cu",
   .summary = "E4M3 Q/K with per-head scales through mma.sync e4m3, fp32 softmax",
   /* 5e-2: E4M3 rounding gives ~3.7e-2 relative L2 on standard-normal inputs (fp8.cu header). */
-  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 5e-2, .kind = LAUNCH_KERNELS,
-  .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}},
+  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 5e-2, .qk_fp8 = true,
+  .kind = LAUNCH_KERNELS, .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}},
   .workspace_bytes = ws_fp8, .presets = {""},
 };
 

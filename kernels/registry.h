@@ -56,6 +56,8 @@ typedef struct Variant {
   int min_cc;            /* lowest compute capability x10 (80, 89, 90) */
   bool arch_specific;    /* compiled for sm_90a: Hopper only */
   double tolerance;      /* relative L2 error allowed against the fp32 reference */
+  bool qk_fp8;           /* QK^T on fp8 tensor cores (PV stays fp16): the floors count half
+                            the FLOPs at the fp8 rate (sessions/floors.h) */
   LaunchKind kind;
   int nsteps;            /* LAUNCH_KERNELS: run in order on one stream */
   KernelStep steps[VARIANT_MAX_STEPS];

@@ -9,14 +9,17 @@
 #include "common/text.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
+#include "sessions/floors.h"
 #include "sessions/knob_label.h"
 
 /* The base columns (metric columns follow the catalog, see MetricColumns). */
 enum {
   C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
+  C_FLOORX, /* p50 over the largest physical floor (floors.h) */
   C_METRICS, /* where the metric columns go in the table and Markdown */
   C_REGS, C_SPILLS,
-  C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_SMEM, C_REASON,
+  C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_SMEM, C_BOUND, C_FLOP_FLOOR, C_BYTE_FLOOR, C_LAUNCH_FLOOR, C_ACHIEVED_GBS, C_KERNELS,
+  C_REASON,
   C_COUNT
 };
 
@@ -39,6 +42,7 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_P90] = {"p90 us", "p90_us", 7, 0, false},
   [C_TFLOPS] = {"TFLOP/s", "tflops", 7, 0, false},
   [C_RELERR] = {"rel err", "rel_l2", 7, 0, false},
+  [C_FLOORX] = {"x floor", "floor_x", 7, EXPORT_COL_FLOOR, false},
   [C_METRICS] = {"", "", 0, CSV_ONLY, false},
   [C_REGS] = {"regs", "regs", 4, EXPORT_COL_REGS, false},
   [C_SPILLS] = {"spill", "spill_bytes", 5, EXPORT_COL_SPILLS, false},
@@ -50,6 +54,12 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_MAXABS] = {"max abs", "max_abs", 8, CSV_ONLY, false},
   [C_TOL] = {"tol", "tolerance", 8, CSV_ONLY, false},
   [C_SMEM] = {"smem", "smem_dynamic_bytes", 8, CSV_ONLY, false},
+  [C_BOUND] = {"bound", "floor_bound", 0, CSV_ONLY, true},
+  [C_FLOP_FLOOR] = {"flop floor", "flop_floor_us", 8, CSV_ONLY, false},
+  [C_BYTE_FLOOR] = {"byte floor", "byte_floor_us", 8, CSV_ONLY, false},
+  [C_LAUNCH_FLOOR] = {"launch floor", "launch_floor_us", 8, CSV_ONLY, false},
+  [C_ACHIEVED_GBS] = {"GB/s", "achieved_gbs", 8, CSV_ONLY, false},
+  [C_KERNELS] = {"kernels", "kernels", 0, CSV_ONLY, true},
   [C_REASON] = {"note", "reason", 0, CSV_ONLY, true},
 };
 
@@ -83,6 +93,9 @@ unsigned Export_columnsFor(const Record *const *recs, int n) {
     const Record *r = recs[i];
     if (r->build.regs >= 0) cols |= EXPORT_COL_REGS;
     if (r->build.spill_stores >= 0 || r->build.spill_loads >= 0) cols |= EXPORT_COL_SPILLS;
+    Floors f;
+    Floors_compute(r, &f);
+    if (!isnan(f.x_floor)) cols |= EXPORT_COL_FLOOR;
   }
   return cols;
 }
@@ -129,6 +142,25 @@ void Export_fmtMetric(char *buf, size_t size, double v, const char *unit, bool e
   else snprintf(buf, size, "%.3g", v);
 }
 
+void Export_fmtKernels(char *buf, size_t size, const Record *r) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < r->nkernels && used + 1 < size; i++) {
+    const KernelSpan *k = &r->kernels[i];
+    char p50[32], gap[32];
+    Json_formatDouble(p50, sizeof p50, k->p50_us);
+    int w;
+    if (i > 0 && !isnan(k->gap_before_us)) {
+      Json_formatDouble(gap, sizeof gap, k->gap_before_us);
+      w = snprintf(buf + used, size - used, "; gap %sus; %s %sus", gap, k->name, p50);
+    } else {
+      w = snprintf(buf + used, size - used, "%s%s %sus", i ? "; " : "", k->name, p50);
+    }
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
 static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, size_t size) {
   bool exact = fmt == FMT_CSV; /* machine-read: every digit; people get a rounded figure */
   double v = NAN;
@@ -146,6 +178,22 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     }
     return;
   case C_STATUS: snprintf(buf, size, "%s", Record_statusName(r->status)); return;
+  case C_KERNELS: Export_fmtKernels(buf, size, r); return;
+  case C_BOUND: case C_FLOORX: case C_FLOP_FLOOR: case C_BYTE_FLOOR: case C_LAUNCH_FLOOR:
+  case C_ACHIEVED_GBS: {
+    Floors f;
+    Floors_compute(r, &f);
+    if (col == C_BOUND) {
+      snprintf(buf, size, "%s", f.bound ? f.bound : "n/a");
+      return;
+    }
+    v = col == C_FLOORX ? f.x_floor : col == C_FLOP_FLOOR ? f.flop_us
+        : col == C_BYTE_FLOOR ? f.byte_us : col == C_LAUNCH_FLOOR ? f.launch_us : f.achieved_gbs;
+    if (exact) Export_fmtExact(buf, size, v);
+    else if (col == C_FLOORX && !isnan(v)) snprintf(buf, size, "%.1fx", v);
+    else Export_fmtTime(buf, size, v);
+    return;
+  }
   case C_REASON: snprintf(buf, size, "%s", r->reason); return;
   case C_P50: v = r->timing.p50; break;
   case C_P90: v = r->timing.p90; break;
@@ -342,7 +390,7 @@ void Export_record(Export *x, const Record *r) {
   }
   bool ran = r->status == REC_PASS || r->status == REC_FAIL;
   bool first = true;
-  char buf[512];
+  char buf[4096]; /* the kernels column can be long */
   if (x->fmt == FMT_MD) fputs("|", out);
   for (int c = 0; c < C_COUNT; c++) {
     if (x->fmt == FMT_TABLE && !ran && c > C_STATUS) { /* not run: the reason stands in */

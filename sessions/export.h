@@ -17,7 +17,8 @@ typedef enum { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD } OutputFormat;
 enum {
   EXPORT_COL_REGS = 1u << 0,
   EXPORT_COL_SPILLS = 1u << 1,
-  EXPORT_COL_ALL = 0x3,
+  EXPORT_COL_FLOOR = 1u << 2, /* p50 over the physical floor (floors.h) */
+  EXPORT_COL_ALL = 0x7,
 };
 
 /* What the columns of a table hold, fixed before its first row. */
@@ -77,6 +78,9 @@ void Export_fmtCount(char *buf, size_t size, double v);
 /* A metric's value for people: percentages with one decimal, counts as Export_fmtCount, other
  * units with 3 significant digits; with exact, every digit (CSV). */
 void Export_fmtMetric(char *buf, size_t size, double v, const char *unit, bool exact);
+/* A record's kernels in launch order with the gaps between them: "quantize 1.2us; gap 0.4us;
+ * attn_fwd 8.9us" ("" without a breakdown). */
+void Export_fmtKernels(char *buf, size_t size, const Record *r);
 /* CSV field / Markdown cell with quoting or escaping as the format needs; control characters
  * sanitised (common/text.h): every printer of untrusted text goes through Text_sanitize. */
 void Export_writeField(FILE *out, OutputFormat fmt, const char *text);

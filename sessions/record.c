@@ -37,6 +37,8 @@ void Device_init(DeviceInfo *d) {
   d->nvrtc_major = d->nvrtc_minor = -1;
   d->cupti_version = -1;
   d->peak_tflops = NAN;
+  d->peak_gbs = NAN;
+  d->launch_us = NAN;
 }
 
 void RunOptions_init(RunOptions *o) {
@@ -77,6 +79,8 @@ void Record_init(Record *r) {
   r->nmetrics = 0;
   r->metrics = NULL;
   r->metric_passes = -1;
+  r->nkernels = 0;
+  r->kernels = NULL;
   r->occupancy_theoretical = NAN;
   r->tune.rank = r->tune.of = -1;
 }
@@ -93,6 +97,9 @@ bool Record_comparableP50(const Record *a, const Record *b, double *pa, double *
 void Record_free(Record *r) {
   free(r->timing.samples);
   free(r->metrics);
+  free(r->kernels);
+  r->kernels = NULL;
+  r->nkernels = 0;
   r->timing.samples = NULL;
   r->timing.nsamples = -1;
   r->metrics = NULL;
@@ -103,6 +110,14 @@ void Record_copy(Record *dst, const Record *src) {
   *dst = *src;
   dst->timing.samples = NULL;
   dst->metrics = NULL;
+  dst->kernels = NULL;
+  if (src->kernels && src->nkernels > 0) {
+    size_t n = (size_t)src->nkernels * sizeof(KernelSpan);
+    dst->kernels = Util_xmalloc(n);
+    memcpy(dst->kernels, src->kernels, n);
+  } else {
+    dst->nkernels = 0;
+  }
   if (src->timing.samples && src->timing.nsamples > 0) {
     size_t n = (size_t)src->timing.nsamples * sizeof(double);
     dst->timing.samples = Util_xmalloc(n);

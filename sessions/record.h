@@ -36,6 +36,8 @@ typedef struct DeviceInfo {
   int nvrtc_major, nvrtc_minor;
   int cupti_version;    /* CUPTI API version, -1 if unknown */
   double peak_tflops;   /* measured fp16 tensor peak (TFLOP/s), NAN if not measured */
+  double peak_gbs;      /* measured device-to-device copy bandwidth, read + write (GB/s) */
+  double launch_us;     /* an empty kernel's time by kernel timestamps (us): the launch floor */
 } DeviceInfo;
 
 typedef struct RunOptions {
@@ -71,6 +73,18 @@ typedef struct Clocks {
   int64_t throttle_reasons; /* NVML bit mask, -1 if unknown */
 } Clocks;
 
+/* One kernel of a multi-kernel variant, over the timed launches (kernel timestamps): where the
+ * time of the p50 goes. The kernels' p50s and the gaps add up to about the record's p50. */
+#define RECORD_KERNELS_MAX 16
+#define KERNEL_NAME_MAX 128
+typedef struct KernelSpan {
+  char name[KERNEL_NAME_MAX]; /* as the driver names it (C++ names stay mangled), cut to fit */
+  double p50_us;              /* median duration */
+  double gap_before_us;       /* median idle time since the previous kernel ended; NAN first */
+  double share;               /* p50_us over the record's p50 */
+  int launches;               /* timed launches it was measured in */
+} KernelSpan;
+
 typedef struct Metric {
   char name[METRIC_NAME_MAX];
   double value;                 /* NAN when not available */
@@ -103,6 +117,8 @@ typedef struct Record {
   int nmetrics;
   Metric *metrics;      /* owned */
   int metric_passes;    /* replay passes CUPTI needed, -1 if none collected */
+  int nkernels;         /* per-kernel breakdown, in launch order; 0 when not measured */
+  KernelSpan *kernels;  /* owned */
   double occupancy_theoretical; /* percent, from the occupancy API */
   char knobs_auto[160];  /* asked as --knob auto: "tuned (...)" or why the defaults ran; "" not */
   TuneMark tune;

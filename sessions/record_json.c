@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/floors.h"
 #include "sessions/json_fields.h"
 #include "sessions/session.h"
 
@@ -25,6 +26,8 @@ static const JsonField Device_fields[] = {
   JSON_FIELD(DeviceInfo, nvrtc_minor, JF_INT),
   JSON_FIELD(DeviceInfo, cupti_version, JF_INT),
   JSON_FIELD(DeviceInfo, peak_tflops, JF_DOUBLE),
+  JSON_FIELD(DeviceInfo, peak_gbs, JF_DOUBLE),
+  JSON_FIELD(DeviceInfo, launch_us, JF_DOUBLE),
 };
 
 static const JsonField Options_fields[] = {
@@ -90,6 +93,14 @@ static const JsonField Metric_fields[] = {
   JSON_FIELD(Metric, value, JF_DOUBLE),
   JSON_FIELD(Metric, unit, JF_STR),
   JSON_FIELD(Metric, reason, JF_STR),
+};
+
+static const JsonField Kernel_fields[] = {
+  {"name", JF_STR, offsetof(KernelSpan, name), sizeof(((KernelSpan *)0)->name), true},
+  JSON_FIELD(KernelSpan, p50_us, JF_DOUBLE),
+  JSON_FIELD(KernelSpan, gap_before_us, JF_DOUBLE),
+  JSON_FIELD(KernelSpan, share, JF_DOUBLE),
+  JSON_FIELD(KernelSpan, launches, JF_INT),
 };
 
 static const JsonField Record_fields[] = {
@@ -196,6 +207,29 @@ cJSON *Record_toJson(const Record *r) {
   if (r->knobs_auto[0]) cJSON_AddStringToObject(o, "knobs_auto", r->knobs_auto);
   if (r->tune.rank > 0)
     JsonFields_write(cJSON_AddObjectToObject(o, "tune"), &r->tune, Tune_fields, N(Tune_fields));
+  if (r->nkernels > 0) { /* optional: absent when not measured */
+    cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+    for (int i = 0; i < r->nkernels; i++) {
+      cJSON *k = cJSON_CreateObject();
+      JsonFields_write(k, &r->kernels[i], Kernel_fields, N(Kernel_fields));
+      cJSON_AddItemToArray(ks, k);
+    }
+  }
+  Floors f; /* derived from the shape, p50 and device ceilings: written for readers, not read */
+  Floors_compute(r, &f);
+  if (f.bound) {
+    cJSON *fo = cJSON_AddObjectToObject(o, "floors");
+    cJSON_AddItemToObject(fo, "flop_us", Json_number(f.flop_us));
+    cJSON_AddItemToObject(fo, "rate_tflops", Json_number(f.rate_tflops));
+    cJSON_AddItemToObject(fo, "fp8_flops", Json_number(f.fp8_flops));
+    cJSON_AddItemToObject(fo, "byte_us", Json_number(f.byte_us));
+    cJSON_AddItemToObject(fo, "launch_us", Json_number(f.launch_us));
+    cJSON_AddStringToObject(fo, "bound", f.bound);
+    cJSON_AddItemToObject(fo, "x_floor", Json_number(f.x_floor));
+    cJSON_AddItemToObject(fo, "achieved_gbs", Json_number(f.achieved_gbs));
+    cJSON_AddItemToObject(fo, "declared_tflops", Json_number(f.declared_tflops));
+    cJSON_AddItemToObject(fo, "declared_gbs", Json_number(f.declared_gbs));
+  }
   cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
   for (int i = 0; i < r->nmetrics; i++) {
     cJSON *m = cJSON_CreateObject();
@@ -253,6 +287,32 @@ static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, 
   return true;
 }
 
+static bool Record_readKernels(const cJSON *arr, Record *out, const char *path, char *err,
+                               size_t errsize) {
+  int n = cJSON_GetArraySize(arr);
+  if (n > RECORD_KERNELS_MAX) {
+    snprintf(err, errsize, "%s.kernels: %d kernels, at most %d", path, n, RECORD_KERNELS_MAX);
+    return false;
+  }
+  if (n == 0) return true;
+  out->kernels = Util_xcalloc((size_t)n, sizeof(KernelSpan));
+  int i = 0;
+  for (const cJSON *v = arr->child; v; v = v->next, i++) {
+    char kpath[320];
+    snprintf(kpath, sizeof kpath, "%s.kernels[%d]", path, i);
+    if (!cJSON_IsObject(v)) {
+      snprintf(err, errsize, "%s: expected an object", kpath);
+      return false;
+    }
+    KernelSpan *k = &out->kernels[i];
+    k->p50_us = k->gap_before_us = k->share = NAN;
+    k->launches = -1;
+    out->nkernels = i + 1;
+    if (!JsonFields_read(v, k, Kernel_fields, N(Kernel_fields), kpath, err, errsize)) return false;
+  }
+  return true;
+}
+
 bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize) {
   Record_init(out);
   bool ok = true;
@@ -299,6 +359,8 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
     goto fail;
   v = Json_member(j, "metrics", cJSON_Array, false, path, &ok, err, errsize);
   if (!ok || (v && !Record_readMetrics(v, out, path, err, errsize))) goto fail;
+  v = Json_member(j, "kernels", cJSON_Array, false, path, &ok, err, errsize);
+  if (!ok || (v && !Record_readKernels(v, out, path, err, errsize))) goto fail;
   v = Json_member(j, "knobs_auto", cJSON_String, false, path, &ok, err, errsize);
   if (!ok || (v && !Json_readStr(v, out->knobs_auto, sizeof out->knobs_auto, path, "knobs_auto",
                                  err, errsize)))
@@ -368,6 +430,16 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
   if (!JsonFields_equal(&a->tune, &b->tune, Tune_fields, N(Tune_fields),
                         Json_join(p, sizeof p, path, "tune"), where, wsize))
     return false;
+  if (a->nkernels != b->nkernels) {
+    Json_join(where, wsize, path, "kernels");
+    return false;
+  }
+  for (int i = 0; i < a->nkernels; i++) {
+    snprintf(p, sizeof p, "%s.kernels[%d]", path, i);
+    if (!JsonFields_equal(&a->kernels[i], &b->kernels[i], Kernel_fields, N(Kernel_fields), p,
+                          where, wsize))
+      return false;
+  }
   if (a->nmetrics != b->nmetrics) {
     Json_join(where, wsize, path, "metrics");
     return false;

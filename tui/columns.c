@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "sessions/catalog.h"
+#include "sessions/floors.h"
 #include "sessions/knob_label.h"
 
 Column Columns[COL_COUNT];
@@ -31,6 +32,8 @@ static const FixedColumn Columns_fixed[] = {
   {COL_P90, "p90 us", "p90", "90th percentile latency", 8, DIR_LOWER, true},
   {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*H*S^2*D / p50 (half when causal)", 7, DIR_HIGHER, true},
   {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true},
+  {COL_FLOOR, "x floor", "floor", "p50 over the largest physical floor (FLOPs, bytes, launch)", 7,
+   DIR_LOWER, true},
   {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true},
   {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true},
 };
@@ -172,6 +175,11 @@ double Columns_value(const Record *r, ColumnId c) {
   case COL_P90: return r->timing.p90;
   case COL_TFLOPS: return r->timing.tflops;
   case COL_RELERR: return r->error.checked ? r->error.rel_l2 : NAN;
+  case COL_FLOOR: {
+    Floors f;
+    Floors_compute(r, &f);
+    return f.x_floor;
+  }
   case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
   default:

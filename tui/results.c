@@ -31,11 +31,13 @@ static void Results_noteColumns(App *a) {
   Columns_noteSession(&a->session);
   for (int c = COL_METRICS; c < Columns_count(); c++)
     rv->col_valued[c] = Columns_anyValue(&a->session, c);
+  rv->col_valued[COL_FLOOR] = Columns_anyValue(&a->session, COL_FLOOR);
 }
 
 bool Results_columnShown(const App *a, int c) {
   const ResultsView *rv = &a->results;
   if (c < 0 || c >= Columns_count() || !Columns[c].key[0] || rv->col_hidden[c]) return false;
+  if (c == COL_FLOOR) return rv->col_valued[c] || rv->col_added[c]; /* ceilings measured */
   return c < COL_METRICS || rv->col_added[c] || (Columns[c].brief && rv->col_valued[c]);
 }
 

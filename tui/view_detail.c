@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/datasheet.h"
+#include "sessions/floors.h"
 #include "sessions/knob_label.h"
 #include "tui/tui.h"
 
@@ -100,7 +102,25 @@ static void Detail_num(Page *p, const char *label, double v, const char *unit) {
   Page_text(p, isnan(v) ? TH_NA : TH_NORMAL, "%s%s  ", buf, isnan(v) ? "" : unit);
 }
 
-static void Detail_metrics(Page *p, const Record *r) {
+/* Dim text wrapped at word boundaries into lines of width columns after an indent. */
+static void Detail_wrapped(Page *p, int indent, const char *text, int width) {
+  int room = width - indent - 2;
+  if (room < 20) room = 20;
+  while (*text) {
+    int n = (int)strlen(text);
+    if (n > room) {
+      n = room;
+      while (n > 0 && text[n] != ' ') n--;
+      if (n == 0) n = room;
+    }
+    Page_text(p, TH_DIM, "%*s%.*s", indent, "", n, text);
+    Page_newline(p);
+    text += n;
+    while (*text == ' ') text++;
+  }
+}
+
+static void Detail_metrics(Page *p, const Record *r, int width) {
   if (r->metric_passes >= 0)
     Page_text(p, TH_TITLE, " Metrics (%d replay pass%s)", r->metric_passes,
               r->metric_passes == 1 ? "" : "es");
@@ -129,16 +149,92 @@ static void Detail_metrics(Page *p, const Record *r) {
     if (isnan(m->value) && m->reason[0]) Page_text(p, TH_NA, "  (%s)", m->reason);
     Page_newline(p);
     const MetricInfo *cat = Catalog_find(m->name);
-    if (cat && cat->explain) { /* what it counts, where that is not what the name suggests */
-      Page_text(p, TH_DIM, "  %20s %s", "", cat->help);
-      Page_newline(p);
-    }
+    if (cat && cat->explain) /* what it counts, where that is not what the name suggests */
+      Detail_wrapped(p, 23, cat->help, width);
   }
   if (!Record_metric(r, CATALOG_OCCUPANCY) && !isnan(r->occupancy_theoretical)) {
     Page_text(p, TH_NORMAL, "  %-20s ", "theoretical occ.");
     Page_text(p, TH_ACCENT, "%10.1f %%", r->occupancy_theoretical);
     Page_newline(p);
   }
+}
+
+/* Where the p50 goes: each kernel's median and share, the idle gaps between them. */
+static void Detail_kernels(Page *p, const Record *r, int width) {
+  if (r->nkernels <= 0) return;
+  int nw = 12; /* the names as wide as the longest, within the page */
+  for (int i = 0; i < r->nkernels; i++)
+    if ((int)strlen(r->kernels[i].name) > nw) nw = (int)strlen(r->kernels[i].name);
+  if (nw > width - 28) nw = width - 28 > 12 ? width - 28 : 12;
+  double sum = 0;
+  for (int i = 0; i < r->nkernels; i++)
+    sum += r->kernels[i].p50_us + (i && !isnan(r->kernels[i].gap_before_us) ? r->kernels[i].gap_before_us : 0);
+  Page_text(p, TH_TITLE, " Kernels");
+  Page_text(p, TH_DIM, " (medians over %d launches; kernels + gaps %.2f us, p50 %.2f us)",
+            r->kernels[0].launches, sum, r->timing.p50);
+  Page_newline(p);
+  for (int i = 0; i < r->nkernels; i++) {
+    const KernelSpan *k = &r->kernels[i];
+    if (i && !isnan(k->gap_before_us)) {
+      Page_text(p, TH_DIM, "   %-*s %9.2f us  %s", nw, "(gap)", k->gap_before_us,
+                k->gap_before_us < 0 ? "overlap" : "idle");
+      Page_newline(p);
+    }
+    Page_text(p, TH_NORMAL, "   %-*.*s ", nw, nw, k->name);
+    Page_text(p, TH_ACCENT, "%9.2f us", k->p50_us);
+    if (!isnan(k->share)) Page_text(p, TH_DIM, "  %5.1f %%", k->share * 100);
+    Page_newline(p);
+  }
+  Page_newline(p);
+}
+
+/* A measured ceiling with the datasheet's figure beside it: "656 TFLOP/s [datasheet 989: 66 %]". */
+static void Detail_ceiling(Page *p, const char *what, double measured, double declared,
+                           const char *unit) {
+  Page_text(p, TH_NORMAL, "  %s ", what);
+  if (!(measured > 0)) {
+    Page_text(p, TH_NA, "n/a");
+  } else {
+    Page_text(p, TH_ACCENT, "%.0f", measured);
+    Page_text(p, TH_NORMAL, " %s", unit);
+  }
+  if (declared > 0 && measured > 0)
+    Page_text(p, TH_DIM, " [datasheet %.0f: %.0f %%]", declared, 100 * measured / declared);
+  else if (declared > 0)
+    Page_text(p, TH_DIM, " [datasheet %.0f]", declared);
+}
+
+/* How far the p50 is from what the device allows: the ceilings, the floors and the bound
+ * nearest to the p50. */
+static void Detail_floors(Page *p, const Record *r) {
+  Floors f;
+  Floors_compute(r, &f);
+  if (!f.bound) return;
+  const DeviceInfo *d = &r->device;
+  Page_text(p, TH_TITLE, " Floors");
+  Page_text(p, TH_DIM, " (from ceilings measured on this device, once, cached)");
+  Page_newline(p);
+  Detail_ceiling(p, "fp16 tensor", d->peak_tflops, f.declared_tflops, "TFLOP/s");
+  Detail_ceiling(p, "  copy", d->peak_gbs, f.declared_gbs, "GB/s");
+  Page_text(p, TH_NORMAL, "   empty kernel ");
+  if (d->launch_us > 0) Page_text(p, TH_ACCENT, "%.2f us", d->launch_us);
+  else Page_text(p, TH_NA, "n/a");
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  ");
+  Detail_num(p, "FLOP", f.flop_us, " us");
+  Detail_num(p, "bytes", f.byte_us, " us");
+  Detail_num(p, "launch", f.launch_us, " us");
+  if (f.fp8_flops > 0)
+    Page_text(p, TH_DIM, "(QK^T in fp8: half the FLOPs at %.1fx the fp16 rate)",
+              Datasheet_fp8Ratio(d));
+  Page_newline(p);
+  Page_text(p, TH_NORMAL, "  p50 = ");
+  Page_text(p, TH_ACCENT, "%.1fx", f.x_floor);
+  Page_text(p, TH_NORMAL, " the largest floor, %s: nearest to %s-bound", Floors_boundLabel(&f),
+            f.bound);
+  Page_text(p, TH_DIM, "  achieved %.0f GB/s, %.0f TFLOP/s", f.achieved_gbs, r->timing.tflops);
+  Page_newline(p);
+  Page_newline(p);
 }
 
 static void Detail_body(Page *p, App *a, const Record *r, int width) {
@@ -213,8 +309,10 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   }
   Page_newline(p);
   Page_newline(p);
-  Detail_metrics(p, r);
+  Detail_metrics(p, r, width);
   Page_newline(p);
+  Detail_kernels(p, r, width);
+  Detail_floors(p, r);
   const BuildInfo *b = &r->build;
   Page_text(p, TH_TITLE, " Build");
   Page_newline(p);

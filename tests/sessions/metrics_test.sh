@@ -73,5 +73,26 @@ assert head.index("dram__bytes_read.sum") < head.index("lts__t_sectors_srcunit_t
 PY
 # ... and the plain build does not know the label: the line made the difference.
 grep -qF "dram rd" "$work/show.table" && bad "the plain build knows 'dram rd'"
+# The analysis a record carries beside its metrics: per-kernel spans and the physical floors
+# (the scripted worker reports 2 kernels for mma and the device's ceilings).
+has "$work/show.csv" "floor_x" "show CSV floors"
+has "$work/show.csv" "attn_fwd_split" "show CSV kernels"
+has "$work/show.table" "x floor" "show table floor column"
+python3 - "$work/show.json" <<'PY' || bad "JSON kernels and floors"
+import json, sys
+r = next(x for x in json.load(open(sys.argv[1]))["records"] if x["variant"] == "mma")
+k = r["kernels"]
+assert [x["name"] for x in k] == ["attn_fwd_split", "combine"] and k[1]["gap_before_us"] > 0, k
+f = r["floors"]
+assert f["bound"] in ("compute", "memory", "launch") and f["x_floor"] > 0, f
+assert r["device"]["peak_gbs"] == 4000.0 and r["device"]["launch_us"] == 2.0, r["device"]
+PY
+python3 - "$work/show.csv" <<'PY' || bad "CSV floors"
+import csv, sys
+rows = {r["variant"]: r for r in csv.DictReader(open(sys.argv[1], newline=""))}
+m = rows["mma"]
+assert m["floor_bound"] in ("compute", "memory", "launch") and float(m["floor_x"]) > 0, m
+assert m["kernels"].startswith("attn_fwd_split ") and "; gap " in m["kernels"], m["kernels"]
+PY
 [ $fail -eq 0 ] && echo "ok: every metric in every format"
 exit $fail

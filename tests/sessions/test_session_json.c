@@ -33,6 +33,8 @@ static void fill_device(DeviceInfo *d, int k) {
   d->driver_version = 13000; d->runtime_version = 13000;
   d->nvrtc_major = 13; d->nvrtc_minor = 0; d->cupti_version = 26;
   d->peak_tflops = 656.123456789012345 + k;
+  d->peak_gbs = k % 2 ? 4270.5 : NAN;
+  d->launch_us = k % 2 ? 1.875 : NAN;
 }
 
 static void fill_record(Record *r, int k) {
@@ -79,6 +81,17 @@ static void fill_record(Record *r, int k) {
   snprintf(r->metrics[1].reason, sizeof r->metrics[1].reason, "not supported on this chip");
   r->metric_passes = 2;
   r->occupancy_theoretical = 50;
+  if (k % 2 == 0) { /* a split-KV launch: two kernels and the gap between them */
+    r->nkernels = 2;
+    r->kernels = calloc(2, sizeof(KernelSpan));
+    snprintf(r->kernels[0].name, KERNEL_NAME_MAX, "attn_fwd");
+    snprintf(r->kernels[1].name, KERNEL_NAME_MAX, "_Z7combineP6__halfi\"q\"");
+    r->kernels[0] = (KernelSpan){"attn_fwd", 7.25, NAN, 0.86, 100};
+    r->kernels[1].p50_us = 0.875;
+    r->kernels[1].gap_before_us = 0.3;
+    r->kernels[1].share = 0.104;
+    r->kernels[1].launches = 100;
+  }
 }
 
 static void check_device(const DeviceInfo *a, const DeviceInfo *b) {
@@ -88,6 +101,7 @@ static void check_device(const DeviceInfo *a, const DeviceInfo *b) {
   CHECK(a->driver_version == b->driver_version && a->runtime_version == b->runtime_version);
   CHECK(a->nvrtc_major == b->nvrtc_major && a->nvrtc_minor == b->nvrtc_minor);
   CHECK(a->cupti_version == b->cupti_version && same(a->peak_tflops, b->peak_tflops));
+  CHECK(same(a->peak_gbs, b->peak_gbs) && same(a->launch_us, b->launch_us));
 }
 
 static void check_record(const Record *a, const Record *b) {
@@ -134,6 +148,13 @@ static void check_record(const Record *a, const Record *b) {
   }
   CHECK(a->metric_passes == b->metric_passes);
   CHECK(same(a->occupancy_theoretical, b->occupancy_theoretical));
+  CHECK(a->nkernels == b->nkernels);
+  for (int i = 0; i < a->nkernels && i < b->nkernels; i++) {
+    CHECK(strcmp(a->kernels[i].name, b->kernels[i].name) == 0);
+    CHECK(same(a->kernels[i].p50_us, b->kernels[i].p50_us));
+    CHECK(same(a->kernels[i].gap_before_us, b->kernels[i].gap_before_us));
+    CHECK(same(a->kernels[i].share, b->kernels[i].share) && a->kernels[i].launches == b->kernels[i].launches);
+  }
   char where[256] = "";
   CHECK(Record_equal(a, b, "r", where, sizeof where));
 }

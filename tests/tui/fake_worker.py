@@ -29,7 +29,7 @@ def send(msg):
 device = {"name": "scripted test worker (no GPU)", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
           "l2_bytes": 62914560, "mem_bytes": 150000000000, "driver_version": 13000,
           "runtime_version": 13000, "nvrtc_major": 13, "nvrtc_minor": 0, "cupti_version": 130001,
-          "peak_tflops": 650.0}
+          "peak_tflops": 650.0, "peak_gbs": 4000.0, "launch_us": 2.0}
 send({"type": "hello", "device": device})
 for line in sys.stdin:
     req = json.loads(line)
@@ -84,6 +84,12 @@ for line in sys.stdin:
                else {"name": n, "value": 1000.0 * (1 + sum(map(ord, n)) % 97), "unit": "", "reason": ""}
                for n in names]
     failing = FAIL == "*" or (FAIL and FAIL in req["knobs"].split(","))
+    # A scripted per-kernel breakdown: split-KV style for mma, quantize + attention for fp8.
+    p50 = (s[49] + s[50]) / 2
+    parts = {"fp8": [("quantize_fp8", 0.15), ("attn_fwd", 0.80)],
+             "mma": [("attn_fwd_split", 0.85), ("combine", 0.10)]}.get(req["variant"], [("attn_fwd", 0.98)])
+    kernels = [{"name": n, "p50_us": p50 * f, "gap_before_us": None if i == 0 else p50 * 0.05 / (len(parts) - 1),
+                "share": f, "launches": 100} for i, (n, f) in enumerate(parts)]
     rec = {"variant": req["variant"], "knobs": req["knobs"], "shape": req["shape"],
            "status": "fail" if failing else "pass",
            "reason": "verification failed: rel L2 0.5 (scripted)" if failing else "",
@@ -97,5 +103,5 @@ for line in sys.stdin:
                       "mem_mhz_after": 3201, "temp_c": 40, "power_w": 130.0, "throttle_reasons": 0},
            "error": {"checked": True, "max_abs": 1e-3, "rel_l2": 2.7e-4, "tolerance": 2e-3,
                      "nan_count": 0, "inf_count": 0, "unwritten": 0},
-           "metrics": metrics, "metric_passes": 2 if metrics else -1, "occupancy_theoretical": 12.5}
+           "metrics": metrics, "metric_passes": 2 if metrics else -1, "kernels": kernels, "occupancy_theoretical": 12.5}
     send({"type": "record", "id": req["id"], "record": rec})

@@ -19,6 +19,11 @@ for stages, scale in (("2", 1.0), ("3", 1.25)):
     t["samples"] = [x * scale for x in t["samples"]]
     for k in ("p50", "p90", "p99", "min", "mean"): t[k] *= scale
     r["metrics"].append({"name": "dram__bytes_read.sum", "value": 1048576.0 * scale, "unit": "byte", "reason": ""})
+    r["device"]["peak_gbs"], r["device"]["launch_us"] = 4270.0, 2.0
+    r["kernels"] = [{"name": "attn_fwd_split", "p50_us": t["p50"] * 0.85, "gap_before_us": None,
+                     "share": 0.85, "launches": 100},
+                    {"name": "combine", "p50_us": t["p50"] * 0.1, "gap_before_us": t["p50"] * 0.05,
+                     "share": 0.1, "launches": 100}]
     recs.append(r)
 s["records"] = recs
 json.dump(s, open(sys.argv[2], "w"))
@@ -29,7 +34,7 @@ grep -q " defaults " "$TUI_TMP/show.txt" && grep -q " st=3 " "$TUI_TMP/show.txt"
   cat "$TUI_TMP/show.txt"; fail "show does not tell stages=2 from stages=3"; }
 step "show: defaults / st=3"
 
-tui_start 120 34 "TERM=screen-256color '$BT' '$SESSION'"
+tui_start 120 60 "TERM=screen-256color '$BT' '$SESSION'"
 wait_for 'Results 2'
 screen | grep -q ' defaults ' && screen | grep -q ' st=3 ' || fail "results panel does not tell them apart"
 step "results panel: defaults / st=3"
@@ -59,6 +64,13 @@ keys Space; wait_for '\[x\] hmma '
 wait_for 'added column hmma'
 keys Escape; wait_gone 'Columns\]'
 step "chooser: catalog and user metrics listed, hmma added to the table"
+# The detail view: where the p50 goes kernel by kernel, and the floors.
+keys Enter; wait_for 'Kernels'
+wait_for 'attn_fwd_split'
+wait_for 'Floors'
+wait_for 'the largest floor'
+step "detail: per-kernel breakdown and floors"
+keys Escape
 keys q; sleep 0.2
 
 if [ -n "$EXTRA" ]; then
