@@ -215,7 +215,10 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
 /* After the search: ranks, summary, session, tuned table. */
 static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
   char err[512], note[600];
-  if (rc == BT_EXIT_NO_GPU || !s->has_device) return rc;
+  if (rc == BT_EXIT_NO_GPU || !s->has_device) {
+    Session_discardOutput(s); /* claimed before the worker said there is no GPU: nothing in it */
+    return rc;
+  }
   Tuner_finish(t, s);
   if (!Session_autosave(s, err, sizeof err)) {
     fprintf(stderr, "benchtop tune: cannot save the session: %s\n", err);
