@@ -283,7 +283,10 @@ int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark
           int pos = (int)(q - i) % per_run;
           dur[(size_t)pos * (size_t)n * (size_t)repeats + (size_t)nd[pos]++] =
               (double)(p[q].end - p[q].start) / 1000.0;
-          if (pos > 0) /* negative when the kernels overlap */
+          /* Negative when the kernels overlap. The first kernel of a run after the first in a
+           * graph has one too, since the previous run: the p50 (a replay's span over its runs)
+           * holds it. */
+          if (q > i)
             gap[(size_t)pos * (size_t)n * (size_t)repeats + (size_t)ng[pos]++] =
                 ((double)p[q].start - (double)p[q - 1].end) / 1000.0;
           if (!out[pos].name[0] && p[q].name < nnames)
@@ -295,7 +298,8 @@ int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark
     for (int pos = 0; pos < per_run; pos++) {
       if (!out[pos].name[0]) Util_strlcpy(out[pos].name, "?", sizeof out[pos].name);
       out[pos].p50_us = KernelClock_median(dur + (size_t)pos * (size_t)n * (size_t)repeats, nd[pos]);
-      out[pos].gap_before_us = pos ? KernelClock_median(gap + (size_t)pos * (size_t)n * (size_t)repeats, ng[pos]) : NAN;
+      out[pos].gap_before_us =
+          ng[pos] > 0 ? KernelClock_median(gap + (size_t)pos * (size_t)n * (size_t)repeats, ng[pos]) : NAN;
       out[pos].share = NAN;
       out[pos].launches = used;
     }

@@ -35,7 +35,8 @@ bool KernelClock_end(int n, double *span_us, char *err, size_t errsize);
 
 /* The per-kernel breakdown of the last begin..end: out[0..count) in launch order, share left
  * NAN (the caller knows the p50 it is a share of). Each timed launch ran its variant `repeats`
- * times (a graph replays several): kernels are matched by their position in one run. Returns
+ * times (a graph replays several): kernels are matched by their position in one run, and the
+ * first kernel's gap is the one since the previous run's last kernel (NAN with one run). Returns
  * the count, 0 when there is no breakdown (no kernel clock, launches that ran different numbers
  * of kernels, more than max kernels). */
 int KernelClock_lastBreakdown(int n, int repeats, KernelSpan *out, int max);

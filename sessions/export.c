@@ -150,9 +150,9 @@ void Export_fmtKernels(char *buf, size_t size, const Record *r) {
     char p50[32], gap[32];
     Json_formatDouble(p50, sizeof p50, k->p50_us);
     int w;
-    if (i > 0 && !isnan(k->gap_before_us)) {
+    if (!isnan(k->gap_before_us)) { /* the first kernel's: since the previous run of a graph */
       Json_formatDouble(gap, sizeof gap, k->gap_before_us);
-      w = snprintf(buf + used, size - used, "; gap %sus; %s %sus", gap, k->name, p50);
+      w = snprintf(buf + used, size - used, "%sgap %sus; %s %sus", i ? "; " : "", gap, k->name, p50);
     } else {
       w = snprintf(buf + used, size - used, "%s%s %sus", i ? "; " : "", k->name, p50);
     }

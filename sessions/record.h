@@ -80,7 +80,8 @@ typedef struct Clocks {
 typedef struct KernelSpan {
   char name[KERNEL_NAME_MAX]; /* as the driver names it (C++ names stay mangled), cut to fit */
   double p50_us;              /* median duration */
-  double gap_before_us;       /* median idle time since the previous kernel ended; NAN first */
+  double gap_before_us;       /* median idle time since the previous kernel ended; first kernel:
+                               * since the previous run's last in a graph of runs, else NAN */
   double share;               /* p50_us over the record's p50 */
   int launches;               /* timed launches it was measured in */
 } KernelSpan;

@@ -168,16 +168,16 @@ static void Detail_kernels(Page *p, const Record *r, int width) {
   if (nw > width - 28) nw = width - 28 > 12 ? width - 28 : 12;
   double sum = 0;
   for (int i = 0; i < r->nkernels; i++)
-    sum += r->kernels[i].p50_us + (i && !isnan(r->kernels[i].gap_before_us) ? r->kernels[i].gap_before_us : 0);
+    sum += r->kernels[i].p50_us + (!isnan(r->kernels[i].gap_before_us) ? r->kernels[i].gap_before_us : 0);
   Page_text(p, TH_TITLE, " Kernels");
   Page_text(p, TH_DIM, " (medians over %d launches; kernels + gaps %.2f us, p50 %.2f us)",
             r->kernels[0].launches, sum, r->timing.p50);
   Page_newline(p);
   for (int i = 0; i < r->nkernels; i++) {
     const KernelSpan *k = &r->kernels[i];
-    if (i && !isnan(k->gap_before_us)) {
-      Page_text(p, TH_DIM, "   %-*s %9.2f us  %s", nw, "(gap)", k->gap_before_us,
-                k->gap_before_us < 0 ? "overlap" : "idle");
+    if (!isnan(k->gap_before_us)) { /* the first kernel's: since the previous run of a graph */
+      Page_text(p, TH_DIM, "   %-*s %9.2f us  %s%s", nw, "(gap)", k->gap_before_us,
+                k->gap_before_us < 0 ? "overlap" : "idle", i ? "" : " since the graph's previous run");
       Page_newline(p);
     }
     Page_text(p, TH_NORMAL, "   %-*.*s ", nw, nw, k->name);

@@ -53,9 +53,10 @@ for path in sys.argv[1:]:
                   (name, r["status"], len(ks), p50, r.get("reason", "")[:80]))
             bad += 1
             continue
-        total = sum(k["p50_us"] for k in ks) + sum(k["gap_before_us"] or 0 for k in ks[1:])
+        # The first kernel's gap: in a graph of runs, since the previous run (p50 holds it).
+        total = sum(k["p50_us"] + (k["gap_before_us"] or 0) for k in ks)
         off = abs(total - p50) / p50
-        parts = "; ".join(("" if i == 0 else "gap %.2f; " % (k["gap_before_us"] or 0)) +
+        parts = "; ".join(("" if k["gap_before_us"] is None else "gap %.2f; " % k["gap_before_us"]) +
                           "%s %.2f" % (k["name"][:40], k["p50_us"]) for i, k in enumerate(ks))
         ok = off <= 0.02
         if csv_rows is not None:  # show's CSV names the same kernels for the same record
