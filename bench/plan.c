@@ -173,7 +173,7 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
       e->knobs = kv;
       e->shape = shapes[s];
       e->opts = p->opts;
-      e->knobs_auto = p->knobs_auto;
+      e->knobs_auto = p->knobs_auto ? PLAN_AUTO_ASKED : PLAN_AUTO_NONE;
       e->knobs_given = given;
       Util_strlcpy(e->metrics, p->metrics[0] ? p->metrics : "default", sizeof e->metrics);
     }
@@ -201,6 +201,51 @@ bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t e
       return false;
     }
   return true;
+}
+
+void Plan_pin(Plan *p, const PlanEntry *e) {
+  const Variant *v = e->variant;
+  for (int i = 0; i < p->nvariants; i++) { /* the shape leaves the variant's unset knobs */
+    PlanVariant *pv = &p->variants[i];
+    int n, at = -1;
+    const Shape *shapes = Plan_shapesOf(p, pv, &n);
+    for (int s = 0; s < n && at < 0; s++)
+      if (Shape_equal(&shapes[s], &e->shape)) at = s;
+    if (pv->nknobs != 0 || strcmp(pv->name, v->name) != 0 || at < 0) continue;
+    if (n == 1) {
+      Plan_removeVariant(p, i);
+    } else {
+      Shape *rest = Util_xmalloc(sizeof(Shape) * (size_t)(n - 1));
+      for (int s = 0, m = 0; s < n; s++)
+        if (s != at) rest[m++] = shapes[s];
+      free(pv->shapes);
+      pv->shapes = rest;
+      pv->nshapes = n - 1;
+    }
+    break;
+  }
+  char **specs = Util_xcalloc((size_t)(v->nknobs ? v->nknobs : 1), sizeof *specs);
+  for (int k = 0; k < v->nknobs; k++)
+    specs[k] = Util_asprintf("%s=%s", v->knobs[k].name, v->knobs[k].values[e->knobs.idx[k]]);
+  PlanVariant *to = NULL; /* a variant already pinned to these knobs takes the shape too */
+  for (int i = 0; i < p->nvariants && !to; i++) {
+    PlanVariant *pv = &p->variants[i];
+    bool same = strcmp(pv->name, v->name) == 0 && pv->nknobs == v->nknobs && pv->nshapes > 0;
+    for (int k = 0; same && k < v->nknobs; k++) same = strcmp(pv->knobs[k], specs[k]) == 0;
+    if (same) to = pv;
+  }
+  if (!to) {
+    to = Plan_addVariant(p, v->name);
+    for (int k = 0; k < v->nknobs; k++) PlanVariant_setKnob(to, specs[k]);
+  }
+  bool have = false;
+  for (int s = 0; s < to->nshapes; s++) have |= Shape_equal(&to->shapes[s], &e->shape);
+  if (!have) {
+    to->shapes = Util_xrealloc(to->shapes, sizeof(Shape) * (size_t)(to->nshapes + 1));
+    to->shapes[to->nshapes++] = e->shape;
+  }
+  for (int k = 0; k < v->nknobs; k++) free(specs[k]);
+  free(specs);
 }
 
 bool Plan_check(const Plan *p, char *err, size_t errsize) {

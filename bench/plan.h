@@ -9,13 +9,20 @@
 #include "kernels/registry.h"
 #include "sessions/session.h"
 
+/* How an entry's knobs may still change once the device is known (TunedTable_resolve). */
+enum {
+  PLAN_AUTO_NONE = 0, /* as given: --knob values or the variant's defaults */
+  PLAN_AUTO_ASKED,    /* --knob auto: the tuned knobs, or the defaults with a note why not */
+  PLAN_AUTO_IF_TUNED, /* no --knob for the variant: the tuned knobs where there are some */
+};
+
 typedef struct PlanEntry {
   const Variant *variant;
   KnobValues knobs;
   Shape shape;
   RunOptions opts;
   char metrics[512];  /* "default", "none" or names */
-  bool knobs_auto;    /* --knob auto: the tuned knobs replace the defaults (TunedTable_resolve) */
+  int knobs_auto;     /* PLAN_AUTO_*: whether tuned knobs replace the defaults */
   unsigned knobs_given; /* bit k: knob k was set by --knob k=v (auto leaves it alone) */
 } PlanEntry;
 
@@ -40,6 +47,9 @@ bool Plan_hasAuto(const Plan *p);
 /* Expands to entries: every variant x every combination of its own swept knobs x its shapes.
  * An unknown variant, knob or value is an error (one line), never dropped. */
 bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t errsize);
+/* The plan runs e's knobs at e's shape as explicit settings of e's variant, no longer the
+ * variant's unset knobs there (what ran with tuned knobs is replayed with those knobs). */
+void Plan_pin(Plan *p, const PlanEntry *e);
 /* Everything a plan from a file must be before it runs: Plan_expand's checks and options within
  * the command line's ranges (reps, warm-up, watchdog). */
 bool Plan_check(const Plan *p, char *err, size_t errsize);

@@ -10,8 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <cjson/cJSON.h>
 
+#include "common/datadir.h"
 #include "common/util.h"
 #include "kernels/jit.h"
 
@@ -186,14 +189,75 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
   return ok;
 }
 
+/* The entry of key's slot among n: 1 found (its source and, unless any_driver, its driver
+ * match); else why says what came closest. */
+static int TunedTable_match(const TunedEntry *all, int n, const TunedEntry *key, const char *hash,
+                            int driver, bool any_driver, const Variant *v, TunedEntry *out,
+                            char *why, size_t whysize) {
+  for (int i = 0; i < n; i++) {
+    if (!TunedTable_sameSlot(&all[i], key)) continue;
+    if (strcmp(all[i].source_hash, hash) != 0) {
+      snprintf(why, whysize, "tuned for an older %s (the source changed since)", v->source);
+    } else if (!any_driver && all[i].driver != driver) {
+      snprintf(why, whysize, "tuned under driver %d, this is %d", all[i].driver, driver);
+    } else {
+      *out = all[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+bool TunedTable_shippedDir(char *dir, size_t size) {
+  const char *env = getenv(TUNED_SHIPPED_ENV);
+  if (env && *env) {
+    Util_strlcpy(dir, env, size);
+    return true;
+  }
+  return DataDir_find(DATA_TUNED, dir, size);
+}
+
+/* A shipped table's file: a *.json that is no hidden file. */
+static bool TunedTable_isTableName(const char *name) {
+  size_t len = strlen(name);
+  return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0;
+}
+
+/* The tables shipped with benchtop: their entries hold for every driver (they were tuned under
+ * one, and a driver rarely moves the best setting), never for another source. A shipped file
+ * that cannot be read is said in why, and the others still count. */
+static int TunedTable_shipped(const TunedEntry *key, const char *hash, const Variant *v,
+                              TunedEntry *out, char *why, size_t whysize) {
+  char dir[4096];
+  if (!TunedTable_shippedDir(dir, sizeof dir)) return 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent *e;
+  while (!found && (e = readdir(d))) {
+    if (!TunedTable_isTableName(e->d_name)) continue;
+    char path[8192], note[400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    TunedEntry *all = NULL;
+    int n = 0;
+    int rc = TunedTable_read(path, &all, &n, note, sizeof note);
+    if (rc > 0) found = TunedTable_match(all, n, key, hash, 0, true, v, out, why, whysize);
+    else if (rc < 0) snprintf(why, whysize, "a shipped table is unusable: %.300s", note);
+    free(all);
+  }
+  closedir(d);
+  if (found) out->shipped = true;
+  return found;
+}
+
 int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
                       TunedEntry *out, char *why, size_t whysize) {
   char path[4096], hash[20];
   TunedTable_path(path, sizeof path);
   TunedEntry *all = NULL;
   int n = 0;
-  int rc = TunedTable_read(path, &all, &n, why, whysize);
-  if (rc < 0) return -1;
+  char own_why[400] = "";
+  int rc = TunedTable_read(path, &all, &n, own_why, sizeof own_why);
   if (!Jit_sourceHash(v, hash, sizeof hash)) {
     free(all);
     snprintf(why, whysize, "the source of %s cannot be read", v->name);
@@ -207,21 +271,34 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
   key.shape = *s;
   key.cold_l2 = o->cold_l2;
   key.graph = o->graph;
-  int found = 0;
   snprintf(why, whysize, "nothing tuned%s on this %s", o->cold_l2 ? " with a cold L2" : "", d->name);
-  for (int i = 0; i < n; i++) {
-    if (!TunedTable_sameSlot(&all[i], &key)) continue;
-    if (strcmp(all[i].source_hash, hash) != 0) {
-      snprintf(why, whysize, "tuned for an older %s (the source changed since)", v->source);
-    } else if (all[i].driver != d->driver_version) {
-      snprintf(why, whysize, "tuned under driver %d, this is %d", all[i].driver, d->driver_version);
-    } else {
-      *out = all[i];
-      found = 1;
-    }
-  }
+  /* The user's own tunes first; then what benchtop ships for this GPU. */
+  int found = rc > 0 && TunedTable_match(all, n, &key, hash, d->driver_version, false, v, out, why, whysize);
   free(all);
-  return found;
+  if (found) return 1;
+  char shipped_why[400] = "";
+  if (TunedTable_shipped(&key, hash, v, out, shipped_why, sizeof shipped_why)) return 1;
+  if (rc < 0) { /* an unreadable table of the user's is what to fix first */
+    Util_strlcpy(why, own_why, whysize);
+    return -1;
+  }
+  if (shipped_why[0] && Util_startsWith(why, "nothing tuned"))
+    snprintf(why, whysize, "the table shipped for this GPU: %.300s", shipped_why);
+  return 0;
+}
+
+bool TunedTable_exists(void) {
+  char path[4096], dir[4096];
+  TunedTable_path(path, sizeof path);
+  if (access(path, F_OK) == 0) return true;
+  if (!TunedTable_shippedDir(dir, sizeof dir)) return false;
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  bool any = false;
+  struct dirent *e;
+  while (!any && (e = readdir(d))) any = TunedTable_isTableName(e->d_name);
+  closedir(d);
+  return any;
 }
 
 /* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
@@ -234,7 +311,7 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
   for (int i = 0; i < n; i++) {
     PlanEntry *e = &entries[i];
     notes[i][0] = '\0';
-    if (!e->knobs_auto || e->variant->nknobs == 0) continue;
+    if (e->knobs_auto == PLAN_AUTO_NONE || e->variant->nknobs == 0) continue;
     TunedEntry t;
     char why[400];
     int rc = TunedTable_lookup(d, e->variant, &e->shape, &e->opts, &t, why, sizeof why);
@@ -244,7 +321,10 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
     if (rc == 1 && Registry_applyKnobs(e->variant, t.knobs, &kv, false, err, sizeof err)) {
       for (int k = 0; k < e->variant->nknobs; k++)
         if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
-      snprintf(notes[i], sizeof notes[i], "tuned (p50 %.4g us, %.10s)", t.p50, t.created);
+      snprintf(notes[i], sizeof notes[i], "tuned (%sp50 %.4g us, %.10s)",
+               t.shipped ? "shipped for this GPU, " : "", t.p50, t.created);
+    } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
+      continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
     } else {
       if (rc == 1) snprintf(why, sizeof why, "the tuned knobs of %s no longer parse: %s", e->variant->name, err);
       snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);

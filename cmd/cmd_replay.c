@@ -86,7 +86,7 @@ static int Replay_exec(const CommandArgs *a) {
     return BT_EXIT_FAILED;
   }
   Session now;
-  int rc = RunLoop_run(&plan, &out, fmt, &now);
+  int rc = RunLoop_run(&plan, &out, fmt, &now, false); /* the knobs recorded, not today's tuned ones */
   Plan_free(&plan);
   if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE && now.path[0]) {
     printf("\ndiff ");

@@ -24,9 +24,12 @@ static const CommandOption run_options[] = {
   [RUN_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
                   .help = "shapes BxHxSxD[:causal], comma-separated (benchtop list shapes)",
                   .complete = CMD_COMPLETE_SHAPES, .flags = CMD_OPT_REQUIRED},
-  [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]|auto",
+  [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT,
+                .arg = "K=V[,V2]|auto|default",
                 .help = "set a knob of the variants that have it; several values sweep it; auto: "
-                        "the knobs benchtop tune found for the shape on this GPU",
+                        "the knobs benchtop tune found for each shape on this GPU, else the "
+                        "defaults with a note; default: the shipped defaults, never tuned knobs "
+                        "(without --knob a variant runs the tuned knobs where there are some)",
                 .flags = CMD_OPT_REPEAT},
   [RUN_METRICS] = {.name = "metrics", .short_name = 'm', .value = CMD_TEXT,
                    .arg = "default|none|NAME,...",
@@ -79,11 +82,19 @@ static int Run_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
-  for (int i = 0; i < CommandArgs_count(a, RUN_KNOB); i++)
-    if (!Plan_addKnob(&plan, CommandArgs_nth(a, RUN_KNOB, i), err, sizeof err)) {
+  bool tuned_by_default = true; /* --knob default turns it off; it is no setting of a knob */
+  for (int i = 0; i < CommandArgs_count(a, RUN_KNOB); i++) {
+    const char *k = CommandArgs_nth(a, RUN_KNOB, i);
+    if (strcmp(k, "default") == 0) tuned_by_default = false;
+    else if (!Plan_addKnob(&plan, k, err, sizeof err)) {
       Command_usageError(&Cmd_run, "%s", err);
       goto out;
     }
+  }
+  if (!tuned_by_default && Plan_hasAuto(&plan)) {
+    Command_usageError(&Cmd_run, "--knob auto and --knob default ask for opposite things: give one");
+    goto out;
+  }
   if (strcmp(plan.metrics, "none") != 0 && !RunLoop_checkMetrics(plan.metrics, err, sizeof err)) {
     Command_usageError(&Cmd_run, "%s", err);
     goto out;
@@ -93,7 +104,7 @@ static int Run_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_run, "-o needs a file name");
     goto out;
   }
-  rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL);
+  rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL, tuned_by_default);
 out:
   Plan_free(&plan);
   return rc;
@@ -104,7 +115,10 @@ const Command Cmd_run = {
   .summary = "time, verify and profile variants on this GPU; records autosaved to the session",
   .description = "Runs every variant x knob setting x shape of the plan in the worker process: "
                  "compiles the variant with NVRTC for this GPU, checks its output against the "
-                 "fp32 reference, times it and collects the metrics. Each record is printed as "
+                 "fp32 reference, times it and collects the metrics. A variant given no --knob runs "
+                 "the knobs benchtop tune found for each shape on this GPU where there are "
+                 "some (the user's tuned table, then the one shipped for this GPU; one line "
+                 "says so), else its defaults. Each record is printed as "
                  "it arrives and the session file is rewritten after every one; Ctrl-C keeps "
                  "the finished records. -o FILE: a new file is created before anything runs; "
                  "an existing session of this GPU gets the new records appended; --force "

@@ -69,11 +69,15 @@ static void RunLoop_clockNote(bool tty, const Record *r, const RunOptions *o, ch
   Util_strlcpy(noted, r->timing.source_note, size);
 }
 
-/* --knob auto, once the worker said which device this is: the tuned knobs (or the defaults,
- * said once per variant and shape on stderr), then the entries go to the worker. */
+/* Once the worker said which device this is: --knob auto's entries take the tuned knobs (or the
+ * defaults), and a variant given no knob the tuned knobs where there are some, each said once
+ * per variant and shape on stderr; those the plan records as explicit knobs, so replay repeats
+ * them. Then the entries go to the worker. */
 static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const DeviceInfo *d,
-                                char (*notes)[160]) {
+                                char (*notes)[160], Plan *recorded) {
   TunedTable_resolve(entries, n, d, notes);
+  for (int i = 0; i < n; i++)
+    if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED && notes[i][0]) Plan_pin(recorded, &entries[i]);
   for (int i = 0; i < n; i++) {
     if (!notes[i][0]) continue;
     bool said = false;
@@ -85,9 +89,13 @@ static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const Devi
     Shape_format(&entries[i].shape, shape, sizeof shape);
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     bool tuned = Util_startsWith(notes[i], "tuned");
-    fprintf(stderr, "benchtop: --knob auto: %s at %s: %s%s %s\n", entries[i].variant->name, shape,
-            tuned ? notes[i] : notes[i] + strlen("defaults: "), tuned ? ":" : "; running the defaults",
-            knobs);
+    if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED)
+      fprintf(stderr, "benchtop: %s at %s: the tuned knobs, %s (--knob default: the shipped "
+                      "defaults): %s\n", entries[i].variant->name, shape, notes[i], knobs);
+    else
+      fprintf(stderr, "benchtop: --knob auto: %s at %s: %s%s %s\n", entries[i].variant->name,
+              shape, tuned ? notes[i] : notes[i] + strlen("defaults: "),
+              tuned ? ":" : "; running the defaults", knobs);
   }
   Runner_submit(r, entries, n);
 }
@@ -126,7 +134,8 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
   return true;
 }
 
-int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result) {
+int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
+                bool tuned_by_default) {
   char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
   PlanEntry *entries = NULL;
   int n = 0;
@@ -159,7 +168,14 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
 
   bool tty = isatty(STDERR_FILENO);
   Runner *r = Runner_new(NULL);
-  bool wait_device = Plan_hasAuto(plan);
+  /* A variant given no knob takes this GPU's tuned knobs where there are some; the worker's
+   * device decides, so the entries wait for its hello (only when some tuned table exists). */
+  if (tuned_by_default && !Plan_hasAuto(plan) && TunedTable_exists())
+    for (int i = 0; i < n; i++)
+      if (entries[i].knobs_given == 0 && entries[i].variant->nknobs > 0)
+        entries[i].knobs_auto = PLAN_AUTO_IF_TUNED;
+  bool wait_device = false;
+  for (int i = 0; i < n; i++) wait_device |= entries[i].knobs_auto != PLAN_AUTO_NONE;
   char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
   bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
   if (wait_device) Runner_start(r);
@@ -209,7 +225,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
         if (wait_device) {
           wait_device = false;
           if (cancelled) finished = true;
-          else RunLoop_resolveAuto(r, entries, n, &ev.device, notes);
+          else RunLoop_resolveAuto(r, entries, n, &ev.device, notes, &s.plan);
           for (int i = 0; i < n; i++) { /* the columns fit the knobs auto chose */
             char knobs[RECORD_KNOBS_MAX];
             Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);

@@ -17,6 +17,7 @@ static const struct {
 } DataDir_names[] = {
   [DATA_THEMES] = {"themes", "themes"},
   [DATA_EXAMPLES] = {"examples", "sessions/examples"},
+  [DATA_TUNED] = {"tuned", "kernels/tuned"},
 };
 
 static bool DataDir_isDir(const char *path) {

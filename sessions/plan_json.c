@@ -67,6 +67,13 @@ PlanVariant *Plan_addVariant(Plan *p, const char *name) {
   return v;
 }
 
+void Plan_removeVariant(Plan *p, int i) {
+  if (i < 0 || i >= p->nvariants) return;
+  PlanVariant_free(&p->variants[i]);
+  memmove(&p->variants[i], &p->variants[i + 1], sizeof(PlanVariant) * (size_t)(p->nvariants - i - 1));
+  p->nvariants--;
+}
+
 /* Knob name length of "k=..." (the whole string when there is no '='). */
 static size_t Plan_knobNameLen(const char *spec) {
   const char *eq = strchr(spec, '=');

@@ -70,6 +70,8 @@ void Plan_free(Plan *p);
 void Plan_copy(Plan *dst, const Plan *src);
 /* Appends a variant with no knobs (and the plan's shapes). */
 PlanVariant *Plan_addVariant(Plan *p, const char *name);
+/* Removes variant i (what it held is freed; the later ones move up). */
+void Plan_removeVariant(Plan *p, int i);
 /* Sets the variant's sweep of one knob ("k=v1,v2"), replacing one of the same name. */
 void PlanVariant_setKnob(PlanVariant *v, const char *spec);
 /* The shapes a variant of p runs. */

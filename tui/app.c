@@ -87,12 +87,15 @@ static void App_initPanels(App *a) {
     VariantRow *vr = &vv->rows[vv->count++];
     vr->variant = Registry_variants[i];
     vr->checked = false;
+    vr->knobs_set = false;
+    vr->auto_shown[0] = '\0';
     Registry_defaults(vr->variant, &vr->knobs);
     const Plan *p = &a->session.plan;
     for (int k = 0; k < p->nvariants; k++) {
       const PlanVariant *pv = &p->variants[k];
       if (vr->checked || strcmp(pv->name, vr->variant->name) != 0) continue;
       vr->checked = true;
+      vr->knobs_set = pv->nknobs > 0;
       /* The variant's own knobs; a sweep "k=v1,v2" shows its first value. */
       for (int j = 0; j < pv->nknobs; j++) {
         char spec[RECORD_KNOBS_MAX], err[160];

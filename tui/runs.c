@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
+#include "bench/tune_table.h"
 #include "common/util.h"
 #include "tui/tui.h"
 
@@ -54,6 +55,7 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
       p->knobs_auto = true;
       continue;
     }
+    if (!vars[i]->knobs_set) continue; /* the defaults; tuned knobs are pinned when they run */
     for (int k = 0; k < vars[i]->variant->nknobs; k++) {
       const KnobDesc *kd = &vars[i]->variant->knobs[k];
       char *kv = Util_asprintf("%s=%s", kd->name, kd->values[vars[i]->knobs.idx[k]]);
@@ -92,12 +94,15 @@ void App_startRun(App *a) {
     opts.seed = fresh.seed;
   }
   int n = 0;
+  /* Knobs the user left alone take this GPU's tuned knobs where there are some, as in run. */
+  bool tuned_default = TunedTable_exists();
   for (int v = 0; v < nvar; v++)
     for (int s = 0; s < nshape; s++) {
       PlanEntry *e = &entries[n++];
       e->variant = vars[v]->variant;
       e->knobs = vars[v]->knobs;
-      e->knobs_auto = vars[v]->knobs_auto;
+      e->knobs_auto = vars[v]->knobs_auto ? PLAN_AUTO_ASKED
+                      : !vars[v]->knobs_set && tuned_default ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
       e->shape = shapes[s];
       e->opts = opts;
       Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);

@@ -84,7 +84,10 @@ typedef struct VariantRow {
   bool checked;
   KnobValues knobs;
   bool knobs_auto;        /* run with the tuned knobs of each shape (--knob auto) */
-  char auto_shown[RECORD_KNOBS_MAX + 32]; /* what auto chose at the last run, in words */
+  bool knobs_set;         /* the user chose these knobs; else a run takes the tuned knobs of
+                             each shape where there are some, as `run` without --knob does */
+  char auto_shown[RECORD_KNOBS_MAX + 32]; /* what auto (or the tuned default) chose at the last
+                                             run, in words */
 } VariantRow;
 
 typedef struct VariantsView {

@@ -155,14 +155,14 @@ void Tunes_start(App *a) {
   a->dirty |= DIRTY_STATUS;
 }
 
+static void Tunes_resolveAuto(App *a, const DeviceInfo *d);
+
 void Tunes_hello(App *a, const DeviceInfo *d) {
   a->tune.device = *d;
   a->tune.have_device = true;
   if (a->tune.auto_waiting) {
     a->tune.auto_waiting = false;
-    TunedTable_resolve(a->tune.auto_entries, a->tune.nauto, d, a->tune.auto_notes);
-    Tunes_autoShown(a);
-    Runner_submit(a->run.runner, a->tune.auto_entries, a->tune.nauto);
+    Tunes_resolveAuto(a, d);
   }
   if (!a->tune.tuner || a->tune.begun) return;
   a->tune.waiting = false;
@@ -234,7 +234,7 @@ void Tunes_poll(App *a) {
 void Tunes_autoShown(App *a) {
   for (int i = 0; i < a->variants.count; i++) {
     VariantRow *vr = &a->variants.rows[i];
-    if (!vr->knobs_auto) continue;
+    if (!vr->knobs_auto && vr->knobs_set) continue;
     vr->auto_shown[0] = '\0';
     int tuned = 0, total = 0;
     char first[RECORD_KNOBS_MAX] = "";
@@ -248,13 +248,26 @@ void Tunes_autoShown(App *a) {
       else same &= strcmp(first, knobs) == 0;
       tuned += Util_startsWith(a->tune.auto_notes[k], "tuned");
     }
-    if (total == 0) continue;
+    if (total == 0 || (!vr->knobs_auto && tuned == 0)) continue; /* left alone, nothing tuned */
     if (same)
       snprintf(vr->auto_shown, sizeof vr->auto_shown, "%s %s", tuned ? "tuned" : "defaults", first);
     else
       snprintf(vr->auto_shown, sizeof vr->auto_shown, "tuned for %d of %d shapes", tuned, total);
   }
   a->dirty |= DIRTY_VARIANTS;
+}
+
+/* The device is known: the entries take their tuned knobs (those of knobs left alone are pinned
+ * in the session's plan, so replay repeats them) and go to the worker. */
+static void Tunes_resolveAuto(App *a, const DeviceInfo *d) {
+  TunedTable_resolve(a->tune.auto_entries, a->tune.nauto, d, a->tune.auto_notes);
+  for (int i = 0; i < a->tune.nauto; i++)
+    if (a->tune.auto_entries[i].knobs_auto == PLAN_AUTO_IF_TUNED && a->tune.auto_notes[i][0]) {
+      Plan_pin(&a->session.plan, &a->tune.auto_entries[i]);
+      a->session.dirty = true;
+    }
+  Tunes_autoShown(a);
+  Runner_submit(a->run.runner, a->tune.auto_entries, a->tune.nauto);
 }
 
 bool Tunes_submitRun(App *a, PlanEntry *entries, int n) {
@@ -270,9 +283,7 @@ bool Tunes_submitRun(App *a, PlanEntry *entries, int n) {
   a->tune.auto_used = Util_xcalloc((size_t)n, sizeof *a->tune.auto_used);
   a->tune.nauto = n;
   if (a->tune.have_device) {
-    TunedTable_resolve(a->tune.auto_entries, n, &a->tune.device, a->tune.auto_notes);
-    Tunes_autoShown(a);
-    Runner_submit(a->run.runner, a->tune.auto_entries, n);
+    Tunes_resolveAuto(a, &a->tune.device);
   } else {
     a->tune.auto_waiting = true;
     Runner_start(a->run.runner);

@@ -15,9 +15,11 @@ static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width
   Draw_clip(w, y, x, width, line);
   int used = (int)strlen(line) + 1;
   wattrset(w, Draw_attr(cur, TH_DIM));
-  if (vr->knobs_auto) { /* auto, and what it chose at the last run */
+  if (vr->knobs_auto || (!vr->knobs_set && vr->auto_shown[0])) {
+    /* auto, or knobs left alone that took tuned ones: what was chosen at the last run */
     char shown[RECORD_KNOBS_MAX + 48];
-    snprintf(shown, sizeof shown, "auto%s%s", vr->auto_shown[0] ? ": " : "", vr->auto_shown);
+    snprintf(shown, sizeof shown, "%s%s%s", vr->knobs_auto ? "auto" : "",
+             vr->knobs_auto && vr->auto_shown[0] ? ": " : "", vr->auto_shown);
     wattrset(w, Draw_attr(cur, TH_ACCENT));
     Draw_clip(w, y, x + used, width - used, shown);
     return;
@@ -143,6 +145,7 @@ static void ViewKnobs_nextPreset(App *a, VariantRow *vr) {
     return;
   }
   vr->knobs = kv;
+  vr->knobs_set = true;
   App_message(a, false, "preset %d/%d: %s", (at + 1) % n + 1, n, next[0] ? next : "defaults");
 }
 
@@ -157,6 +160,8 @@ static void ViewKnobs_value(App *a, int ch) {
   if (ch == KEY_LEFT || ch == 'h') vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + nvals - 1) % nvals;
   else vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + 1) % nvals;
   vr->knobs_auto = false;
+  vr->knobs_set = true;
+  vr->auto_shown[0] = '\0';
   App_prebuild(a, vr);
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
@@ -174,6 +179,8 @@ static void ViewKnobs_preset(App *a, int ch) {
   if (ch == 'p') ViewKnobs_nextPreset(a, vr);
   else Registry_defaults(vr->variant, &vr->knobs);
   vr->knobs_auto = false;
+  vr->knobs_set = true;
+  vr->auto_shown[0] = '\0';
   App_prebuild(a, vr);
   a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
 }
@@ -185,6 +192,7 @@ static void ViewKnobs_auto(App *a, int ch) {
   VariantRow *vr = ViewVariants_selected(a);
   if (!vr) return;
   vr->knobs_auto = !vr->knobs_auto;
+  vr->knobs_set |= !vr->knobs_auto; /* auto off: the knobs shown, as chosen */
   vr->auto_shown[0] = '\0';
   App_message(a, false, "%s: %s", vr->variant->name,
               vr->knobs_auto ? "auto (the tuned knobs of each shape, or the defaults)" : "explicit knobs");

@@ -3,7 +3,7 @@
 # latency is a function of the knobs (FAKE_TUNE=1): T on mma with two shapes checked shows the
 # search's progress on the status line, ends with the winners marked W in the results and in
 # the session, the detail view of the winner says where it ranked, and the tuned table holds
-# them; the knob editor's `a` then runs mma with --knob auto and the variants panel and the
+# them; a run with mma's knobs left alone then runs the winners; the knob editor's `a` then runs mma with --knob auto and the variants panel and the
 # record say what auto chose; a second tune cancelled with x keeps its finished records.
 #   tui_tune.sh BENCHTOP
 BT=$1
@@ -40,8 +40,23 @@ keys Enter
 wait_for 'tune: rank 1 of [0-9]+, the winner'
 step "the winner is marked W; its detail says rank 1"
 keys Escape
+# Knobs left alone take the tuned ones (as run without --knob): r runs the winners, the
+# variants panel says so, the records say tuned, the plan pins them for replay.
+keys 1 Space k r
+wait_for 'mma       (tuned block_m=|tuned for 2 of 2 shapes)' 30
+wait_for 'run finished' 30
+python3 - "$S" <<'PY' || fail "tuned-by-default records"
+import json, sys
+s = json.load(open(sys.argv[1]))
+win = {t["shape"]: t["winner_knobs"] for t in s["tune"]}
+recs = [r for r in s["records"] if r.get("knobs_auto") and "tune" not in r]
+assert len(recs) == 2 and all(r["knobs_auto"].startswith("tuned") and r["knobs"] == win[r["shape"]] for r in recs), recs
+pinned = {(sh, tuple(v["knobs"])) for v in s["plan"]["variants"] for sh in v.get("shapes", [])}
+assert all((r["shape"], tuple(r["knobs"].split(","))) in pinned for r in recs), s["plan"]
+PY
+step "knobs left alone: mma ran the tuned knobs of each shape, pinned in the plan"
 # --knob auto from the knob editor: the variants panel says what auto chose for the run.
-keys 1 Space k Enter
+keys 1 Enter
 wait_for 'Knobs: mma'
 keys a Escape
 wait_for 'mma       auto'
@@ -51,7 +66,7 @@ wait_for 'run finished' 30
 python3 - "$S" <<'PY' || fail "auto records"
 import json, sys
 recs = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("knobs_auto")]
-assert len(recs) == 2 and all(r["knobs_auto"].startswith("tuned") for r in recs), recs
+assert len(recs) == 4 and all(r["knobs_auto"].startswith("tuned") for r in recs[2:]), recs
 PY
 step "knob editor a: mma ran with the tuned knobs of each shape"
 # A second tune, cancelled: the finished records stay and are ranked.

@@ -273,6 +273,41 @@ static void test_table(void) {
   unlink(kpath);
   rmdir(kdir);
 
+  /* A shipped table (kernels/tuned/): read after the user's own, under any driver, never for
+   * another source; its entries say they were shipped. */
+  char sdir[4200], spath[4300];
+  snprintf(sdir, sizeof sdir, "%s/shipped", dir);
+  CHECK(mkdir(sdir, 0755) == 0);
+  setenv("BENCHTOP_SHIPPED_TUNED", sdir, 1);
+  Shape big = test_shape("8x16x4096x64");
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0);
+  const char *hash = e[0].source_hash;
+  char *shipped = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"%s\", \"p50\": 1130.0}]}", hash, e[0].knobs);
+  snprintf(spath, sizeof spath, "%s/nvidia-h200.json", sdir);
+  CHECK(Util_writeFileAtomic(spath, shipped, strlen(shipped), err, sizeof err));
+  free(shipped);
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+        got.p50 == 1130.0);
+  CHECK(TunedTable_exists());
+  /* An edited source: the shipped entry retires. */
+  CHECK(mkdir(kdir, 0755) == 0);
+  src = Jit_loadSource(fa3->source, err, sizeof err);
+  edited = Util_asprintf("%s\n// another edit\n", src);
+  CHECK(Util_writeFileAtomic(kpath, edited, strlen(edited), err, sizeof err));
+  setenv("BENCHTOP_KERNEL_DIR", kdir, 1);
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0);
+  unsetenv("BENCHTOP_KERNEL_DIR");
+  free(src);
+  free(edited);
+  unlink(kpath);
+  rmdir(kdir);
+  unlink(spath);
+  rmdir(sdir);
+  unsetenv("BENCHTOP_SHIPPED_TUNED");
+
   /* A malformed table: lookups say so; a store moves it aside and starts again. */
   const char junk[] = "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": 3}]}";
   CHECK(Util_writeFileAtomic(path, junk, strlen(junk), err, sizeof err));

@@ -71,6 +71,86 @@ PY
 [ "$(grep -c 'running the defaults' "$T/auto.txt")" -eq 1 ] && ok "one line for the untuned shape" \
   || { bad "the untuned shape's note"; cat "$T/auto.txt"; }
 
+# --- no --knob: the tuned knobs where this GPU has some (one line); --knob default: never;
+# --- replay repeats what was run (the tuned knobs pinned in the plan), never re-tuned knobs --
+"$BT" run -v mma -s 2x8x512x64,4x8x512x64 --metrics none -o "$T/implicit.json" > /dev/null 2> "$T/implicit.txt"
+"$BT" run -v mma -s 2x8x512x64 --knob default --metrics none -o "$T/default.json" > /dev/null 2> "$T/default.txt"
+python3 - "$T/implicit.json" "$T/default.json" "$win" <<'PY' && ok "a variant given no --knob runs the tuned knobs; --knob default the defaults" \
+  || { bad "tuned by default"; cat "$T/implicit.txt" "$T/default.txt"; }
+import json, sys
+imp = json.load(open(sys.argv[1]))["records"]
+dfl = json.load(open(sys.argv[2]))["records"]
+ok = (imp[0]["knobs"] == sys.argv[3] and imp[0]["knobs_auto"].startswith("tuned")
+      and "knobs_auto" not in imp[1] and imp[1]["knobs"] == dfl[0]["knobs"] != sys.argv[3]
+      and "knobs_auto" not in dfl[0])
+sys.exit(0 if ok else 1)
+PY
+[ "$(grep -c 'the tuned knobs, tuned' "$T/implicit.txt")" -eq 1 ] && ok "one line says the tuned knobs ran" \
+  || { bad "the tuned-by-default line"; cat "$T/implicit.txt"; }
+grep -v '^session:' "$T/default.txt" | grep -q . && { bad "--knob default said more than the session"; cat "$T/default.txt"; } \
+  || ok "--knob default: no note"
+"$BT" replay "$T/default.json" -o "$T/replayed.json" > /dev/null 2>&1
+python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['records'][0]; sys.exit(0 if r['knobs']==sys.argv[2] and 'knobs_auto' not in r else 1)" \
+  "$T/replayed.json" "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['records'][0]['knobs'])" "$T/default.json")" \
+  && ok "replay of a --knob default run runs the defaults" || bad "replay took tuned knobs"
+# The tuned table changes (another winner at 2x8x512x64); replaying the implicit run repeats
+# what it ran: the old winner there, the defaults at the untuned shape.
+python3 - "$T/tuned.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for e in t["entries"]:
+    if e["shape"] == "2x8x512x64":
+        e["knobs"] = e["knobs"].replace("stages=2", "stages=3") if "stages=2" in e["knobs"] else e["knobs"].replace("stages=3", "stages=2")
+json.dump(t, open(sys.argv[1], "w"))
+PY
+"$BT" replay "$T/implicit.json" -o "$T/replayed2.json" > /dev/null 2> "$T/replayed2.txt"
+python3 - "$T/implicit.json" "$T/replayed2.json" <<'PY' && ok "replay of a tuned-by-default run repeats its knobs" \
+  || { bad "replay of the implicit run"; cat "$T/replayed2.txt"; }
+import json, sys
+a = sorted((r["shape"], r["knobs"]) for r in json.load(open(sys.argv[1]))["records"])
+b = sorted((r["shape"], r["knobs"]) for r in json.load(open(sys.argv[2]))["records"])
+plan = json.load(open(sys.argv[1]))["plan"]
+print("   plan:", json.dumps(plan["variants"]))
+sys.exit(0 if a == b and len(a) == 2 else 1)
+PY
+expect_fail() { "$@" > /dev/null 2>&1 && return 1; return 0; }
+expect_fail "$BT" run -v mma -s 2x8x512x64 --knob auto --knob default && ok "auto with default: refused" || bad "auto with default accepted"
+
+# --- a table shipped for this GPU (kernels/tuned/, here BENCHTOP_SHIPPED_TUNED): a user with no
+# --- table of their own gets its knobs; a table for another GPU or an older source: defaults --
+mkdir -p "$T/ship" "$T/ship-other"
+cp "$T/tuned.json" "$T/ship/scripted.json"
+python3 - "$T/tuned.json" "$T/ship-other/other.json" "$T/ship-old.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+other = {"schema": t["schema"], "entries": [dict(e, device="NVIDIA H200") for e in t["entries"]]}
+json.dump(other, open(sys.argv[2], "w"))
+old = {"schema": t["schema"], "entries": [dict(e, source_hash="0123456789abcdef") for e in t["entries"]]}
+json.dump(old, open(sys.argv[3], "w"))
+PY
+shipped_run() { # dir out
+  BENCHTOP_TUNED_TABLE=$T/none.json BENCHTOP_SHIPPED_TUNED=$1 "$BT" run -v mma -s 2x8x512x64 --metrics none \
+    -o "$2" > /dev/null 2> "$2.txt"
+}
+shipped_run "$T/ship" "$T/sh.json"
+shipped_run "$T/ship-other" "$T/sh-other.json"
+mkdir -p "$T/ship-old" && mv "$T/ship-old.json" "$T/ship-old/"
+shipped_run "$T/ship-old" "$T/sh-old.json"
+python3 - "$T" <<'PY' && ok "a shipped table for this GPU gives its knobs; another GPU's or an older source's does not" \
+  || { bad "shipped tables"; cat "$T"/sh*.txt; }
+import json, sys
+d = sys.argv[1]
+ship = [e for e in json.load(open(d + "/ship/scripted.json"))["entries"] if e["shape"] == "2x8x512x64"][0]
+r = json.load(open(d + "/sh.json"))["records"][0]
+o = json.load(open(d + "/sh-other.json"))["records"][0]
+x = json.load(open(d + "/sh-old.json"))["records"][0]
+dflt = json.load(open(d + "/default.json"))["records"][0]["knobs"]
+sys.exit(0 if r["knobs"] == ship["knobs"] and r["knobs_auto"].startswith("tuned (shipped")
+         and o["knobs"] == dflt and "knobs_auto" not in o and x["knobs"] == dflt and "knobs_auto" not in x else 1)
+PY
+grep -q 'shipped for this GPU' "$T/sh.json.txt" && ! grep -q 'tuned' "$T/sh-other.json.txt" \
+  && ok "one line names the shipped table; none for another GPU's" || { bad "shipped-table lines"; cat "$T"/sh*.txt; }
+
 # --- Ctrl-C mid-run: every finished record stays, ranked; exit 130 -------------------------
 FAKE_DELAY=1 "$BT" tune -v fa3 -s 2x8x512x64 --strategy exhaustive --metrics none -o "$T/c.json" \
   > "$T/cout.txt" 2> "$T/cerr.txt" &
