@@ -1,5 +1,6 @@
 #include "bench/tune_table.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -9,8 +10,6 @@
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <dirent.h>
 
 #include <cjson/cJSON.h>
 
@@ -301,6 +300,48 @@ bool TunedTable_exists(void) {
   return any;
 }
 
+int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsize) {
+  *stale = 0;
+  DIR *d = opendir(dir);
+  if (!d) {
+    snprintf(err, errsize, "cannot open %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  int checked = 0;
+  bool ok = true;
+  struct dirent *de;
+  while (ok && (de = readdir(d))) {
+    if (!TunedTable_isTableName(de->d_name)) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    TunedEntry *all = NULL;
+    int n = 0;
+    int rc = TunedTable_read(path, &all, &n, err, errsize);
+    if (rc == 0) snprintf(err, errsize, "%s vanished while it was read", path);
+    ok = rc > 0;
+    for (int i = 0; i < n && ok; i++) {
+      const TunedEntry *t = &all[i];
+      const Variant *v = Registry_find(t->variant);
+      KnobValues kv;
+      char why[256], hash[20];
+      const char *refused = NULL;
+      if (v) Registry_defaults(v, &kv);
+      if (!v || !Registry_applyKnobs(v, t->knobs, &kv, false, why, sizeof why) ||
+          (refused = Registry_supports(v, &t->shape, &kv, NULL, why, sizeof why)) != NULL) {
+        snprintf(err, errsize, "%s: entries[%d] (%s): %s", path, i, t->variant,
+                 !v ? "no such variant" : refused ? refused : why);
+        ok = false;
+      } else {
+        checked++;
+        if (!Jit_sourceHash(v, hash, sizeof hash) || strcmp(hash, t->source_hash) != 0) (*stale)++;
+      }
+    }
+    free(all);
+  }
+  closedir(d);
+  return ok ? checked : -1;
+}
+
 /* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
 static void TunedTable_printable(char *s) {
   for (; *s; s++)
@@ -318,7 +359,15 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
     KnobValues kv;
     Registry_defaults(e->variant, &kv);
     char err[256];
-    if (rc == 1 && Registry_applyKnobs(e->variant, t.knobs, &kv, false, err, sizeof err)) {
+    bool usable = rc == 1 && Registry_applyKnobs(e->variant, t.knobs, &kv, false, err, sizeof err);
+    if (usable) { /* the registry may have narrowed since the tune */
+      const char *refused = Registry_supports(e->variant, &e->shape, &kv, NULL, err, sizeof err);
+      if (refused) {
+        Util_strlcpy(err, refused, sizeof err);
+        usable = false;
+      }
+    }
+    if (usable) {
       for (int k = 0; k < e->variant->nknobs; k++)
         if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
       snprintf(notes[i], sizeof notes[i], "tuned (%sp50 %.4g us, %.10s)",
@@ -326,7 +375,7 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
     } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
       continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
     } else {
-      if (rc == 1) snprintf(why, sizeof why, "the tuned knobs of %s no longer parse: %s", e->variant->name, err);
+      if (rc == 1) snprintf(why, sizeof why, "the tuned knobs of %s are no longer valid: %s", e->variant->name, err);
       snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);
     }
     TunedTable_printable(notes[i]);

@@ -53,6 +53,10 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
 int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
                       TunedEntry *out, char *why, size_t whysize);
 
+/* Checks the tables shipped in dir: each entry names a variant, knobs it accepts and a shape
+ * they can run (a malformed file or entry: -1, one line in err); *stale counts the entries
+ * whose kernel source changed since (they are ignored until re-tuned). Returns the entries. */
+int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsize);
 /* Whether any tuned table exists (the user's or a shipped one): without one, run needs not
  * wait for the worker's device to choose knobs. */
 bool TunedTable_exists(void);

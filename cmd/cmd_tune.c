@@ -1,5 +1,5 @@
 /* benchtop tune: search each variant's knob space at each shape (bench/tune.h), every
- * measurement a record autosaved to the session, the leaders re-measured, the winners named in
+ * measurement a record in the session (saved once a second and after every batch), the leaders re-measured, the winners named in
  * the session and written to the tuned table that --knob auto reads. Ctrl-C keeps every
  * finished record and ranks what finished. */
 #include <math.h>
@@ -95,6 +95,11 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
   PlanEntry *batch = Util_xmalloc(sizeof(PlanEntry) * TUNE_BATCH);
   Prebuild *pb = NULL;
   int nbatch = 0, seen = 0, rc = BT_EXIT_OK, cc = 0;
+  /* A session of a thousand records takes ~0.2 s to write: saved at most once a second and at
+   * the end of every batch, so writing never outruns a ~60 ms measurement; a signal ends in the
+   * final save (Tune_conclude), only a kill can lose the last second. */
+  double saved_ms = Util_nowMs();
+  bool unsaved = false;
   bool ready = false, running = false, finished = false, cancelled = false;
   Export x;
   bool table = cli->fmt == FMT_TABLE;
@@ -139,8 +144,7 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
         Session_add(s, &ev.record);
-        if (!Session_autosave(s, err, sizeof err))
-          fprintf(stderr, "benchtop tune: autosave failed: %s\n", err);
+        unsaved = true;
         Tuner_take(t, &ev.record);
         if (table) Tune_row(&ev.record, ++seen);
         else Export_record(&x, &ev.record);
@@ -156,6 +160,7 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
         break;
       case RUNNER_FINISHED:
         running = false;
+        saved_ms = 0; /* the batch is whole: save it now */
         if (cancelled) finished = true;
         break;
       case RUNNER_WARNING:
@@ -172,6 +177,12 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
         break;
       case RUNNER_NONE: case RUNNER_BUILT: break;
       }
+    }
+    if (unsaved && Util_nowMs() - saved_ms >= 1000) {
+      if (!Session_autosave(s, err, sizeof err))
+        fprintf(stderr, "benchtop tune: autosave failed: %s\n", err);
+      unsaved = false;
+      saved_ms = Util_nowMs();
     }
     if (finished) break;
     if (ready && !running && !pb && !cancelled) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/plan.h"
 #include "bench/tune.h"
 #include "bench/tune_space.h"
 #include "bench/tune_strategy.h"
@@ -292,13 +293,67 @@ static void test_table(void) {
   CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
         got.p50 == 1130.0);
   CHECK(TunedTable_exists());
+  int stale = -1;
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
+  /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
+   * defaults, unremarked. */
+  PlanEntry implicit[2];
+  memset(implicit, 0, sizeof implicit);
+  implicit[0].variant = fa3;
+  implicit[0].shape = big;
+  implicit[0].opts = warm;
+  implicit[0].knobs_auto = PLAN_AUTO_IF_TUNED;
+  Registry_defaults(fa3, &implicit[0].knobs);
+  implicit[1] = implicit[0];
+  implicit[1].shape = causal;
+  char inotes[2][160], dflt[160];
+  TunedTable_resolve(implicit, 2, &d, inotes);
+  Registry_formatKnobs(fa3, &implicit[0].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, e[0].knobs) == 0 && Util_startsWith(inotes[0], "tuned (shipped for this GPU"));
+  KnobValues fa3_defaults;
+  Registry_defaults(fa3, &fa3_defaults);
+  Registry_formatKnobs(fa3, &fa3_defaults, dflt, sizeof dflt);
+  Registry_formatKnobs(fa3, &implicit[1].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, dflt) == 0 && inotes[1][0] == '\0');
+  /* A broken file beside it: the good one still counts; the check names the broken one. */
+  char bpath[4300];
+  snprintf(bpath, sizeof bpath, "%s/broken.json", sdir);
+  CHECK(Util_writeFileAtomic(bpath, "{\"schema\": 1}", 13, err, sizeof err));
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "broken.json"));
+  /* Entries the registry would refuse: an unknown variant, knobs refused at the shape. */
+  char *refused = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"fa4\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"block_m=64\", \"p50\": 1.0}]}", hash);
+  CHECK(Util_writeFileAtomic(bpath, refused, strlen(refused), err, sizeof err));
+  free(refused);
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "no such variant"));
+  refused = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x128\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"block_m=128,block_n=176,stages=4\", \"p50\": 1.0}]}", hash);
+  CHECK(Util_writeFileAtomic(bpath, refused, strlen(refused), err, sizeof err));
+  free(refused);
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "entries[0] (fa3)"));
+  /* ...and --knob auto there runs the defaults, saying why. */
+  Shape big128 = test_shape("8x16x4096x128");
+  PlanEntry asked = implicit[0];
+  asked.shape = big128;
+  asked.knobs_auto = PLAN_AUTO_ASKED;
+  Registry_defaults(fa3, &asked.knobs);
+  TunedTable_resolve(&asked, 1, &d, inotes);
+  CHECK(Util_startsWith(inotes[0], "defaults: the tuned knobs of fa3 are no longer valid"));
+  unlink(bpath);
   /* An edited source: the shipped entry retires. */
   CHECK(mkdir(kdir, 0755) == 0);
   src = Jit_loadSource(fa3->source, err, sizeof err);
   edited = Util_asprintf("%s\n// another edit\n", src);
   CHECK(Util_writeFileAtomic(kpath, edited, strlen(edited), err, sizeof err));
   setenv("BENCHTOP_KERNEL_DIR", kdir, 1);
-  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0);
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0 &&
+        strstr(why, "the table shipped for this GPU: tuned for an older"));
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 1);
   unsetenv("BENCHTOP_KERNEL_DIR");
   free(src);
   free(edited);
@@ -408,7 +463,61 @@ static void test_rank(void) {
   Session_free(&s);
 }
 
-int main(void) {
+/* Tuned knobs that ran where no knob was given become explicit settings of the plan, one
+ * variant entry per setting with its shapes, so replay repeats them. */
+static void test_pin(void) {
+  Plan p;
+  Plan_init(&p);
+  Plan_defaultOptions(&p.opts);
+  char err[256];
+  CHECK(Plan_setVariants(&p, "mma,naive", err, sizeof err));
+  CHECK(Shape_parseList("2x8x512x64,2x8x512x64:causal,4x16x2048x128", &p.shapes, &p.nshapes, err, sizeof err));
+  PlanEntry *e = NULL;
+  int n = 0;
+  CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 6);
+  const Variant *mma = e[0].variant;
+  const char *k1 = "block_m=64,block_n=128,warps=4,stages=2,split=1";
+  const char *k2 = "block_m=128,block_n=64,warps=8,stages=3,split=1";
+  PlanEntry pin = e[0];
+  CHECK(Registry_applyKnobs(mma, k1, &pin.knobs, false, err, sizeof err));
+  Plan_pin(&p, &pin); /* mma at 2x8x512x64 ran k1 */
+  pin.shape = e[2].shape;
+  Plan_pin(&p, &pin); /* and at 4x16x2048x128 */
+  pin.shape = e[1].shape;
+  CHECK(Registry_applyKnobs(mma, k2, &pin.knobs, false, err, sizeof err));
+  Plan_pin(&p, &pin); /* k2 at the causal shape: the unset variant has no shape left */
+  CHECK(p.nvariants == 3 && strcmp(p.variants[0].name, "naive") == 0 && p.variants[1].nshapes == 2 &&
+        p.variants[2].nshapes == 1);
+  free(e);
+  CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 6);
+  int k1_seen = 0, k2_seen = 0;
+  for (int i = 0; i < n; i++) {
+    if (e[i].variant != mma) continue;
+    char knobs[160];
+    Registry_formatKnobs(mma, &e[i].knobs, knobs, sizeof knobs);
+    k1_seen += strcmp(knobs, k1) == 0 && !e[i].shape.causal;
+    k2_seen += strcmp(knobs, k2) == 0 && e[i].shape.causal;
+    CHECK(e[i].knobs_given != 0);
+  }
+  CHECK(k1_seen == 2 && k2_seen == 1);
+  free(e);
+  Plan_free(&p);
+}
+
+/* The tables shipped in the source tree: every entry valid; stale ones are said. */
+static void test_shipped_tree(const char *dir) {
+  int stale = 0;
+  char err[600];
+  int n = TunedTable_checkShipped(dir, &stale, err, sizeof err);
+  if (n < 0) printf("shipped tuned tables: %s\n", err);
+  CHECK(n >= 0);
+  printf("shipped tuned tables in %s: %d entries, %d for an older kernel source (ignored until "
+         "tests/gpu/gpu_tune.sh is run again)\n", dir, n, stale);
+}
+
+int main(int argc, char **argv) {
+  test_pin();
+  if (argc > 1) test_shipped_tree(argv[1]);
   test_space();
   test_rank();
   test_strategies();
