@@ -1,9 +1,9 @@
 #include "bench/tune_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +13,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "common/datadir.h"
+#include "bench/tune_table_io.h"
+#include "common/revision.h"
 #include "common/util.h"
-#include "kernels/jit.h"
+#include "cupti/chips.h"
 
 #define TUNED_MAX_ENTRIES 100000
 
@@ -47,6 +48,7 @@ static bool TunedTable_int(const cJSON *o, const char *key, int *out) {
 }
 
 static bool TunedTable_fromJson(const cJSON *o, TunedEntry *e) {
+  /* chip: optional (the user's table before it was written; shipped tables have it) */
   memset(e, 0, sizeof *e);
   char shape[64], why[160];
   const cJSON *p50 = cJSON_GetObjectItemCaseSensitive(o, "p50");
@@ -61,17 +63,19 @@ static bool TunedTable_fromJson(const cJSON *o, TunedEntry *e) {
   e->p50 = p50->valuedouble;
   e->cold_l2 = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cold_l2"));
   e->graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "graph"));
+  if (!TunedTable_str(o, "chip", e->chip, sizeof e->chip)) TunedTable_chipOf(e->device, e->chip, sizeof e->chip);
   TunedTable_str(o, "clock", e->clock, sizeof e->clock);
   TunedTable_str(o, "created", e->created, sizeof e->created);
   TunedTable_str(o, "session", e->session, sizeof e->session);
   return true;
 }
 
-static cJSON *TunedTable_toJson(const TunedEntry *e) {
+cJSON *TunedTable_toJson(const TunedEntry *e) {
   cJSON *o = cJSON_CreateObject();
   char shape[64];
   Shape_format(&e->shape, shape, sizeof shape);
   cJSON_AddStringToObject(o, "device", e->device);
+  if (e->chip[0]) cJSON_AddStringToObject(o, "chip", e->chip);
   cJSON_AddNumberToObject(o, "cc", e->cc);
   cJSON_AddNumberToObject(o, "driver", e->driver);
   cJSON_AddStringToObject(o, "variant", e->variant);
@@ -87,8 +91,15 @@ static cJSON *TunedTable_toJson(const TunedEntry *e) {
   return o;
 }
 
-/* Reads the table. 1: read (maybe empty); 0: no file; -1: unreadable or malformed (why). */
-static int TunedTable_read(const char *path, TunedEntry **out, int *n, char *why, size_t whysize) {
+bool TunedTable_chipOf(const char *device, char *chip, size_t size) {
+  char note[128];
+  chip[0] = '\0';
+  return Chips_resolve(device, chip, size, note, sizeof note);
+}
+
+int TunedTable_read(const char *path, TunedEntry **out, int *n, TunedTableInfo *info, char *why,
+                    size_t whysize) {
+  if (info) memset(info, 0, sizeof *info);
   *out = NULL;
   *n = 0;
   size_t len = 0;
@@ -111,6 +122,13 @@ static int TunedTable_read(const char *path, TunedEntry **out, int *n, char *why
     cJSON_Delete(root);
     return -1;
   }
+  if (info) {
+    TunedTable_str(root, "chip", info->chip, sizeof info->chip);
+    TunedTable_str(root, "device", info->device, sizeof info->device);
+    TunedTable_str(root, "created", info->created, sizeof info->created);
+    TunedTable_str(root, "revision", info->revision, sizeof info->revision);
+    TunedTable_str(root, "generator", info->generator, sizeof info->generator);
+  }
   int cap = cJSON_GetArraySize(arr);
   *out = Util_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(TunedEntry));
   int i = 0;
@@ -129,7 +147,7 @@ static int TunedTable_read(const char *path, TunedEntry **out, int *n, char *why
   return 1;
 }
 
-static bool TunedTable_sameSlot(const TunedEntry *a, const TunedEntry *b) {
+bool TunedTable_sameSlot(const TunedEntry *a, const TunedEntry *b) {
   return strcmp(a->device, b->device) == 0 && a->cc == b->cc &&
          strcmp(a->variant, b->variant) == 0 && Shape_equal(&a->shape, &b->shape) &&
          a->cold_l2 == b->cold_l2 && a->graph == b->graph;
@@ -157,7 +175,7 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
   TunedEntry *old = NULL;
   int nold = 0;
   char why[512];
-  if (TunedTable_read(path, &old, &nold, why, sizeof why) < 0) {
+  if (TunedTable_read(path, &old, &nold, NULL, why, sizeof why) < 0) {
     /* Kept for whoever wants to look, never overwritten. */
     char aside[4200];
     snprintf(aside, sizeof aside, "%s.bad-%ld", path, (long)time(NULL));
@@ -188,211 +206,140 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
   return ok;
 }
 
-/* The entry of key's slot among n: 1 found (its source and, unless any_driver, its driver
- * match); else why says what came closest. */
-static int TunedTable_match(const TunedEntry *all, int n, const TunedEntry *key, const char *hash,
-                            int driver, bool any_driver, const Variant *v, TunedEntry *out,
-                            char *why, size_t whysize) {
-  for (int i = 0; i < n; i++) {
-    if (!TunedTable_sameSlot(&all[i], key)) continue;
-    if (strcmp(all[i].source_hash, hash) != 0) {
-      snprintf(why, whysize, "tuned for an older %s (the source changed since)", v->source);
-    } else if (!any_driver && all[i].driver != driver) {
-      snprintf(why, whysize, "tuned under driver %d, this is %d", all[i].driver, driver);
-    } else {
-      *out = all[i];
-      return 1;
+
+/* An entry's slot among those built so far: replaced (a later session wins) or appended. */
+static void TunedTable_put(TunedEntry **all, int *n, const TunedEntry *e) {
+  for (int i = 0; i < *n; i++)
+    if (TunedTable_sameSlot(&(*all)[i], e)) {
+      (*all)[i] = *e;
+      return;
     }
+  *all = Util_xrealloc(*all, sizeof(TunedEntry) * (size_t)(*n + 1));
+  (*all)[(*n)++] = *e;
+}
+
+static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...) {
+  size_t used = strlen(warn);
+  if (used + 1 >= warnsize) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(warn + used, warnsize - used, fmt, ap);
+  va_end(ap);
+  used = strlen(warn);
+  if (used + 1 < warnsize) Util_strlcpy(warn + used, "\n", warnsize - used);
+}
+
+/* One session's winners into all; false with one line in err when it cannot serve. */
+static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, TunedTableInfo *info,
+                                   char *warn, size_t warnsize, char *err, size_t errsize) {
+  Session s;
+  if (!Session_load(path, &s, err, errsize)) return false;
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char chip[16];
+  bool ok = false;
+  if (!s.has_device || !TunedTable_chipOf(s.device.name, chip, sizeof chip)) {
+    snprintf(err, errsize, "%s: %s", path, !s.has_device ? "no device: it never ran on a GPU"
+             : "the chip of its device is unknown (cupti/chips.c lists the names)");
+  } else if (info->chip[0] && strcmp(info->chip, chip) != 0) {
+    snprintf(err, errsize, "%s was measured on %s, the sessions before it on %s: one table per chip",
+             path, chip, info->chip);
+  } else if (s.ntune == 0) {
+    snprintf(err, errsize, "%s holds no tune (make one with benchtop tune --strategy exhaustive -o FILE)", path);
+  } else {
+    ok = true;
   }
-  return 0;
-}
-
-bool TunedTable_shippedDir(char *dir, size_t size) {
-  const char *env = getenv(TUNED_SHIPPED_ENV);
-  if (env && *env) {
-    Util_strlcpy(dir, env, size);
-    return true;
+  if (ok && !info->chip[0]) {
+    Util_strlcpy(info->chip, chip, sizeof info->chip);
+    Util_strlcpy(info->device, s.device.name, sizeof info->device);
+    Util_strlcpy(info->revision, s.revision, sizeof info->revision);
+  } else if (ok && strcmp(info->revision, s.revision) != 0) {
+    TunedTable_warn(warn, warnsize, "%s ran on benchtop %s, the first session on %s (the table names the first)",
+                    base, s.revision, info->revision);
   }
-  return DataDir_find(DATA_TUNED, dir, size);
-}
-
-/* A shipped table's file: a *.json that is no hidden file. */
-static bool TunedTable_isTableName(const char *name) {
-  size_t len = strlen(name);
-  return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0;
-}
-
-/* The tables shipped with benchtop: their entries hold for every driver (they were tuned under
- * one, and a driver rarely moves the best setting), never for another source. A shipped file
- * that cannot be read is said in why, and the others still count. */
-static int TunedTable_shipped(const TunedEntry *key, const char *hash, const Variant *v,
-                              TunedEntry *out, char *why, size_t whysize) {
-  char dir[4096];
-  if (!TunedTable_shippedDir(dir, sizeof dir)) return 0;
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  int found = 0;
-  struct dirent *e;
-  while (!found && (e = readdir(d))) {
-    if (!TunedTable_isTableName(e->d_name)) continue;
-    char path[8192], note[400];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    TunedEntry *all = NULL;
-    int n = 0;
-    int rc = TunedTable_read(path, &all, &n, note, sizeof note);
-    if (rc > 0) found = TunedTable_match(all, n, key, hash, 0, true, v, out, why, whysize);
-    else if (rc < 0) snprintf(why, whysize, "a shipped table is unusable: %.300s", note);
-    free(all);
+  for (int i = 0; ok && i < s.ntune; i++) {
+    const TuneSummary *t = &s.tune[i];
+    char shape[64];
+    Shape_format(&t->shape, shape, sizeof shape);
+    if (t->winner < 0 || t->winner >= s.nrecords) {
+      TunedTable_warn(warn, warnsize, "%s: %s at %s has no winner: left out", base, t->variant, shape);
+      continue;
+    }
+    if (strcmp(t->strategy, "exhaustive") != 0)
+      TunedTable_warn(warn, warnsize, "%s: %s at %s was searched by %s, not exhaustively", base,
+                      t->variant, shape, t->strategy);
+    if (!t->complete)
+      TunedTable_warn(warn, warnsize, "%s: %s at %s: the search did not finish (%s); its winner is kept",
+                      base, t->variant, shape, t->note[0] ? t->note : "stopped");
+    const Record *w = &s.records[t->winner];
+    TunedEntry e;
+    memset(&e, 0, sizeof e);
+    Util_strlcpy(e.device, s.device.name, sizeof e.device);
+    Util_strlcpy(e.chip, chip, sizeof e.chip);
+    e.cc = s.device.cc_major * 10 + s.device.cc_minor;
+    e.driver = s.device.driver_version;
+    Util_strlcpy(e.variant, t->variant, sizeof e.variant);
+    Util_strlcpy(e.source_hash, w->build.source_hash, sizeof e.source_hash);
+    e.shape = t->shape;
+    e.cold_l2 = w->opts.cold_l2;
+    e.graph = w->opts.graph;
+    Util_strlcpy(e.knobs, t->winner_knobs, sizeof e.knobs);
+    e.p50 = t->winner_p50;
+    Util_strlcpy(e.clock, w->timing.source, sizeof e.clock);
+    Util_strlcpy(e.created, w->created[0] ? w->created : s.created, sizeof e.created);
+    Util_strlcpy(e.session, base, sizeof e.session);
+    if (!(e.p50 > 0) || !e.source_hash[0]) {
+      TunedTable_warn(warn, warnsize, "%s: %s at %s: the winner has no p50 or build: left out", base,
+                      t->variant, shape);
+      continue;
+    }
+    TunedTable_put(all, n, &e);
   }
-  closedir(d);
-  if (found) out->shipped = true;
-  return found;
+  Session_free(&s);
+  return ok;
 }
 
-int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
-                      TunedEntry *out, char *why, size_t whysize) {
-  char path[4096], hash[20];
-  TunedTable_path(path, sizeof path);
+bool TunedTable_build(const char *const *sessions, int nsessions, const char *out_path,
+                      TunedTableInfo *info, int *nentries, char *warn, size_t warnsize, char *err,
+                      size_t errsize) {
+  memset(info, 0, sizeof *info);
+  warn[0] = '\0';
+  *nentries = 0;
   TunedEntry *all = NULL;
   int n = 0;
-  char own_why[400] = "";
-  int rc = TunedTable_read(path, &all, &n, own_why, sizeof own_why);
-  if (!Jit_sourceHash(v, hash, sizeof hash)) {
-    free(all);
-    snprintf(why, whysize, "the source of %s cannot be read", v->name);
-    return -1;
-  }
-  TunedEntry key;
-  memset(&key, 0, sizeof key);
-  Util_strlcpy(key.device, d->name, sizeof key.device);
-  key.cc = d->cc_major * 10 + d->cc_minor;
-  Util_strlcpy(key.variant, v->name, sizeof key.variant);
-  key.shape = *s;
-  key.cold_l2 = o->cold_l2;
-  key.graph = o->graph;
-  snprintf(why, whysize, "nothing tuned%s on this %s", o->cold_l2 ? " with a cold L2" : "", d->name);
-  /* The user's own tunes first; then what benchtop ships for this GPU. */
-  int found = rc > 0 && TunedTable_match(all, n, &key, hash, d->driver_version, false, v, out, why, whysize);
-  free(all);
-  if (found) return 1;
-  char shipped_why[400] = "";
-  if (TunedTable_shipped(&key, hash, v, out, shipped_why, sizeof shipped_why)) return 1;
-  if (rc < 0) { /* an unreadable table of the user's is what to fix first */
-    Util_strlcpy(why, own_why, whysize);
-    return -1;
-  }
-  if (shipped_why[0] && Util_startsWith(why, "nothing tuned"))
-    snprintf(why, whysize, "the table shipped for this GPU: %.300s", shipped_why);
-  return 0;
-}
-
-bool TunedTable_exists(void) {
-  char path[4096], dir[4096];
-  TunedTable_path(path, sizeof path);
-  if (access(path, F_OK) == 0) return true;
-  if (!TunedTable_shippedDir(dir, sizeof dir)) return false;
-  DIR *d = opendir(dir);
-  if (!d) return false;
-  bool any = false;
-  struct dirent *e;
-  while (!any && (e = readdir(d))) any = TunedTable_isTableName(e->d_name);
-  closedir(d);
-  return any;
-}
-
-int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsize) {
-  *stale = 0;
-  DIR *d = opendir(dir);
-  if (!d) {
-    snprintf(err, errsize, "cannot open %s: %s", dir, strerror(errno));
-    return -1;
-  }
-  int checked = 0;
   bool ok = true;
-  struct dirent *de;
-  while (ok && (de = readdir(d))) {
-    if (!TunedTable_isTableName(de->d_name)) continue;
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    TunedEntry *all = NULL;
-    int n = 0;
-    int rc = TunedTable_read(path, &all, &n, err, errsize);
-    if (rc == 0) snprintf(err, errsize, "%s vanished while it was read", path);
-    ok = rc > 0;
-    for (int i = 0; i < n && ok; i++) {
-      const TunedEntry *t = &all[i];
-      const Variant *v = Registry_find(t->variant);
-      KnobValues kv;
-      char why[256], hash[20];
-      const char *refused = NULL;
-      if (v) Registry_defaults(v, &kv);
-      if (!v || !Registry_applyKnobs(v, t->knobs, &kv, false, why, sizeof why) ||
-          (refused = Registry_supports(v, &t->shape, &kv, NULL, why, sizeof why)) != NULL) {
-        snprintf(err, errsize, "%s: entries[%d] (%s): %s", path, i, t->variant,
-                 !v ? "no such variant" : refused ? refused : why);
-        ok = false;
-      } else {
-        checked++;
-        if (!Jit_sourceHash(v, hash, sizeof hash) || strcmp(hash, t->source_hash) != 0) (*stale)++;
-      }
-    }
-    free(all);
+  for (int i = 0; i < nsessions && ok; i++)
+    ok = TunedTable_fromSession(sessions[i], &all, &n, info, warn, warnsize, err, errsize);
+  if (ok && n == 0) {
+    snprintf(err, errsize, "the sessions name no winner: nothing to write");
+    ok = false;
   }
-  closedir(d);
-  return ok ? checked : -1;
-}
-
-/* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
-static void TunedTable_printable(char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
-}
-
-void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]) {
-  for (int i = 0; i < n; i++) {
-    PlanEntry *e = &entries[i];
-    notes[i][0] = '\0';
-    if (e->knobs_auto == PLAN_AUTO_NONE || e->variant->nknobs == 0) continue;
-    TunedEntry t;
-    char why[400];
-    int rc = TunedTable_lookup(d, e->variant, &e->shape, &e->opts, &t, why, sizeof why);
-    KnobValues kv;
-    Registry_defaults(e->variant, &kv);
-    char err[256];
-    bool usable = rc == 1 && Registry_applyKnobs(e->variant, t.knobs, &kv, false, err, sizeof err);
-    if (usable) { /* the registry may have narrowed since the tune */
-      const char *refused = Registry_supports(e->variant, &e->shape, &kv, NULL, err, sizeof err);
-      if (refused) {
-        Util_strlcpy(err, refused, sizeof err);
-        usable = false;
-      }
+  if (ok) {
+    Util_isoTime(info->created, sizeof info->created);
+    Util_strlcpy(info->generator, BENCHTOP_REVISION, sizeof info->generator);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", TUNED_SCHEMA);
+    cJSON_AddStringToObject(root, "chip", info->chip);
+    cJSON_AddStringToObject(root, "device", info->device);
+    cJSON_AddStringToObject(root, "created", info->created);
+    cJSON_AddStringToObject(root, "revision", info->revision);
+    cJSON_AddStringToObject(root, "generator", info->generator);
+    cJSON *from = cJSON_AddArrayToObject(root, "from");
+    for (int i = 0; i < nsessions; i++) {
+      const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
+      cJSON_AddItemToArray(from, cJSON_CreateString(base));
     }
-    if (usable) {
-      for (int k = 0; k < e->variant->nknobs; k++)
-        if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
-      snprintf(notes[i], sizeof notes[i], "tuned (%sp50 %.4g us, %.10s)",
-               t.shipped ? "shipped for this GPU, " : "", t.p50, t.created);
-    } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
-      continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
-    } else {
-      if (rc == 1) snprintf(why, sizeof why, "the tuned knobs of %s are no longer valid: %s", e->variant->name, err);
-      snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);
-    }
-    TunedTable_printable(notes[i]);
+    cJSON *arr = cJSON_AddArrayToObject(root, "entries");
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(arr, TunedTable_toJson(&all[i]));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    ok = text != NULL;
+    if (!ok) snprintf(err, errsize, "cannot format %s: out of memory", out_path);
+    else ok = Util_writeFileAtomic(out_path, text, strlen(text), err, errsize);
+    cJSON_free(text);
   }
-}
-
-void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
-                           int n) {
-  for (int i = 0; i < n; i++) {
-    if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, r->variant) != 0 ||
-        !Shape_equal(&entries[i].shape, &r->shape))
-      continue;
-    char knobs[RECORD_KNOBS_MAX];
-    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    if (strcmp(knobs, r->knobs) != 0) continue;
-    used[i] = true;
-    Util_strlcpy(r->knobs_auto, notes[i], sizeof r->knobs_auto);
-    return;
-  }
+  free(all);
+  if (ok) *nentries = n;
+  return ok;
 }

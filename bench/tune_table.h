@@ -3,7 +3,10 @@
  * device (name, compute capability, driver), the variant and its source hash (a kernel or
  * header edit invalidates it), the shape and the conditions it was timed under (cold L2,
  * graph replay). Writers take a lock and replace the file atomically; a malformed file is
- * moved aside, never overwritten. docs/tuning.md describes the format. */
+ * moved aside, never overwritten. The tables shipped with benchtop (kernels/tuned/CHIP.json,
+ * made by `benchtop tune-table`) are keyed by chip instead and are the defaults of a variant
+ * given no knob. A shape with no entry takes the nearest tuned shape's knobs (TunedTable_distance).
+ * docs/tuning.md describes the format. */
 #ifndef BENCHTOP_TUNE_TABLE_H
 #define BENCHTOP_TUNE_TABLE_H
 
@@ -18,6 +21,7 @@
 
 typedef struct TunedEntry {
   char device[96];
+  char chip[16];       /* "GH100": the chip the device name maps to (cupti/chips.h); "" unknown */
   int cc;              /* x10 */
   int driver;          /* 1000*major + 10*minor */
   char variant[RECORD_NAME_MAX];
@@ -29,8 +33,32 @@ typedef struct TunedEntry {
   char clock[8];       /* "kernel" or "events" */
   char created[32];
   char session[512];   /* the session that holds the measurements */
-  bool shipped;        /* found in a table shipped with benchtop (not written, not read back) */
+  /* Filled by TunedTable_lookup (not written, not read back): */
+  bool shipped;        /* found in a table shipped with benchtop */
+  bool stale;          /* shipped, tuned for an older source of the kernel (still the default) */
+  char table[64];      /* the table's file name ("GH100.json", "tuned.json") */
+  double distance;     /* TunedTable_distance from the shape asked for (0: tuned there) */
 } TunedEntry;
+
+/* A table's header (benchtop tune-table writes it; optional in the user's table). */
+typedef struct TunedTableInfo {
+  char chip[16];
+  char device[96];
+  char created[32];    /* when the table was made */
+  char revision[32];   /* the benchtop commit the measurements ran on */
+  char generator[32];  /* the benchtop commit that made the table */
+} TunedTableInfo;
+
+/* Note prefix of a record whose knobs came from a tuned table (Record.knobs_auto); the other
+ * notes start "defaults: " and say why none applied. */
+#define TUNED_NOTE_PREFIX "auto from table "
+bool TunedTable_noteIsTuned(const char *note);
+/* How far apart two shapes are for borrowing tuned knobs: log2 ratios of the batch x heads,
+ * the sequence length and (weighted 2) the head dimension, plus a half for causal against
+ * not. 0: the same shape. */
+double TunedTable_distance(const Shape *a, const Shape *b);
+/* The chip of a device name ("NVIDIA H100 80GB HBM3" -> "GH100"); false when it is unknown. */
+bool TunedTable_chipOf(const char *device, char *chip, size_t size);
 
 /* Where the table lives (TUNED_PATH_ENV overrides, for tests). */
 #define TUNED_PATH_ENV "BENCHTOP_TUNED_TABLE"
@@ -46,13 +74,22 @@ void TunedTable_path(char *buf, size_t size);
  * malformed table moved aside). False with one line in err when nothing could be written. */
 bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notesize, char *err,
                       size_t errsize);
-/* The entry for this device, variant (at its current source), shape and options: the user's
- * own table first, then the tables shipped with benchtop (kernels/tuned/; any driver). 1:
- * found; 0: none (why says so in words: nothing tuned, or tuned for another source/driver);
- * -1: the user's table could not be read (why says why). */
+/* The entry for this device, variant, shape and options: the one at the nearest shape whose
+ * knobs the variant accepts there, from the user's own table (this device, driver and kernel
+ * source) or a table shipped for this device's chip (any driver; an older source still
+ * counts, out->stale); at equal distance the user's. 1: found; 0: none (why says so in words:
+ * nothing tuned, the chip unknown, tuned for another source/driver); -1: the user's table
+ * could not be read (why says why). */
 int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
                       TunedEntry *out, char *why, size_t whysize);
 
+/* Builds a shipped table from exhaustive tune sessions: one entry per variant and shape a
+ * session tuned (its winner; a later session's replaces an earlier one's), the table's header
+ * from the sessions (one chip for all of them). warn gets one line per thing worth saying (an
+ * incomplete search). Written atomically to out_path. False with one line in err. */
+bool TunedTable_build(const char *const *sessions, int nsessions, const char *out_path,
+                      TunedTableInfo *info, int *nentries, char *warn, size_t warnsize, char *err,
+                      size_t errsize);
 /* Checks the tables shipped in dir: each entry names a variant, knobs it accepts and a shape
  * they can run (a malformed file or entry: -1, one line in err); *stale counts the entries
  * whose kernel source changed since (they are ignored until re-tuned). Returns the entries. */

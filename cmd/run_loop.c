@@ -88,10 +88,10 @@ static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const Devi
     char shape[64], knobs[160];
     Shape_format(&entries[i].shape, shape, sizeof shape);
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    bool tuned = Util_startsWith(notes[i], "tuned");
+    bool tuned = TunedTable_noteIsTuned(notes[i]);
     if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED)
-      fprintf(stderr, "benchtop: %s at %s: the tuned knobs, %s (--knob default: the shipped "
-                      "defaults): %s\n", entries[i].variant->name, shape, notes[i], knobs);
+      fprintf(stderr, "benchtop: %s at %s: %s (--knob default: the declared defaults): %s\n",
+              entries[i].variant->name, shape, notes[i], knobs);
     else
       fprintf(stderr, "benchtop: --knob auto: %s at %s: %s%s %s\n", entries[i].variant->name,
               shape, tuned ? notes[i] : notes[i] + strlen("defaults: "),

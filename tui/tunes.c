@@ -237,7 +237,7 @@ void Tunes_autoShown(App *a) {
     if (!vr->knobs_auto && vr->knobs_set) continue;
     vr->auto_shown[0] = '\0';
     int tuned = 0, total = 0;
-    char first[RECORD_KNOBS_MAX] = "";
+    char first[RECORD_KNOBS_MAX] = "", table[64] = "";
     bool same = true;
     for (int k = 0; k < a->tune.nauto; k++) {
       const PlanEntry *e = &a->tune.auto_entries[k];
@@ -246,13 +246,18 @@ void Tunes_autoShown(App *a) {
       Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
       if (total++ == 0) Util_strlcpy(first, knobs, sizeof first);
       else same &= strcmp(first, knobs) == 0;
-      tuned += Util_startsWith(a->tune.auto_notes[k], "tuned");
+      const char *note = a->tune.auto_notes[k];
+      if (TunedTable_noteIsTuned(note) && tuned++ == 0) { /* "auto from table T (shipped): ..." */
+        Util_strlcpy(table, note + strlen(TUNED_NOTE_PREFIX), sizeof table);
+        table[strcspn(table, " :")] = '\0';
+      }
     }
     if (total == 0 || (!vr->knobs_auto && tuned == 0)) continue; /* left alone, nothing tuned */
     if (same)
-      snprintf(vr->auto_shown, sizeof vr->auto_shown, "%s %s", tuned ? "tuned" : "defaults", first);
+      snprintf(vr->auto_shown, sizeof vr->auto_shown, "%s%s%s %s", tuned ? "from " : "defaults",
+               table, tuned < total && tuned ? " (some shapes)" : "", first);
     else
-      snprintf(vr->auto_shown, sizeof vr->auto_shown, "tuned for %d of %d shapes", tuned, total);
+      snprintf(vr->auto_shown, sizeof vr->auto_shown, "from %s for %d of %d shapes", table, tuned, total);
   }
   a->dirty |= DIRTY_VARIANTS;
 }
