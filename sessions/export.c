@@ -468,6 +468,27 @@ static void Export_knobLegend(FILE *out, OutputFormat fmt, const Record *const *
   }
 }
 
+/* Under a table: where knobs came from when a tuned table chose them (or why the defaults
+ * ran under --knob auto), once per variant, shape and note. */
+static void Export_knobSources(FILE *out, OutputFormat fmt, const Record *const *recs, int n) {
+  if (fmt != FMT_TABLE && fmt != FMT_MD) return;
+  for (int i = 0; i < n; i++) {
+    const Record *r = recs[i];
+    bool seen = !r->knobs_auto[0];
+    for (int j = 0; j < i && !seen; j++)
+      seen = strcmp(recs[j]->variant, r->variant) == 0 && Shape_equal(&recs[j]->shape, &r->shape) &&
+             strcmp(recs[j]->knobs_auto, r->knobs_auto) == 0;
+    if (seen) continue;
+    char shape[64];
+    Shape_format(&r->shape, shape, sizeof shape);
+    fprintf(out, "%sknobs of ", fmt == FMT_MD ? "\n" : "");
+    Text_print(out, r->variant);
+    fprintf(out, " at %s: ", shape);
+    Text_print(out, r->knobs_auto);
+    fputc('\n', out);
+  }
+}
+
 void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record *const *recs,
                     int n, bool wide) {
   if (fmt == FMT_JSON) {
@@ -506,4 +527,5 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
   for (int i = 0; i < n; i++) Export_record(&x, recs[i]);
   Export_end(&x);
   Export_knobLegend(out, fmt, recs, n);
+  Export_knobSources(out, fmt, recs, n);
 }

@@ -26,7 +26,8 @@ def send(msg):
     sys.stdout.write(json.dumps(msg) + "\n")
     sys.stdout.flush()
 
-device = {"name": "scripted test worker (no GPU)", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+# FAKE_DEVICE: the device name said in hello (tests of the tables shipped per chip).
+device = {"name": os.environ.get("FAKE_DEVICE", "scripted test worker (no GPU)"), "cc_major": 9, "cc_minor": 0, "sm_count": 132,
           "l2_bytes": 62914560, "mem_bytes": 150000000000, "driver_version": 13000,
           "runtime_version": 13000, "nvrtc_major": 13, "nvrtc_minor": 0, "cupti_version": 130001,
           "peak_tflops": 650.0, "peak_gbs": 4000.0, "launch_us": 2.0}

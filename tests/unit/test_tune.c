@@ -196,6 +196,9 @@ static void test_table(void) {
   CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/sub/tuned.json", dir);
   setenv(TUNED_PATH_ENV, path, 1);
+  char sdir[4200], spath[4300];
+  snprintf(sdir, sizeof sdir, "%s/shipped", dir); /* none shipped until the shipped part */
+  setenv("BENCHTOP_SHIPPED_TUNED", sdir, 1);
   DeviceInfo d;
   Device_init(&d);
   Util_strlcpy(d.name, "NVIDIA H200", sizeof d.name);
@@ -219,8 +222,10 @@ static void test_table(void) {
   RunOptions cold = warm;
   cold.cold_l2 = true;
   CHECK(TunedTable_lookup(&d, fa3, &small, &cold, &got, why, sizeof why) == 0);
+  /* Another shape: the nearest tuned one's knobs (here the only one, causal against not). */
   Shape causal = test_shape("2x8x512x64:causal");
-  CHECK(TunedTable_lookup(&d, fa3, &causal, &warm, &got, why, sizeof why) == 0);
+  CHECK(TunedTable_lookup(&d, fa3, &causal, &warm, &got, why, sizeof why) == 1 &&
+        got.distance == 0.5 && !got.shipped && strcmp(got.table, "tuned.json") == 0);
   DeviceInfo other = d;
   other.driver_version = 12080;
   CHECK(TunedTable_lookup(&other, fa3, &small, &warm, &got, why, sizeof why) == 0 && strstr(why, "driver"));
@@ -253,9 +258,11 @@ static void test_table(void) {
   char knobs[160];
   Registry_formatKnobs(mma, &pe[0].knobs, knobs, sizeof knobs);
   CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=3,split=1") == 0);
-  CHECK(Util_startsWith(notes[0], "tuned (p50 8.1 us"));
+  CHECK(Util_startsWith(notes[0], "auto from table tuned.json: tuned at this shape, p50 8.1 us") &&
+        TunedTable_noteIsTuned(notes[0]));
   Registry_formatKnobs(mma, &pe[1].knobs, knobs, sizeof knobs);
-  CHECK(strstr(knobs, "stages=3") && Util_startsWith(notes[1], "defaults: nothing tuned"));
+  CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=2,split=1") == 0 &&
+        Util_startsWith(notes[1], "auto from table tuned.json: nearest tuned shape 2x8x512x64, p50 8.1 us there"));
 
   /* A kernel edit invalidates: the same lookup through an edited copy of the sources. */
   char kdir[4200], kpath[4300];
@@ -274,14 +281,15 @@ static void test_table(void) {
   unlink(kpath);
   rmdir(kdir);
 
-  /* A shipped table (kernels/tuned/): read after the user's own, under any driver, never for
-   * another source; its entries say they were shipped. */
-  char sdir[4200], spath[4300];
-  snprintf(sdir, sizeof sdir, "%s/shipped", dir);
+  /* A shipped table (kernels/tuned/): for every device of its chip (an H100 here, the table
+   * tuned on an H200: both GH100), under any driver; its entries say they were shipped. */
   CHECK(mkdir(sdir, 0755) == 0);
-  setenv("BENCHTOP_SHIPPED_TUNED", sdir, 1);
+  DeviceInfo h100 = d;
+  Util_strlcpy(h100.name, "NVIDIA H100 80GB HBM3", sizeof h100.name);
+  h100.driver_version = 12080;
   Shape big = test_shape("8x16x4096x64");
-  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0);
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 0 &&
+        strstr(why, "nothing tuned on this NVIDIA H100 80GB HBM3 (chip GH100)"));
   const char *hash = e[0].source_hash;
   char *shipped = Util_asprintf(
       "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
@@ -290,9 +298,32 @@ static void test_table(void) {
   snprintf(spath, sizeof spath, "%s/nvidia-h200.json", sdir);
   CHECK(Util_writeFileAtomic(spath, shipped, strlen(shipped), err, sizeof err));
   free(shipped);
-  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
-        got.p50 == 1130.0);
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+        got.p50 == 1130.0 && got.distance == 0 && strcmp(got.table, "nvidia-h200.json") == 0 &&
+        strcmp(got.chip, "GH100") == 0 && !got.stale);
   CHECK(TunedTable_exists());
+  /* Nearest-shape resolution: half the sequence is 1 away; a second entry at the small shape
+   * is nearer to 4x8x512x64 (1: twice the heads) than the big one (2 + 3). */
+  Shape half = test_shape("8x16x2048x64"), small4 = test_shape("4x8x512x64");
+  CHECK(TunedTable_lookup(&h100, fa3, &half, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+        got.distance == 1.0 && got.p50 == 1130.0);
+  CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 1130.0);
+  char spath2[4300];
+  snprintf(spath2, sizeof spath2, "%s/GH100-small.json", sdir);
+  char *second = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"chip\": \"GH100\", \"entries\": [{\"device\": \"NVIDIA H100 80GB HBM3\","
+      " \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000, \"variant\": \"fa3\", \"source_hash\": \"%s\","
+      " \"shape\": \"2x8x512x64\", \"knobs\": \"%s\", \"p50\": 5.54}]}", e[0].source_hash,
+      "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0,exp_poly=8");
+  CHECK(Util_writeFileAtomic(spath2, second, strlen(second), err, sizeof err));
+  free(second);
+  CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.54 &&
+        got.distance == 1.0 && strcmp(got.table, "GH100-small.json") == 0);
+  CHECK(TunedTable_distance(&small4, &small4) == 0 && TunedTable_distance(&small4, &big) == 5.0);
+  /* The user's own entry at the same distance wins over a shipped one; at a larger one not. */
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && !got.shipped);
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
+  unlink(spath2);
   int stale = -1;
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
   /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
@@ -307,9 +338,14 @@ static void test_table(void) {
   implicit[1] = implicit[0];
   implicit[1].shape = causal;
   char inotes[2][160], dflt[160];
-  TunedTable_resolve(implicit, 2, &d, inotes);
+  /* The run ignores no table: implicit[1] stands on a GPU of an unknown chip. */
+  DeviceInfo unknown = h100;
+  Util_strlcpy(unknown.name, "scripted test worker (no GPU)", sizeof unknown.name);
+  TunedTable_resolve(implicit, 1, &h100, inotes);
+  TunedTable_resolve(implicit + 1, 1, &unknown, inotes + 1);
   Registry_formatKnobs(fa3, &implicit[0].knobs, knobs, sizeof knobs);
-  CHECK(strcmp(knobs, e[0].knobs) == 0 && Util_startsWith(inotes[0], "tuned (shipped for this GPU"));
+  CHECK(strcmp(knobs, e[0].knobs) == 0 &&
+        Util_startsWith(inotes[0], "auto from table nvidia-h200.json (shipped): tuned at this shape, p50 1130 us"));
   KnobValues fa3_defaults;
   Registry_defaults(fa3, &fa3_defaults);
   Registry_formatKnobs(fa3, &fa3_defaults, dflt, sizeof dflt);
@@ -319,8 +355,16 @@ static void test_table(void) {
   char bpath[4300];
   snprintf(bpath, sizeof bpath, "%s/broken.json", sdir);
   CHECK(Util_writeFileAtomic(bpath, "{\"schema\": 1}", 13, err, sizeof err));
-  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "broken.json"));
+  /* --knob auto on a GPU of an unknown chip: the defaults, and a note that says why. */
+  PlanEntry unk = implicit[0];
+  unk.knobs_auto = PLAN_AUTO_ASKED;
+  Registry_defaults(fa3, &unk.knobs);
+  TunedTable_resolve(&unk, 1, &unknown, inotes);
+  Registry_formatKnobs(fa3, &unk.knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, dflt) == 0 && Util_startsWith(inotes[0], "defaults: nothing tuned on this "
+        "scripted test worker (no GPU) (its chip is unknown, so no shipped table applies)"));
   /* Entries the registry would refuse: an unknown variant, knobs refused at the shape. */
   char *refused = Util_asprintf(
       "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
@@ -336,14 +380,17 @@ static void test_table(void) {
   CHECK(Util_writeFileAtomic(bpath, refused, strlen(refused), err, sizeof err));
   free(refused);
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "entries[0] (fa3)"));
-  /* ...and --knob auto there runs the defaults, saying why. */
+  /* ...and --knob auto there never runs them: a valid neighbour's knobs or the defaults. */
   Shape big128 = test_shape("8x16x4096x128");
   PlanEntry asked = implicit[0];
   asked.shape = big128;
   asked.knobs_auto = PLAN_AUTO_ASKED;
   Registry_defaults(fa3, &asked.knobs);
-  TunedTable_resolve(&asked, 1, &d, inotes);
-  CHECK(Util_startsWith(inotes[0], "defaults: the tuned knobs of fa3 are no longer valid"));
+  TunedTable_resolve(&asked, 1, &h100, inotes);
+  Registry_formatKnobs(fa3, &asked.knobs, knobs, sizeof knobs);
+  CHECK(strstr(knobs, "block_n=176") == NULL &&
+        (Util_startsWith(inotes[0], "defaults: the tuned knobs of fa3 are no longer valid") ||
+         strstr(inotes[0], "nearest tuned shape 8x16x4096x64")));
   unlink(bpath);
   /* An edited source: the shipped entry retires. */
   CHECK(mkdir(kdir, 0755) == 0);
@@ -351,8 +398,11 @@ static void test_table(void) {
   edited = Util_asprintf("%s\n// another edit\n", src);
   CHECK(Util_writeFileAtomic(kpath, edited, strlen(edited), err, sizeof err));
   setenv("BENCHTOP_KERNEL_DIR", kdir, 1);
-  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 0 &&
-        strstr(why, "the table shipped for this GPU: tuned for an older"));
+  /* An edited source: the shipped entry stays the default (as a declared default would), and
+   * says it was tuned for an older source; the check counts it stale. */
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped && got.stale);
+  TunedTable_resolve(implicit, 1, &h100, inotes);
+  CHECK(strstr(inotes[0], "older kernel source") != NULL);
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 1);
   unsetenv("BENCHTOP_KERNEL_DIR");
   free(src);

@@ -59,17 +59,25 @@ grep -q "^tune mma at 2x8x512x64:causal: " "$T/best.txt" && grep -q "  winner  b
   && [ "$(grep -c '^mma ' "$T/best.txt")" -eq 2 ] && ok "show --best prints the two winners" \
   || { bad "show --best"; cat "$T/best.txt"; }
 
-# --- --knob auto runs the winner; a shape never tuned runs the defaults, with a note --------
+# --- --knob auto runs the winner, and at a shape never tuned the nearest tuned shape's; with
+# --- no table for this GPU the defaults, with a note --------------------------------------
 win=$(python3 -c "import json,sys; print([t for t in json.load(open(sys.argv[1]))['tune'] if t['shape']=='2x8x512x64'][0]['winner_knobs'])" "$T/t.json")
 "$BT" run -v mma --knob auto -s 2x8x512x64,4x8x512x64 --metrics none -o "$T/auto.json" > /dev/null 2> "$T/auto.txt"
-python3 - "$T/auto.json" "$win" <<'PY' && ok "--knob auto ran the tuned knobs ($win)" || { bad "--knob auto"; cat "$T/auto.txt"; }
+BENCHTOP_TUNED_TABLE=$T/none.json "$BT" run -v mma --knob auto -s 2x8x512x64 --metrics none -o "$T/auto-none.json" \
+  > /dev/null 2> "$T/auto-none.txt"
+python3 - "$T/auto.json" "$T/auto-none.json" "$win" <<'PY' && ok "--knob auto ran the tuned knobs ($win), the nearest shape's, or the defaults" \
+  || { bad "--knob auto"; cat "$T/auto.txt" "$T/auto-none.txt"; }
 import json, sys
 r = json.load(open(sys.argv[1]))["records"]
-sys.exit(0 if r[0]["knobs"] == sys.argv[2] and r[0]["knobs_auto"].startswith("tuned")
-         and r[1]["knobs_auto"].startswith("defaults: nothing tuned") else 1)
+n = json.load(open(sys.argv[2]))["records"]
+sys.exit(0 if r[0]["knobs"] == sys.argv[3] and r[0]["knobs_auto"].startswith("auto from table tuned.json: tuned at this shape")
+         and r[1]["knobs"] == sys.argv[3]
+         and r[1]["knobs_auto"].startswith("auto from table tuned.json: nearest tuned shape 2x8x512x64")
+         and n[0]["knobs_auto"].startswith("defaults: nothing tuned on this scripted test worker (no GPU) (its chip is unknown")
+         and n[0]["knobs"] != sys.argv[3] else 1)
 PY
-[ "$(grep -c 'running the defaults' "$T/auto.txt")" -eq 1 ] && ok "one line for the untuned shape" \
-  || { bad "the untuned shape's note"; cat "$T/auto.txt"; }
+[ "$(grep -c 'running the defaults' "$T/auto-none.txt")" -eq 1 ] && ok "one line for the defaults" \
+  || { bad "the defaults' note"; cat "$T/auto-none.txt"; }
 
 # --- no --knob: the tuned knobs where this GPU has some (one line); --knob default: never;
 # --- replay repeats what was run (the tuned knobs pinned in the plan), never re-tuned knobs --
@@ -80,12 +88,12 @@ python3 - "$T/implicit.json" "$T/default.json" "$win" <<'PY' && ok "a variant gi
 import json, sys
 imp = json.load(open(sys.argv[1]))["records"]
 dfl = json.load(open(sys.argv[2]))["records"]
-ok = (imp[0]["knobs"] == sys.argv[3] and imp[0]["knobs_auto"].startswith("tuned")
-      and "knobs_auto" not in imp[1] and imp[1]["knobs"] == dfl[0]["knobs"] != sys.argv[3]
-      and "knobs_auto" not in dfl[0])
+ok = (imp[0]["knobs"] == sys.argv[3] and imp[0]["knobs_auto"].startswith("auto from table tuned.json")
+      and imp[1]["knobs"] == sys.argv[3] and "nearest tuned shape" in imp[1]["knobs_auto"]
+      and dfl[0]["knobs"] != sys.argv[3] and "knobs_auto" not in dfl[0])
 sys.exit(0 if ok else 1)
 PY
-[ "$(grep -c 'the tuned knobs, tuned' "$T/implicit.txt")" -eq 1 ] && ok "one line says the tuned knobs ran" \
+[ "$(grep -c 'mma at .*: auto from table tuned.json' "$T/implicit.txt")" -eq 2 ] && ok "one line a shape says the tuned knobs ran" \
   || { bad "the tuned-by-default line"; cat "$T/implicit.txt"; }
 grep -v '^session:' "$T/default.txt" | grep -q . && { bad "--knob default said more than the session"; cat "$T/default.txt"; } \
   || ok "--knob default: no note"
@@ -94,7 +102,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['records'][0]; sys.e
   "$T/replayed.json" "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['records'][0]['knobs'])" "$T/default.json")" \
   && ok "replay of a --knob default run runs the defaults" || bad "replay took tuned knobs"
 # The tuned table changes (another winner at 2x8x512x64); replaying the implicit run repeats
-# what it ran: the old winner there, the defaults at the untuned shape.
+# what it ran: the old winner at both shapes.
 python3 - "$T/tuned.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
@@ -116,40 +124,66 @@ PY
 expect_fail() { "$@" > /dev/null 2>&1 && return 1; return 0; }
 expect_fail "$BT" run -v mma -s 2x8x512x64 --knob auto --knob default && ok "auto with default: refused" || bad "auto with default accepted"
 
-# --- a table shipped for this GPU (kernels/tuned/, here BENCHTOP_SHIPPED_TUNED): a user with no
-# --- table of their own gets its knobs; a table for another GPU or an older source: defaults --
-mkdir -p "$T/ship" "$T/ship-other"
-cp "$T/tuned.json" "$T/ship/scripted.json"
-python3 - "$T/tuned.json" "$T/ship-other/other.json" "$T/ship-old.json" <<'PY'
+# --- a table shipped for this GPU's chip (kernels/tuned/, here BENCHTOP_SHIPPED_TUNED): a user
+# --- with no table of their own gets its knobs, also when tuned for an older source (said);
+# --- a table for another chip: the defaults, unremarked -------------------------------------
+mkdir -p "$T/ship" "$T/ship-other" "$T/ship-old"
+python3 - "$T/tuned.json" "$T/ship/GH100.json" "$T/ship-other/AD104.json" "$T/ship-old/GH100.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
-other = {"schema": t["schema"], "entries": [dict(e, device="NVIDIA H200") for e in t["entries"]]}
-json.dump(other, open(sys.argv[2], "w"))
-old = {"schema": t["schema"], "entries": [dict(e, source_hash="0123456789abcdef") for e in t["entries"]]}
-json.dump(old, open(sys.argv[3], "w"))
+for path, dev, hash in ((sys.argv[2], "NVIDIA H200", None), (sys.argv[3], "NVIDIA L4", None),
+                        (sys.argv[4], "NVIDIA H200", "0123456789abcdef")):
+    es = [dict(e, device=dev, source_hash=hash or e["source_hash"]) for e in t["entries"]]
+    json.dump({"schema": t["schema"], "entries": es}, open(path, "w"))
 PY
 shipped_run() { # dir out
-  BENCHTOP_TUNED_TABLE=$T/none.json BENCHTOP_SHIPPED_TUNED=$1 "$BT" run -v mma -s 2x8x512x64 --metrics none \
-    -o "$2" > /dev/null 2> "$2.txt"
+  FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/none.json BENCHTOP_SHIPPED_TUNED=$1 \
+    "$BT" run -v mma -s 2x8x512x64 --metrics none -o "$2" > /dev/null 2> "$2.txt"
 }
 shipped_run "$T/ship" "$T/sh.json"
 shipped_run "$T/ship-other" "$T/sh-other.json"
-mkdir -p "$T/ship-old" && mv "$T/ship-old.json" "$T/ship-old/"
 shipped_run "$T/ship-old" "$T/sh-old.json"
-python3 - "$T" <<'PY' && ok "a shipped table for this GPU gives its knobs; another GPU's or an older source's does not" \
+python3 - "$T" <<'PY' && ok "a table shipped for this chip gives its knobs (an older source's too); another chip's does not" \
   || { bad "shipped tables"; cat "$T"/sh*.txt; }
 import json, sys
 d = sys.argv[1]
-ship = [e for e in json.load(open(d + "/ship/scripted.json"))["entries"] if e["shape"] == "2x8x512x64"][0]
+ship = [e for e in json.load(open(d + "/ship/GH100.json"))["entries"] if e["shape"] == "2x8x512x64"][0]
 r = json.load(open(d + "/sh.json"))["records"][0]
 o = json.load(open(d + "/sh-other.json"))["records"][0]
 x = json.load(open(d + "/sh-old.json"))["records"][0]
 dflt = json.load(open(d + "/default.json"))["records"][0]["knobs"]
-sys.exit(0 if r["knobs"] == ship["knobs"] and r["knobs_auto"].startswith("tuned (shipped")
-         and o["knobs"] == dflt and "knobs_auto" not in o and x["knobs"] == dflt and "knobs_auto" not in x else 1)
+sys.exit(0 if r["knobs"] == ship["knobs"] and r["knobs_auto"].startswith("auto from table GH100.json (shipped): tuned at this shape")
+         and o["knobs"] == dflt and "knobs_auto" not in o and x["knobs"] == ship["knobs"]
+         and x["knobs_auto"].endswith("older kernel source") else 1)
 PY
-grep -q 'shipped for this GPU' "$T/sh.json.txt" && ! grep -q 'tuned' "$T/sh-other.json.txt" \
-  && ok "one line names the shipped table; none for another GPU's" || { bad "shipped-table lines"; cat "$T"/sh*.txt; }
+grep -q 'auto from table GH100.json (shipped)' "$T/sh.json.txt" && ! grep -q 'auto from' "$T/sh-other.json.txt" \
+  && ok "one line names the shipped table; none for another chip's" || { bad "shipped-table lines"; cat "$T"/sh*.txt; }
+
+# --- the table benchtop ships (kernels/tuned/GH100.json, found beside the build as installed
+# --- data): a plain run on an H100 takes its knobs at its shapes, the nearest shape's elsewhere;
+# --- show prints where each record's knobs came from -------------------------------------
+SHIPPED=$(dirname "$0")/../../kernels/tuned/GH100.json
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/none.json "$BT" run -v fa3,mma \
+  -s 2x8x512x64,4x16x2048x128,1x4x256x64 --metrics none -o "$T/plain.json" > /dev/null 2> "$T/plain.txt"
+python3 - "$T/plain.json" "$SHIPPED" <<'PY' && ok "a plain run on an H100 runs the shipped table's knobs" \
+  || { bad "the plain run ignored the shipped table"; cat "$T/plain.txt"; }
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+table = {(e["variant"], e["shape"]): e["knobs"] for e in json.load(open(sys.argv[2]))["entries"]}
+ok = len(recs) == 6
+for r in recs:
+    want = table.get((r["variant"], r["shape"]))
+    note = r.get("knobs_auto", "")
+    here = want is not None and r["knobs"] == want and note.startswith("auto from table GH100.json (shipped): tuned at this shape")
+    near = want is None and note.startswith("auto from table GH100.json (shipped): nearest tuned shape 2x8x512x64") \
+        and r["knobs"] == table[(r["variant"], "2x8x512x64")]
+    print("   %-4s %-16s %s  [%s]" % (r["variant"], r["shape"], r["knobs"], note))
+    ok &= here or near
+sys.exit(0 if ok else 1)
+PY
+"$BT" show "$T/plain.json" > "$T/plain-show.txt" 2>&1
+grep -q 'auto from table GH100.json (shipped)' "$T/plain-show.txt" && ok "show says the knobs came from the shipped table" \
+  || { bad "show hides where the knobs came from"; cat "$T/plain-show.txt"; }
 
 # --- Ctrl-C mid-run: every finished record stays, ranked; exit 130 -------------------------
 FAKE_DELAY=1 "$BT" tune -v fa3 -s 2x8x512x64 --strategy exhaustive --metrics none -o "$T/c.json" \
