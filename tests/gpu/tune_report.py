@@ -5,11 +5,15 @@
   - each strategy's pick scored by the exhaustive run's own measurements of it (same run, same
     clock), PASS when within 2 % of the exhaustive best; its records and wall time;
   - --knob auto's p50 against the tuned table's, PASS when within 2 %;
-  - what the shipped defaults lose against the best;
+  - acceptance 3: a plain `benchtop run` (no --knob, no table of the user's: the table shipped
+    in kernels/tuned/ for this chip) scored by the exhaustive run's measurements of the knobs
+    it ran, PASS when within 5 % of the exhaustive best (its own p50 shown beside);
+  - what the declared defaults (--knob default) lose against the best;
 and, over every shape the exhaustive sessions cover, the one configuration with the best
 geometric mean and what each shape loses with it (the candidate for new defaults; within 5 %
 everywhere means a default can meet acceptance 3, else --knob auto / a shipped tuned table).
-Exit 1 when a strategy pick or an auto run misses its 2 %.
+Ends with one line per acceptance (2: the strategy at 25 % and auto within 2 %; 3: the plain
+run within 5 %); exit 1 when a check fails.
 usage: tune_report.py OUTDIR"""
 import glob, json, math, os, statistics, sys
 
@@ -50,6 +54,7 @@ if os.path.exists(os.path.join(out, "times.txt")):
             times[f[0]] = float(f[1])
 table = (load(os.path.join(out, "tuned.json")) or {}).get("entries", [])
 failures, checks = 0, 0
+plain_checks, plain_failures = 0, 0
 all_ex = {}
 for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
     tag = os.path.basename(ex_path)[3:-5]  # small-fa3
@@ -69,6 +74,7 @@ for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
             strat[name] = (s, times.get("%s-%s" % (prefix, tag), float("nan")))
     auto = load(os.path.join(out, "auto-%s.json" % tag)) or {"records": []}
     default = load(os.path.join(out, "def-%s.json" % tag)) or {"records": []}
+    plain = load(os.path.join(out, "plain-%s.json" % tag)) or {"records": []}
     for (variant, shape), sc in sorted(ex_scores.items()):
         best_knobs = min(sc, key=sc.get)
         best = sc[best_knobs]
@@ -97,7 +103,7 @@ for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
         te = [e for e in table if e["variant"] == variant and e["shape"] == shape]
         if ar and te and ar[0]["status"] == "pass":
             d = ar[0]["timing"]["p50"] / te[0]["p50"] - 1
-            ok = abs(d) <= NEAR and ar[0]["knobs"] == te[0]["knobs"] and ar[0].get("knobs_auto", "").startswith("tuned")
+            ok = abs(d) <= NEAR and ar[0]["knobs"] == te[0]["knobs"] and ar[0].get("knobs_auto", "").startswith("auto from table")
             checks += 1
             failures += not ok
             print("  auto         %s  p50 %.4g us against the tuned %.4g us (%+.2f %%)%s" % (
@@ -107,10 +113,25 @@ for ex_path in sorted(glob.glob(os.path.join(out, "ex-*.json"))):
             checks += 1
             failures += 1
             print("  auto         FAIL  no auto record or no tuned entry (%d, %d)" % (len(ar), len(te)))
+        pr = [r for r in plain["records"] if r["shape"] == shape and r["variant"] == variant]
+        plain_checks += 1
+        if pr and pr[0]["status"] == "pass":
+            k = pr[0]["knobs"]
+            in_ex = sc.get(k, float("inf"))
+            own = pr[0]["timing"]["p50"]
+            ok = in_ex <= best * (1 + DEFAULT_NEAR)
+            plain_failures += not ok
+            print("  plain run    %s  %.4g us in the exhaustive data (%+.2f %%), its own run %.4g us (%+.2f %%)%s  %s  [%s]" % (
+                "PASS" if ok else "FAIL", in_ex, 100 * (in_ex / best - 1), own, 100 * (own / best - 1),
+                "" if own <= best * (1 + DEFAULT_NEAR) else "  (its own run more than 5 % off: drift between runs?)",
+                k, pr[0].get("knobs_auto", "no tuned table: the declared defaults")))
+        else:
+            plain_failures += 1
+            print("  plain run    FAIL  no passing record of the plain run (%d records)" % len(pr))
         dr = [r for r in default["records"] if r["shape"] == shape and r["variant"] == variant]
         if dr:
             k = dr[0]["knobs"]
-            print("  defaults     %.4g us in the exhaustive data (%+.1f %%)%s  %s" % (
+            print("  declared     %.4g us in the exhaustive data (%+.1f %%)%s  %s" % (
                 sc.get(k, float("nan")), 100 * (sc.get(k, float("inf")) / best - 1),
                 "" if sc.get(k, float("inf")) <= best * (1 + DEFAULT_NEAR) else "  more than 5 % off", k))
     sim = os.path.join(out, "sim-%s.txt" % tag)
@@ -134,5 +155,8 @@ for variant in sorted({v for v, _ in all_ex}):
         else "more than 5 % off somewhere: defaults alone cannot meet 5 %, use --knob auto / a shipped table"))
     for s, l in zip(shapes, losses):
         print("   %-20s loses %5.1f %%" % (s, 100 * l))
-print("%d of %d checks passed" % (checks - failures, checks))
-sys.exit(1 if failures else 0)
+print("acceptance 2 (the default strategy at 25 %% and --knob auto within 2 %%): %s, %d of %d checks passed" % (
+    "PASS" if checks and not failures else "FAIL", checks - failures, checks))
+print("acceptance 3 (a plain benchtop run within 5 %% of the exhaustive best): %s, %d of %d checks passed" % (
+    "PASS" if plain_checks and not plain_failures else "FAIL", plain_checks - plain_failures, plain_checks))
+sys.exit(1 if failures or plain_failures or not checks or not plain_checks else 0)
