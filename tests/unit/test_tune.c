@@ -561,8 +561,8 @@ static void test_shipped_tree(const char *dir) {
   int n = TunedTable_checkShipped(dir, &stale, err, sizeof err);
   if (n < 0) printf("shipped tuned tables: %s\n", err);
   CHECK(n >= 0);
-  printf("shipped tuned tables in %s: %d entries, %d for an older kernel source (ignored until "
-         "tests/gpu/gpu_tune.sh is run again)\n", dir, n, stale);
+  printf("shipped tuned tables in %s: %d entries, %d for an older kernel source (still used; "
+         "measure them again: docs/tuning.md)\n", dir, n, stale);
 }
 
 int main(int argc, char **argv) {
