@@ -218,6 +218,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
           wrong_gpu = true;
           rc = BT_EXIT_FAILED;
           Runner_cancel(r);
+          if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
           break;
         }
         if (!s.has_device) s.device = ev.device;

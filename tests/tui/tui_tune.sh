@@ -43,14 +43,14 @@ keys Escape
 # Knobs left alone take the tuned ones (as run without --knob): r runs the winners, the
 # variants panel says so, the records say tuned, the plan pins them for replay.
 keys 1 Space k r
-wait_for 'mma       (tuned block_m=|tuned for 2 of 2 shapes)' 30
+wait_for 'mma       (from tuned.json block_m=|from tuned.json for 2 of 2 shapes)' 30
 wait_for 'run finished' 30
 python3 - "$S" <<'PY' || fail "tuned-by-default records"
 import json, sys
 s = json.load(open(sys.argv[1]))
 win = {t["shape"]: t["winner_knobs"] for t in s["tune"]}
 recs = [r for r in s["records"] if r.get("knobs_auto") and "tune" not in r]
-assert len(recs) == 2 and all(r["knobs_auto"].startswith("tuned") and r["knobs"] == win[r["shape"]] for r in recs), recs
+assert len(recs) == 2 and all(r["knobs_auto"].startswith("auto from table tuned.json") and r["knobs"] == win[r["shape"]] for r in recs), recs
 pinned = {(sh, tuple(v["knobs"])) for v in s["plan"]["variants"] for sh in v.get("shapes", [])}
 assert all((r["shape"], tuple(r["knobs"].split(","))) in pinned for r in recs), s["plan"]
 PY
@@ -61,12 +61,12 @@ wait_for 'Knobs: mma'
 keys a Escape
 wait_for 'mma       auto'
 keys r
-wait_for 'auto: tuned block_m=|auto: tuned for 2 of 2 shapes' 30
+wait_for 'auto: from tuned.json block_m=|auto: from tuned.json for 2 of 2 shapes' 30
 wait_for 'run finished' 30
 python3 - "$S" <<'PY' || fail "auto records"
 import json, sys
 recs = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("knobs_auto")]
-assert len(recs) == 4 and all(r["knobs_auto"].startswith("tuned") for r in recs[2:]), recs
+assert len(recs) == 4 and all(r["knobs_auto"].startswith("auto from table tuned.json") for r in recs[2:]), recs
 PY
 step "knob editor a: mma ran with the tuned knobs of each shape"
 # A second tune, cancelled: the finished records stay and are ranked.

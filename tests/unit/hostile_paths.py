@@ -104,6 +104,10 @@ def case_other_gpu_refused(c):
     rc, _, err = c.bt_run(["run"] + PLAN + ["-o", s])
     c.check(rc == 1 and "another GPU" in err, "exit %d: %s" % (rc, err[-300:]))
     c.check(digest(s) == before, "the other GPU's session was changed")
+    # Knobs chosen once the device is known (--knob auto): nothing was submitted yet.
+    rc, _, err = c.bt_run(["run"] + PLAN + ["--knob", "auto", "-o", s])
+    c.check(rc == 1 and "another GPU" in err, "--knob auto: exit %d: %s" % (rc, err[-300:]))
+    c.check(digest(s) == before, "the other GPU's session was changed by --knob auto")
     rc, _, err = c.bt_run(["run"] + PLAN + ["-o", s, "--force"])
     c.check(rc == 0 and len(records(s) or []) == 2, "--force: exit %d, %s records" % (rc, len(records(s) or [])))
 
