@@ -38,6 +38,17 @@ p0, p8, sw = recs[("smem", "pad=0")][LD], recs[("smem", "pad=8")][LD], recs[("sw
 ok = p0 is not None and p0 >= 10 * max(p8, 1) and p0 >= 10 * max(sw, 1)
 print("%s bank conflicts: pad=0 %s, pad=8 %s, swizzle %s" % ("ok  " if ok else "FAIL", p0, p8, sw))
 bad += not ok
+# The L2 hit rate a user can read: the SMs' own L2 reads that hit, over hits + misses, a
+# percentage on every chip (Nsight's lts__t_sector_hit_rate.pct reads above 100 % on Hopper).
+D, HIT, MISS = ("derived__l2_tex_read_hit_rate.pct", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+                "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")
+for (v, k), m in sorted(recs.items()):
+    d, h, mi = m.get(D), m.get(HIT), m.get(MISS)
+    ok = d is not None and h is not None and mi is not None and h + mi > 0 and \
+        0 <= d <= 100 and abs(d - 100.0 * h / (h + mi)) < 1e-6
+    print("%s L2 read hit rate %-9s %-10s %s %% (hits %s, misses %s; Nsight's L2 hit all %s %%)" %
+          ("ok  " if ok else "FAIL", v, k or "-", d, h, mi, m.get("lts__t_sector_hit_rate.pct")))
+    bad += not ok
 sys.exit(1 if bad else 0)
 PY
 # 2. Agreement with ncu on the same kernels: percentages within 2 points, counts within 1 %
