@@ -257,7 +257,7 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
     Page_newline(p);
   }
   if (r->knobs_auto[0]) {
-    Page_text(p, TH_DIM, " knobs: auto, %s", r->knobs_auto);
+    Page_text(p, TH_DIM, " knobs %s", r->knobs_auto); /* "auto from table ..." or "defaults: ..." */
     Page_newline(p);
   }
   if (r->tune.rank > 0) {

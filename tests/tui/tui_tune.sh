@@ -69,6 +69,11 @@ recs = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("knobs_auto"
 assert len(recs) == 4 and all(r["knobs_auto"].startswith("auto from table tuned.json") for r in recs[2:]), recs
 PY
 step "knob editor a: mma ran with the tuned knobs of each shape"
+# The detail view of such a record says which table its knobs came from.
+keys 3 G Enter
+wait_for 'knobs auto from table tuned.json: tuned at this shape'
+step "the detail view says the knobs came from the tuned table"
+keys Escape
 # A second tune, cancelled: the finished records stay and are ranked.
 n0=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['records']))" "$S")
 keys T
