@@ -106,30 +106,21 @@ void Record_free(Record *r) {
   r->nmetrics = 0;
 }
 
+/* A copy of n elements of size bytes; NULL when there are none. */
+static void *Record_dupArray(const void *src, int n, size_t size) {
+  if (!src || n <= 0) return NULL;
+  void *dst = Util_xmalloc((size_t)n * size);
+  memcpy(dst, src, (size_t)n * size);
+  return dst;
+}
+
 void Record_copy(Record *dst, const Record *src) {
   *dst = *src;
-  dst->timing.samples = NULL;
-  dst->metrics = NULL;
-  dst->kernels = NULL;
-  if (src->kernels && src->nkernels > 0) {
-    size_t n = (size_t)src->nkernels * sizeof(KernelSpan);
-    dst->kernels = Util_xmalloc(n);
-    memcpy(dst->kernels, src->kernels, n);
-  } else {
-    dst->nkernels = 0;
-  }
-  if (src->timing.samples && src->timing.nsamples > 0) {
-    size_t n = (size_t)src->timing.nsamples * sizeof(double);
-    dst->timing.samples = Util_xmalloc(n);
-    memcpy(dst->timing.samples, src->timing.samples, n);
-  }
-  if (src->metrics && src->nmetrics > 0) {
-    size_t n = (size_t)src->nmetrics * sizeof(Metric);
-    dst->metrics = Util_xmalloc(n);
-    memcpy(dst->metrics, src->metrics, n);
-  } else {
-    dst->nmetrics = 0;
-  }
+  dst->timing.samples = Record_dupArray(src->timing.samples, src->timing.nsamples, sizeof(double));
+  dst->metrics = Record_dupArray(src->metrics, src->nmetrics, sizeof(Metric));
+  if (!dst->metrics) dst->nmetrics = 0;
+  dst->kernels = Record_dupArray(src->kernels, src->nkernels, sizeof(KernelSpan));
+  if (!dst->kernels) dst->nkernels = 0;
 }
 
 const Metric *Record_metric(const Record *r, const char *name) {

@@ -265,52 +265,71 @@ static bool Record_readSamples(const cJSON *arr, Record *out, const char *path, 
   return true;
 }
 
-static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, char *err,
-                               size_t errsize) {
+static void Record_initMetric(void *m) {
+  ((Metric *)m)->value = NAN;
+}
+
+static void Record_initKernel(void *p) {
+  KernelSpan *k = p;
+  k->p50_us = k->gap_before_us = k->share = NAN;
+  k->launches = -1;
+}
+
+/* An array of objects (a record's metrics or kernels) into *items, each element zeroed, given
+ * its n/a values by init and read by fields; *count counts those begun, so that the caller's
+ * free sees them whatever failed. max < 0: no limit. */
+typedef struct ObjectArray {
+  const char *key;
+  size_t size;
+  int max;
+  void (*init)(void *);
+  const JsonField *fields;
+  int nfields;
+} ObjectArray;
+
+static bool Record_readObjects(const cJSON *arr, const ObjectArray *a, void **items, int *count,
+                               const char *path, char *err, size_t errsize) {
   int n = cJSON_GetArraySize(arr);
+  if (a->max >= 0 && n > a->max) {
+    snprintf(err, errsize, "%s.%s: %d %s, at most %d", path, a->key, n, a->key, a->max);
+    return false;
+  }
   if (n == 0) return true;
-  out->metrics = Util_xcalloc((size_t)n, sizeof(Metric));
+  *items = Util_xcalloc((size_t)n, a->size);
   int i = 0;
   for (const cJSON *v = arr->child; v; v = v->next, i++) {
-    char mpath[320];
-    snprintf(mpath, sizeof mpath, "%s.metrics[%d]", path, i);
+    char ipath[320];
+    snprintf(ipath, sizeof ipath, "%s.%s[%d]", path, a->key, i);
     if (!cJSON_IsObject(v)) {
-      snprintf(err, errsize, "%s: expected an object", mpath);
+      snprintf(err, errsize, "%s: expected an object", ipath);
       return false;
     }
-    out->metrics[i].value = NAN;
-    out->nmetrics = i + 1;
-    if (!JsonFields_read(v, &out->metrics[i], Metric_fields, N(Metric_fields), mpath, err,
-                         errsize))
-      return false;
+    void *item = (char *)*items + (size_t)i * a->size;
+    a->init(item);
+    *count = i + 1;
+    if (!JsonFields_read(v, item, a->fields, a->nfields, ipath, err, errsize)) return false;
   }
   return true;
 }
 
+static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, char *err,
+                               size_t errsize) {
+  static const ObjectArray metrics = {"metrics", sizeof(Metric), -1, Record_initMetric,
+                                      Metric_fields, N(Metric_fields)};
+  void *items = NULL;
+  bool ok = Record_readObjects(arr, &metrics, &items, &out->nmetrics, path, err, errsize);
+  out->metrics = items;
+  return ok;
+}
+
 static bool Record_readKernels(const cJSON *arr, Record *out, const char *path, char *err,
                                size_t errsize) {
-  int n = cJSON_GetArraySize(arr);
-  if (n > RECORD_KERNELS_MAX) {
-    snprintf(err, errsize, "%s.kernels: %d kernels, at most %d", path, n, RECORD_KERNELS_MAX);
-    return false;
-  }
-  if (n == 0) return true;
-  out->kernels = Util_xcalloc((size_t)n, sizeof(KernelSpan));
-  int i = 0;
-  for (const cJSON *v = arr->child; v; v = v->next, i++) {
-    char kpath[320];
-    snprintf(kpath, sizeof kpath, "%s.kernels[%d]", path, i);
-    if (!cJSON_IsObject(v)) {
-      snprintf(err, errsize, "%s: expected an object", kpath);
-      return false;
-    }
-    KernelSpan *k = &out->kernels[i];
-    k->p50_us = k->gap_before_us = k->share = NAN;
-    k->launches = -1;
-    out->nkernels = i + 1;
-    if (!JsonFields_read(v, k, Kernel_fields, N(Kernel_fields), kpath, err, errsize)) return false;
-  }
-  return true;
+  static const ObjectArray kernels = {"kernels", sizeof(KernelSpan), RECORD_KERNELS_MAX,
+                                      Record_initKernel, Kernel_fields, N(Kernel_fields)};
+  void *items = NULL;
+  bool ok = Record_readObjects(arr, &kernels, &items, &out->nkernels, path, err, errsize);
+  out->kernels = items;
+  return ok;
 }
 
 bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize) {

@@ -63,16 +63,21 @@ static void test_ways(void) {
   CHECKF(isnan(Catalog_sharedWays(0, 0)), "no wavefronts");
 }
 
+/* A record holding the derived L2 read hit rate's two inputs with these values. */
+static void derived_inputs(Record *r, double hit, double miss) {
+  Record_init(r);
+  r->metrics = calloc(2, sizeof(Metric));
+  r->nmetrics = 2;
+  snprintf(r->metrics[0].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+  snprintf(r->metrics[1].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
+  r->metrics[0].value = hit;
+  r->metrics[1].value = miss;
+}
+
 /* The derived L2 read hit rate: hits over hits + misses; n/a with a reason otherwise. */
 static void test_derived(void) {
   Record r;
-  Record_init(&r);
-  r.metrics = calloc(2, sizeof(Metric));
-  r.nmetrics = 2;
-  snprintf(r.metrics[0].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
-  snprintf(r.metrics[1].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
-  r.metrics[0].value = 900;
-  r.metrics[1].value = 100;
+  derived_inputs(&r, 900, 100);
   Catalog_addDerived(&r);
   const Metric *d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
   CHECKF(d && fabs(d->value - 90.0) < 1e-12 && strcmp(d->unit, "%") == 0, "90%% derived");
@@ -80,13 +85,7 @@ static void test_derived(void) {
   CHECKF(r.nmetrics == 3, "derived twice: %d metrics", r.nmetrics);
   Record_free(&r);
 
-  Record_init(&r);
-  r.metrics = calloc(2, sizeof(Metric));
-  r.nmetrics = 2;
-  snprintf(r.metrics[0].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
-  snprintf(r.metrics[1].name, METRIC_NAME_MAX, "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
-  r.metrics[0].value = 0;
-  r.metrics[1].value = NAN;
+  derived_inputs(&r, 0, NAN);
   Catalog_addDerived(&r);
   d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
   CHECKF(d && isnan(d->value) && strstr(d->reason, "n/a"), "n/a input -> n/a (%s)", d ? d->reason : "");
