@@ -3,7 +3,8 @@
 # timestamps): the exhaustive search, then the default strategy (auto: the local search) with a
 # budget of 25 % of each space, run --knob auto, a plain run (no --knob and no tuned table of
 # the user's: the table shipped in kernels/tuned/ for this chip), a run of the declared
-# defaults (--knob default), and annealing at 25 % while time is left. tests/gpu/tune_report.py
+# defaults (--knob default), the referee (tune_referee.sh: the exhaustive best, the strategy's
+# pick and --knob auto again in interleaved rounds), and annealing at 25 % while time is left. tests/gpu/tune_report.py
 # says whether each strategy's pick is within 2 % of the exhaustive best (scored by the
 # exhaustive run's own measurements), whether --knob auto reproduces the tuned p50 within 2 %
 # (acceptance 2), whether the plain run's knobs are within 5 % of the best (acceptance 3), the
@@ -63,6 +64,7 @@ part() { # name shapes reps [variants]
     step "plain-$name-$v" env BENCHTOP_TUNED_TABLE="$OUTDIR/no-table-of-the-user.json" BENCHTOP_SHIPPED_TUNED="$SHIPPED" \
       "$BT" run -v "$v" -s "$shapes" --metrics none --reps "$reps" -o "$OUTDIR/plain-$name-$v.json"
     step "def-$name-$v" "$BT" run -v "$v" --knob default -s "$shapes" --metrics none --reps "$reps" -o "$OUTDIR/def-$name-$v.json"
+    step "ref-$name-$v" bash "$HERE/tune_referee.sh" "$BT" "$OUTDIR" "$name-$v" "$v" "$reps" "${TUNE_REFEREE_ROUNDS:-5}"
     step "an-$name-$v" "$BT" tune "${common[@]}" --strategy annealing --budget 25% --no-table -o "$OUTDIR/an-$name-$v.json"
     [ -f "$OUTDIR/ex-$name-$v.json" ] && "$BT" tune --simulate "$OUTDIR/ex-$name-$v.json" --budget 25% \
       --runs 200 --seed 7 > "$OUTDIR/sim-$name-$v.txt" 2>&1
