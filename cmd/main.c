@@ -19,6 +19,9 @@ static void Main_onCrash(int sig) {
 int main(int argc, char **argv) {
   signal(SIGSEGV, Main_onCrash);
   signal(SIGBUS, Main_onCrash);
+  /* A file-size limit reached is a failed write (EFBIG) that is said, like a full disk, not a
+   * silent death that leaves a temporary file behind. */
+  signal(SIGXFSZ, SIG_IGN);
   const Command *c = argc >= 2 ? Command_find(argv[1]) : NULL;
   if (c) return Command_run(c, argc - 1, argv + 1);
   return Command_run(&Cmd_tui, argc, argv);

@@ -154,6 +154,32 @@ def case_unwritable(c):
     refused(c, "XDG_DATA_HOME a file", ["run"] + PLAN, f, env={"XDG_DATA_HOME": f})
 
 
+def case_full_disk(c):
+    """A disk that fills up (a file-size limit: writes fail with EFBIG, as ENOSPC would): the
+    failed save is said, the exit is not 0, the session keeps what it held and no temporary
+    file is left; a new -o file that cannot take one record is not left half-written."""
+    import resource
+    s = make_session(c, "full.json")
+    before = digest(s)
+    limit = os.path.getsize(s) + 1500  # the next save (two more records) does not fit
+
+    def small():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    rc, out, err = c.bt_run(["run"] + PLAN + ["-o", s], preexec_fn=small)
+    c.check(rc not in (0, -1) and rc > 0, "append to a full disk: exit %d, want an error (%s)" % (rc, err.strip()[-300:]))
+    c.check("could not be saved" in err or "cannot save" in err, "append: the failed save is not said: %s" % err.strip()[-300:])
+    c.check(digest(s) == before, "append: the session was changed")
+    left = [n for n in os.listdir(c.tmp) if n.startswith(".full.json")]
+    c.check(not left, "append: temporary files left: %s" % left)
+    limit = 200
+    new = c.path("new.json")
+    rc, out, err = c.bt_run(["run"] + PLAN + ["-o", new], preexec_fn=small)
+    c.check(rc > 0, "new file on a full disk: exit %d (%s)" % (rc, err.strip()[-300:]))
+    c.check(not os.path.exists(new) or records(new) is not None, "new file: left half-written")
+    left = [n for n in os.listdir(c.tmp) if n.startswith(".new.json")]
+    c.check(not left, "new file: temporary files left: %s" % left)
+
+
 def case_replay_self(c):
     """replay never writes its input: not by its name, ./name, a link, or a hard link."""
     s = make_session(c, "in.json")

@@ -280,6 +280,18 @@ def case_stop_continue(c, bt, tmp):
           statuses={"pass": N_ENTRIES})
 
 
+def case_tstp_continue(c, bt, tmp):
+    """The same with SIGTSTP (what Ctrl-Z sends), twice, while the worker writes."""
+    def act(p):
+        for _ in range(2):
+            time.sleep(0.3 * TIME_SCALE)
+            p.send_signal(signal.SIGTSTP)
+            time.sleep(1.5)
+            p.send_signal(signal.SIGCONT)
+    basic(c, bt, Run(bt, tmp, "chatty", ["--watchdog", "1"], actions=act),
+          statuses={"pass": N_ENTRIES})
+
+
 def saved_records(path):
     try:
         with open(path) as f:
@@ -321,6 +333,11 @@ def case_sigint(c, bt, tmp):
 def case_sigterm(c, bt, tmp):
     """The same with SIGTERM."""
     interrupted(c, bt, tmp, signal.SIGTERM, "SIGTERM")
+
+
+def case_sighup(c, bt, tmp):
+    """The same with SIGHUP (the terminal went away)."""
+    interrupted(c, bt, tmp, signal.SIGHUP, "SIGHUP")
 
 
 def case_nul(c, bt, tmp):

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Live runs in the TUI against a hostile worker (tests/unit/hostile_worker.py as BENCHTOP_WORKER):
+# a worker that sends 999 progress lines and its record in one write loses no record, and one
+# that floods output and ignores cancellation is stopped by x: the status line leaves
+# "cancelling", the finished record and a cancelled one are kept, and the session loads.
+#   tui_hostile_run.sh BENCHTOP
+BT=$1
+. "$(dirname "$0")/lib.sh"
+export BENCHTOP_WORKER="$(cd "$(dirname "$0")/../unit" && pwd)/hostile_worker.py" BENCHTOP_EXAMPLES=/nonexistent
+count() { "$BT" show "$1" --format json | grep -c '"variant"'; }
+
+S="$TUI_TMP/burst.json"
+tui_start 160 45 "HOSTILE_MODE=burst TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
+wait_for 'Variants 0/'
+keys 1 g Space j j j j j Space 2 g Space j Space
+wait_for "Shapes 2/"
+keys r; wait_for 'run finished: 4 records' 30
+keys r; wait_for 'Results 8' 30
+step "1,000 lines per write: every record arrives (8 of 8)"
+keys q; wait_for '^EXIT=0'
+n=$(count "$S")
+[ "$n" -eq 8 ] || fail "the autosaved session holds $n records, not 8"
+no_sanitizer_report
+step "the autosaved session holds the 8 records"
+
+tui_fresh
+S="$TUI_TMP/flood.json"
+tui_start 160 45 "HOSTILE_MODE=flood-forever TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
+wait_for 'Variants 0/'
+keys 1 g Space j j j j j Space 2 g Space j Space
+wait_for "Shapes 2/"
+keys r; wait_for 'Results 1' 30
+sleep 0.5
+keys x; wait_for 'cancelling'
+wait_gone 'cancelling' 30
+wait_for 'Results 2' 10
+step "x stops a worker that floods and ignores cancellation: no longer cancelling"
+keys q; wait_for '^EXIT=0'
+"$BT" show "$S" --format json > "$TUI_TMP/flood.out" || fail "the session does not load"
+grep -q '"cancelled"' "$TUI_TMP/flood.out" || fail "no cancelled record saved"
+[ "$(grep -c '"variant"' "$TUI_TMP/flood.out")" -eq 2 ] || fail "want 2 records saved"
+no_sanitizer_report
+step "the finished record and the cancelled one are saved"
+echo PASS
