@@ -73,8 +73,7 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
     attr_t at = Theme_attr(c == rv->sort_col ? TH_HEADER_SORT : TH_HEADER);
     if (c == rv->col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
     wattrset(w, at);
-    if (Columns[c].numeric) mvwprintw(w, 1, rv->col_x[c], "%*.*s", cw, cw, title);
-    else mvwprintw(w, 1, rv->col_x[c], "%-*.*s", cw, cw, title);
+    Draw_text(w, 1, rv->col_x[c], cw, !Columns[c].numeric, title); /* a session's metric name */
   }
   /* Columns off screen: < after the frozen variant column, > on the right border (h/l go
    * there), where it costs no column. */

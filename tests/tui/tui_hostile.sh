@@ -1,6 +1,6 @@
 #!/bin/bash
-# Hostile input to the TUI: escape sequences in a session (the pane's title, screen and bell stay
-# benchtop's), a record that never built (its fields read n/a, never -1 or nan), a FIFO theme file
+# Hostile input to the TUI: escape sequences in a session, its metric names included (the pane's
+# title, screen and bell stay benchtop's), a record that never built (its fields read n/a, never -1 or nan), a FIFO theme file
 # (never a hang), TERM=dumb (one line, not a blank screen), HOME unset with a session planted in
 # /tmp's old fallback (never opened).
 #   tui_hostile.sh BENCHTOP
@@ -14,18 +14,20 @@ evil = "\x1b]2;PWNED\x07\x1b[2J\x1b[H\rX\x9b31m\u202e\x07"
 dev = {"name": "gpu" + evil, "cc_major": 9, "cc_minor": 0}
 ok = {"variant": "naive", "knobs": "", "shape": "1x1x64x64", "status": "pass",
       "timing": {"p50": 10.0, "p90": 11.0, "nsamples": 2, "samples": [10.0, 11.0]},
-      "build": {"regs": 40, "compile_ms": 120.0, "arch": "sm_90"}, "device": dev}
+      "build": {"regs": 40, "compile_ms": 120.0, "arch": "sm_90"}, "device": dev,
+      "metrics": [{"name": "m" + evil, "value": 5.0, "unit": "u\x1b[2J\x07", "reason": ""}]}
 never = {"variant": "smem\x1b]2;PWNED\x07\r\x9b", "knobs": "pad=0" + evil, "shape": "1x1x64x64",
          "status": "error", "reason": "compile: no" + evil}
 json.dump({"schema": "benchtop.session/1", "host": "host" + evil, "device": dev,
            "records": [ok, never]}, open(sys.argv[1], "w"))
 PY
 
-tui_start 120 40 "TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
+tui_start 200 40 "TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
 wait_for 'Results 2'
 title=$(tmx display -p '#{pane_title}')
 case "$title" in *PWNED*) fail "the session set the terminal's title: $title" ;; esac
 screen | grep -q 'benchtop |' || fail "the status line was wiped"
+screen | grep -q "m?]2;PWNED" || fail "the metric column with an escape in its name is not shown as text"
 [ "$(tmx display -p '#{window_bell_flag}')" = 0 ] || fail "the session rang the bell"
 step "escape sequences in the session stay on the page as text (title: $title)"
 keys j Enter
