@@ -1,10 +1,14 @@
 /* Device buffers for one entry, grown on demand and kept between records (the worker stays
- * warm). Oversized shapes are refused here, before any launch, with the sizes named. */
+ * warm). Oversized shapes are refused here, before any launch, with the sizes named. Every
+ * buffer a kernel is handed has a guard band on each side (bench/integrity.h), inside its
+ * allocation, so a write a few bytes out of bounds lands where the engine looks, not in the
+ * next buffer. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/buffers.h"
+#include "bench/integrity.h"
 #include "common/util.h"
 
 static double Buffers_gib(size_t b) { return (double)b / (1024.0 * 1024.0 * 1024.0); }
@@ -13,28 +17,41 @@ static void Buffers_release(GpuBuffers *b) {
   void **ptrs[] = {&b->q, &b->k, &b->v, &b->o, (void **)&b->ref, &b->workspace, &b->q8, &b->k8,
                    &b->v8, (void **)&b->scales, (void **)&b->partial_o, (void **)&b->partial_lse};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) {
-    if (*ptrs[i]) cudaFree(*ptrs[i]);
+    if (*ptrs[i]) cudaFree((char *)*ptrs[i] - INTEGRITY_GUARD_BYTES);
     *ptrs[i] = NULL;
   }
-  b->elems = b->workspace_bytes = b->partial_elems = b->nscales = 0;
+  b->elems = b->workspace_bytes = b->partial_elems = b->lse_elems = b->nscales = 0;
   memset(&b->shape, 0, sizeof b->shape);
+}
+
+void Buffers_free(GpuBuffers *b) {
+  Buffers_release(b);
+  if (b->flush) cudaFree(b->flush);
+  if (b->sums) cudaFree(b->sums);
+  b->flush = NULL;
+  b->sums = NULL;
+  b->flush_bytes = 0;
 }
 
 bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   GpuBuffers *b = &g->buf;
   size_t nscales = 3 * (size_t)n->bh;
+  size_t lse_need = n->partial_elems / (size_t)(n->D ? n->D : 1);
   bool fits = n->elems <= b->elems && n->workspace_bytes <= b->workspace_bytes &&
-              n->partial_elems <= b->partial_elems && (!n->fp8 || (b->q8 && nscales <= b->nscales));
+              n->partial_elems <= b->partial_elems && lse_need <= b->lse_elems &&
+              (!n->fp8 || (b->q8 && nscales <= b->nscales));
   size_t flush_need = n->cold_l2 ? DeviceProps_flushBytes(&g->props) : 0;
   if (fits && flush_need <= b->flush_bytes) return true;
 
   size_t e = n->elems > b->elems ? n->elems : b->elems;
   size_t ws = n->workspace_bytes > b->workspace_bytes ? n->workspace_bytes : b->workspace_bytes;
   size_t pe = n->partial_elems > b->partial_elems ? n->partial_elems : b->partial_elems;
+  /* One log-sum-exp per partial row: a smaller D than the last allocation's needs more. */
+  size_t le = lse_need > b->lse_elems ? lse_need : b->lse_elems;
   bool fp8 = n->fp8 || b->q8;
   if (nscales < b->nscales) nscales = b->nscales;
   size_t tensors = 4 * e * 2, ref = e * 4, f8 = fp8 ? 3 * e + nscales * 4 : 0;
-  size_t partial = pe ? pe * 4 + pe / (size_t)(n->D ? n->D : 1) * 4 : 0;
+  size_t partial = pe * 4 + le * 4;
   size_t need = tensors + ref + ws + f8 + partial + (flush_need > b->flush_bytes ? flush_need : 0);
 
   Buffers_release(b);
@@ -62,15 +79,17 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
     {&b->v8, fp8 ? e : 0, "allocating fp8 V"},
     {(void **)&b->scales, fp8 ? nscales * 4 : 0, "allocating fp8 scales"},
     {(void **)&b->partial_o, pe * 4, "allocating split-KV partial outputs"},
-    {(void **)&b->partial_lse, pe / (size_t)(n->D ? n->D : 1) * 4,
-     "allocating split-KV partial statistics"},
+    {(void **)&b->partial_lse, le * 4, "allocating split-KV partial statistics"},
   };
   for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
     if (allocs[i].bytes == 0) continue;
-    if (!Gpu_ok(cudaMalloc(allocs[i].ptr, allocs[i].bytes), allocs[i].what, err, errsize)) {
+    char *base = NULL;
+    if (!Gpu_ok(cudaMalloc((void **)&base, allocs[i].bytes + 2 * INTEGRITY_GUARD_BYTES),
+                allocs[i].what, err, errsize)) {
       Buffers_release(b); /* nothing half-made stays allocated */
       return false;
     }
+    *allocs[i].ptr = base + INTEGRITY_GUARD_BYTES; /* 256-byte aligned still (TMA wants 16) */
   }
   if (fp8) b->nscales = nscales;
   if (flush_need > b->flush_bytes) {
@@ -87,5 +106,32 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   b->elems = e;
   b->workspace_bytes = ws;
   b->partial_elems = pe;
+  b->lse_elems = le;
   return true;
+}
+
+int Buffers_regions(const GpuBuffers *b, const BufferNeeds *n, BufferRegion *out) {
+  size_t lse = n->partial_elems / (size_t)(n->D ? n->D : 1), sc = 3 * (size_t)n->bh * 4;
+  const BufferRegion all[] = {
+    {"Q", b->q, n->elems * 2, b->elems * 2, true},
+    {"K", b->k, n->elems * 2, b->elems * 2, true},
+    {"V", b->v, n->elems * 2, b->elems * 2, true},
+    {"O", b->o, n->elems * 2, b->elems * 2, false},
+    {"the workspace", b->workspace, n->workspace_bytes, b->workspace_bytes, false},
+    {"fp8 Q", b->q8, n->elems, b->elems, false},
+    {"fp8 K", b->k8, n->elems, b->elems, false},
+    {"fp8 V", b->v8, n->elems, b->elems, false},
+    {"the fp8 scales", b->scales, sc, b->nscales * 4, false},
+    {"the split-KV partial outputs", b->partial_o, n->partial_elems * 4, b->partial_elems * 4, false},
+    {"the split-KV partial statistics", b->partial_lse, lse * 4, b->lse_elems * 4, false},
+  };
+  int count = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    if (!all[i].ptr) continue;
+    out[count] = all[i];
+    /* A buffer this entry does not use (kept from an earlier one): its band sits at its start. */
+    if (out[count].used > out[count].capacity) out[count].used = out[count].capacity;
+    count++;
+  }
+  return count;
 }

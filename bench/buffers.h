@@ -14,5 +14,20 @@ typedef struct BufferNeeds {
 } BufferNeeds;
 
 bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize);
+/* Frees every buffer (the worker's end). */
+void Buffers_free(GpuBuffers *b);
+
+/* A buffer a kernel is handed: where it is, the bytes this entry uses of it, what it holds. A
+ * guard band of INTEGRITY_GUARD_BYTES lies before ptr and after ptr + used. */
+typedef struct BufferRegion {
+  const char *name;       /* "O", "the workspace", ... as a record's reason names it */
+  void *ptr;
+  size_t used, capacity;
+  bool input;             /* Q, K, V: checksummed, never written */
+} BufferRegion;
+#define BUFFERS_REGIONS_MAX 11
+
+/* The buffers allocated now, with the bytes entry n uses of each (at most BUFFERS_REGIONS_MAX). */
+int Buffers_regions(const GpuBuffers *b, const BufferNeeds *n, BufferRegion *out);
 
 #endif

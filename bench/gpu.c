@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/buffers.h"
 #include "bench/nvml.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -139,8 +140,9 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   if (cudaDeviceGetPCIBusId(pci, sizeof pci, g->device) == cudaSuccess)
     g->nvml_ok = Nvml_open(pci, why, sizeof why);
 
-  static const char *const util_entries[] = {"fill_randn_half", "fill_u16", "flush_l2"};
-  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 3, err, errsize))
+  static const char *const util_entries[] = {"fill_randn_half", "fill_u16", "flush_l2",
+                                             "checksum_u16"};
+  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 4, err, errsize))
     return false;
   static const char *const ref_entries[] = {"ref_attn"};
   if (!Gpu_loadSource(g, &g->reference, "reference.cu", NULL, 0, ref_entries, 1, err, errsize))
@@ -227,11 +229,7 @@ bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m
 }
 
 void Gpu_free(Gpu *g) {
-  GpuBuffers *b = &g->buf;
-  void *ptrs[] = {b->q, b->k, b->v, b->o, b->ref, b->workspace, b->q8, b->k8, b->v8,
-                  b->scales, b->partial_o, b->partial_lse, b->flush};
-  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
-    if (ptrs[i]) cudaFree(ptrs[i]);
+  Buffers_free(&g->buf);
   for (int i = 0; i < g->nmodules; i++) cudaLibraryUnload(g->modules[i].lib);
   free(g->modules);
   if (g->util.lib) cudaLibraryUnload(g->util.lib);

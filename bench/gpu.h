@@ -12,10 +12,13 @@
 #include "kernels/attn_params.h"
 #include "sessions/record.h"
 
+/* A module's entry points: a variant's steps, or the engine's helpers (engine_util.cu: 4). */
+#define GPU_MODULE_KERNELS (VARIANT_MAX_STEPS > 4 ? VARIANT_MAX_STEPS : 4)
+
 typedef struct GpuModule {
   char key[256];
   cudaLibrary_t lib;
-  cudaKernel_t kernels[VARIANT_MAX_STEPS];
+  cudaKernel_t kernels[GPU_MODULE_KERNELS];
   BuildInfo build;
 } GpuModule;
 
@@ -27,7 +30,8 @@ typedef struct GpuBuffers {
   float *scales;         /* 3 * B*H */
   float *partial_o, *partial_lse;
   void *flush;           /* >= 2x L2, only with --cold-l2 */
-  size_t elems, workspace_bytes, partial_elems, flush_bytes, nscales;
+  size_t elems, workspace_bytes, partial_elems, lse_elems, flush_bytes, nscales;
+  unsigned long long *sums; /* the input checksums' device slots (bench/measure_guard.c) */
   Shape shape;           /* inputs currently filled for this shape */
   uint64_t seed;
 } GpuBuffers;

@@ -1,13 +1,16 @@
 /* One plan entry, start to finish: refuse what cannot run, compile, verify against the fp32
- * reference on fresh random inputs with a poisoned output, time (CUPTI kernel timestamps, with
- * CUDA events around each launch beside them), then collect hardware metrics (never inside
- * the timed region). */
+ * reference on fresh random inputs with a poisoned output, guard bands around every buffer and
+ * checksummed inputs (a kernel that writes out of bounds or changes its inputs is named), time
+ * (CUPTI kernel timestamps, with CUDA events around each launch beside them) and verify the last
+ * timed launch's output again (a kernel that computes only once is named), then collect
+ * hardware metrics (never inside the timed region). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/buffers.h"
+#include "bench/integrity.h"
 #include "bench/measure_private.h"
 #include "bench/nvml.h"
 #include "bench/tensor_maps.h"
@@ -93,8 +96,16 @@ typedef struct Measurement {
   BufferNeeds need;
   GpuModule *m;
   AttnParams p;
+  uint64_t sums[3];                 /* Q, K, V as filled */
   char err[RECORD_REASON_MAX];
+  char cheat[RECORD_REASON_MAX];    /* what the kernel did besides computing, or "" */
 } Measurement;
+
+/* A kernel that broke the rules: the record fails and says what it did. */
+static void Measure_cheated(Measurement *x) {
+  x->rec->status = REC_FAIL;
+  Util_strlcpy(x->rec->reason, x->cheat, sizeof x->rec->reason);
+}
 
 static MeasureStep Measure_dead(Measurement *x) {
   return Measure_contextSurvives(x->rec, x->err) ? STEP_DONE : STEP_DEAD;
@@ -170,7 +181,9 @@ static MeasureStep Measure_prepare(Measurement *x) {
   return STEP_NEXT;
 }
 
-/* Fresh inputs, the reference, a poisoned output, then one run checked element by element. */
+/* Fresh inputs, a poisoned output (and reference buffer: a kernel that finds it reads NaN),
+ * guard bands, then one run: its inputs and bands checked, then the reference computed from the
+ * inputs and the output checked element by element. */
 static MeasureStep Measure_verifyOnce(Measurement *x) {
   Gpu *g = x->g;
   const PlanEntry *e = x->e;
@@ -184,15 +197,26 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
   rp.o_f32 = g->buf.ref;
   LaunchDims rd;
   Reference_dims(&e->shape, &rd);
+  uint64_t after[3];
   if (!Measure_fill(g, g->buf.q, n, seed * 3 + 1, err, errsize) ||
       !Measure_fill(g, g->buf.k, n, seed * 3 + 2, err, errsize) ||
       !Measure_fill(g, g->buf.v, n, seed * 3 + 3, err, errsize) ||
-      !Gpu_launch(g, g->reference.kernels[0], &rd, &rp, err, errsize) ||
       !Measure_poison(g, g->buf.o, n, err, errsize) ||
+      !Measure_poison(g, g->buf.ref, 2 * n, err, errsize) ||
+      !Guard_arm(g, &x->need, err, errsize) ||
+      !Guard_inputSums(g, &x->need, x->sums, err, errsize) ||
       !Gpu_runVariant(g, e->variant, &e->knobs, x->m, &x->p, err, errsize) ||
       !Gpu_ok(cudaStreamSynchronize(g->stream), "the kernel faulted", err, errsize) ||
+      !Guard_inputSums(g, &x->need, after, err, errsize) ||
+      !Guard_check(g, &x->need, "", x->cheat, sizeof x->cheat, err, errsize) ||
+      !Gpu_launch(g, g->reference.kernels[0], &rd, &rp, err, errsize) ||
       !Measure_verify(g, &e->shape, e->variant->tolerance, &rec->error, err, errsize))
     return Measure_dead(x);
+  Guard_compareInputs(x->sums, after, "", x->cheat, sizeof x->cheat);
+  if (x->cheat[0]) { /* its inputs or neighbours are not what the next launch would see */
+    Measure_cheated(x);
+    return STEP_DONE;
+  }
   const ErrorStats *es = &rec->error;
   bool pass = es->nan_count == 0 && es->inf_count == 0 && es->unwritten == 0 &&
               es->rel_l2 <= es->tolerance;
@@ -209,6 +233,33 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
   return STEP_NEXT;
 }
 
+/* After the timed launches: the inputs, the bands, and the last launch's output (poisoned before
+ * them) checked again, so a kernel that computes only when watched is named. */
+static MeasureStep Measure_recheck(Measurement *x) {
+  static const char when[] = "during the timed launches";
+  Gpu *g = x->g;
+  const PlanEntry *e = x->e;
+  uint64_t after[3];
+  ErrorStats es;
+  memset(&es, 0, sizeof es);
+  if (!Guard_inputSums(g, &x->need, after, x->err, sizeof x->err) ||
+      !Guard_check(g, &x->need, when, x->cheat, sizeof x->cheat, x->err, sizeof x->err) ||
+      !Measure_verify(g, &e->shape, e->variant->tolerance, &es, x->err, sizeof x->err))
+    return Measure_dead(x);
+  Guard_compareInputs(x->sums, after, when, x->cheat, sizeof x->cheat);
+  size_t len = strlen(x->cheat);
+  if (es.unwritten > 0)
+    snprintf(x->cheat + len, sizeof x->cheat - len, "%sthe timed launches left %lld of %zu output "
+             "elements unwritten (it computed only when verified)", len ? "; " : "",
+             (long long)es.unwritten, x->need.elems);
+  else if (es.nan_count > 0 || es.inf_count > 0 || es.rel_l2 > es.tolerance)
+    snprintf(x->cheat + len, sizeof x->cheat - len, "%sthe output of the timed launches does not "
+             "verify: rel L2 %.3g (tolerance %.3g), %lld NaN, %lld Inf", len ? "; " : "", es.rel_l2,
+             es.tolerance, (long long)es.nan_count, (long long)es.inf_count);
+  if (x->cheat[0] && x->rec->status == REC_PASS) Measure_cheated(x);
+  return STEP_NEXT;
+}
+
 /* The timed launches, the clocks around them, the rate against the device's measured peak. */
 static MeasureStep Measure_timeEntry(Measurement *x) {
   Gpu *g = x->g;
@@ -219,7 +270,8 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   if (e->opts.event_timing && g->profiler) Profiler_disable(g->profiler);
   Measure_clocks(g, &rec->clocks, false);
   TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p};
-  if (!Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err))
+  if (!Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) ||
+      !Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err))
     return Measure_dead(x);
   Measure_clocks(g, &rec->clocks, true);
   if (*x->cancel && rec->timing.nsamples <= 0) { /* stopped before any timed launch */
@@ -231,7 +283,7 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   rec->device.peak_gbs = Ceilings_bandwidthGBs(g); /* the floors' other ceilings, once each */
   rec->device.launch_us = Ceilings_launchUs(g);
   rec->timing.peak_frac = rec->timing.tflops / rec->device.peak_tflops;
-  return STEP_NEXT;
+  return rec->timing.nsamples > 0 ? Measure_recheck(x) : STEP_NEXT;
 }
 
 /* Hardware counters in a separate profiled run, never inside the timed region. */

@@ -1,5 +1,6 @@
 /* The pieces of one measurement (bench/measure*.c), apart so each file stays one concern:
  * measure.c runs an entry start to finish, measure_inputs.c fills, poisons and verifies,
+ * measure_guard.c checks that a kernel kept to its buffers and left its inputs alone,
  * measure_time.c times. Only bench/ includes this. */
 #ifndef BENCHTOP_MEASURE_PRIVATE_H
 #define BENCHTOP_MEASURE_PRIVATE_H
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/buffers.h"
 #include "bench/gpu.h"
 
 /* One compiled variant ready to launch with its parameters. */
@@ -28,6 +30,18 @@ bool Measure_poison(Gpu *g, void *ptr, size_t n, char *err, size_t errsize);
 /* The output against the fp32 reference, element by element (waits for the stream). */
 bool Measure_verify(Gpu *g, const Shape *s, double tol, ErrorStats *es, char *err,
                     size_t errsize);
+
+/* Guard bands (bench/integrity.h) around every buffer entry n hands its kernel (measure_guard.c). */
+bool Guard_arm(Gpu *g, const BufferNeeds *n, char *err, size_t errsize);
+/* Reads them back: what a kernel wrote out of bounds is appended to reason ("wrote 8 bytes past
+ * the end of O", then when). False with one line in err on a CUDA error. */
+bool Guard_check(Gpu *g, const BufferNeeds *n, const char *when, char *reason, size_t rsize,
+                 char *err, size_t errsize);
+/* Checksums of the bytes of Q, K and V entry n uses (waits for the stream). */
+bool Guard_inputSums(Gpu *g, const BufferNeeds *n, uint64_t sums[3], char *err, size_t errsize);
+/* Appends "modified its input K" (then when) for each input whose checksum changed. */
+void Guard_compareInputs(const uint64_t was[3], const uint64_t now[3], const char *when,
+                         char *reason, size_t size);
 
 /* Warm-up, then o->reps launches timed one at a time (or one graph replay of several): kernel
  * timestamps with CUDA events beside them. Fills rec->timing (samples owned) and, by kernel

@@ -1,5 +1,5 @@
 // Engine helpers, not a variant: fresh random inputs (normal, never zero), output poisoning,
-// and the L2 flush write. Compiled once per worker.
+// the L2 flush write, and the input checksum. Compiled once per worker.
 #include <cuda_fp16.h>
 
 __device__ __forceinline__ unsigned long long splitmix64(unsigned long long x) {
@@ -34,4 +34,17 @@ extern "C" __global__ void flush_l2(unsigned int *buf, unsigned long long n, uns
   for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
        i += (unsigned long long)gridDim.x * blockDim.x)
     buf[i] = v + (unsigned int)i;
+}
+
+// An order-independent checksum of n 16-bit words (each hashed with its index, summed modulo
+// 2^64) added to *out: the inputs before and after a kernel ran, so one that writes Q, K or V
+// is named. *out is zeroed by the caller.
+extern "C" __global__ void checksum_u16(const unsigned short *x, unsigned long long n,
+                                        unsigned long long *out) {
+  unsigned long long s = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    s += splitmix64(((unsigned long long)x[i] << 48) ^ i);
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, s);
 }

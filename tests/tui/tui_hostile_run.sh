@@ -8,12 +8,16 @@ BT=$1
 . "$(dirname "$0")/lib.sh"
 export BENCHTOP_WORKER="$(cd "$(dirname "$0")/../unit" && pwd)/hostile_worker.py" BENCHTOP_EXAMPLES=/nonexistent
 count() { "$BT" show "$1" --format json | grep -c '"variant"'; }
+# Opens session $2 with the worker misbehaving as $1, checks 2 variants and 2 shapes.
+open_with() {
+  tui_start 160 45 "HOSTILE_MODE=$1 TERM=screen-256color '$BT' '$2'; echo EXIT=\$?; sleep 600"
+  wait_for 'Variants 0/'
+  keys 1 g Space j j j j j Space 2 g Space j Space
+  wait_for "Shapes 2/"
+}
 
 S="$TUI_TMP/burst.json"
-tui_start 160 45 "HOSTILE_MODE=burst TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
-wait_for 'Variants 0/'
-keys 1 g Space j j j j j Space 2 g Space j Space
-wait_for "Shapes 2/"
+open_with burst "$S"
 keys r; wait_for 'run finished: 4 records' 30
 keys r; wait_for 'Results 8' 30
 step "1,000 lines per write: every record arrives (8 of 8)"
@@ -25,10 +29,7 @@ step "the autosaved session holds the 8 records"
 
 tui_fresh
 S="$TUI_TMP/flood.json"
-tui_start 160 45 "HOSTILE_MODE=flood-forever TERM=screen-256color '$BT' '$S'; echo EXIT=\$?; sleep 600"
-wait_for 'Variants 0/'
-keys 1 g Space j j j j j Space 2 g Space j Space
-wait_for "Shapes 2/"
+open_with flood-forever "$S"
 keys r; wait_for 'Results 1' 30
 sleep 0.5
 keys x; wait_for 'cancelling'
