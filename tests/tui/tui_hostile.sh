@@ -31,7 +31,8 @@ screen | grep -q "m?]2;PWNED" || fail "the metric column with an escape in its n
 [ "$(tmx display -p '#{window_bell_flag}')" = 0 ] || fail "the session rang the bell"
 step "escape sequences in the session stay on the page as text (title: $title)"
 keys j Enter
-wait_for 'Build'
+wait_for 'Esc back'  # the full detail view (the main screen's Detail panel shows Build too)
+wait_for 'not built for this record'
 screen | grep -q 'not built for this record' || fail "the never-built record's build fields are not n/a"
 screen | grep -Eq 'regs -1|nan ms|nan MHz|-1 B' && fail "-1 or nan shown for fields never measured"
 step "a record that never built: n/a, not -1 or nan"
