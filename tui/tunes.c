@@ -179,6 +179,7 @@ void Tunes_hello(App *a, const DeviceInfo *d) {
 }
 
 void Tunes_noGpu(App *a) {
+  if (a->tune.auto_waiting) a->run.running = false; /* nothing was submitted: no FINISHED comes */
   a->tune.auto_waiting = false;
   if (!a->tune.tuner) return;
   Tuner_free(a->tune.tuner);
@@ -278,7 +279,8 @@ static void Tunes_resolveAuto(App *a, const DeviceInfo *d) {
 bool Tunes_submitRun(App *a, PlanEntry *entries, int n) {
   bool any = false;
   for (int i = 0; i < n; i++) any |= entries[i].knobs_auto && entries[i].variant->nknobs > 0;
-  if (!any) return false;
+  /* Without a GPU no device will come to resolve them: the runner says so and finishes. */
+  if (!any || a->run.no_gpu) return false;
   free(a->tune.auto_entries);
   free(a->tune.auto_notes);
   free(a->tune.auto_used);
