@@ -3,6 +3,9 @@
 // rows per block, blockIdx.y = b * H + h). Slow and plain on purpose: a test fixture.
 #include "attn_params.h"
 #include <cuda_fp16.h>
+#ifndef INFINITY /* NVRTC has no math.h */
+#define INFINITY __int_as_float(0x7f800000)
+#endif
 
 __device__ __forceinline__ long long cheat_rows(const AttnParams &p) {
   return (long long)p.B * p.H * p.S;
