@@ -31,6 +31,7 @@ Usage (repo root, GPU machine):
 """
 import argparse
 import datetime
+import itertools
 import json
 import os
 import subprocess
@@ -339,38 +340,29 @@ def report(facts, shapes, variants, bests, other, sdpas, tgs, notes):
                  "benchtop `run --cold-l2`; two clocks, each the same on both sides (below)")
     lines.append("- ratio = SDPA time / benchtop time (> 1: benchtop faster)")
     for proto, desc in PROTOCOLS:
-        lines.append("")
-        lines.append("## By %s" % desc)
-        lines.append("")
+        lines += ["", "## By %s" % desc, ""]
         lines += table(shapes, variants, bests[proto], sdpas[proto])
-    lines.append("")
-    lines.append("Knobs of the fastest passing benchtop record by kernel time (and its TFLOP/s at that time):")
-    lines.append("")
-    for shape in shapes:
-        for v in variants:
-            r = bests["kernel"].get((v, shape))
-            if r:
-                lines.append("- %s %s: %s (%.0f TFLOP/s, rel L2 %.2g, %s regs)"
-                             % (v, shape, r["knobs"] or "-", flops(shape) / (r["p50_us"] * 1e-6) / 1e12,
-                                r["rel_l2"] if r["rel_l2"] is not None else float("nan"), r["regs"]))
-            for o in other.get((v, shape), [])[:4]:
-                lines.append("  - not passed: %s" % o)
+    lines += ["", "Knobs of the fastest passing benchtop record by kernel time (and its TFLOP/s at that time):", ""]
+    for shape, v in itertools.product(shapes, variants):
+        r = bests["kernel"].get((v, shape))
+        if r:
+            lines.append("- %s %s: %s (%.0f TFLOP/s, rel L2 %.2g, %s regs)"
+                         % (v, shape, r["knobs"] or "-", flops(shape) / (r["p50_us"] * 1e-6) / 1e12,
+                            r["rel_l2"] if r["rel_l2"] is not None else float("nan"), r["regs"]))
+        for o in other.get((v, shape), [])[:4]:
+            lines.append("  - not passed: %s" % o)
     if bests.get("ncu"):
-        lines.append("")
-        lines.append("Under ncu (the verdict's clock), the knobs timed and each kernel's median:")
-        lines.append("")
-        for shape in shapes:
-            for v in variants:
-                r = bests["ncu"].get((v, shape))
-                if r:
-                    lines.append("- %s %s: %s: %.2f us (%s)" % (v, shape, r["knobs"] or "-", r["p50_us"], ", ".join(
-                        "%s %.2f us x%d" % (k.split("(")[0][:40], m, n) for k, (m, n) in r.get("ncu_kernels", {}).items())))
+        lines += ["", "Under ncu (the verdict's clock), the knobs timed and each kernel's median:", ""]
+        for shape, v in itertools.product(shapes, variants):
+            r = bests["ncu"].get((v, shape))
+            if r:
+                lines.append("- %s %s: %s: %.2f us (%s)" % (v, shape, r["knobs"] or "-", r["p50_us"], ", ".join(
+                    "%s %.2f us x%d" % (k.split("(")[0][:40], m, n) for k, (m, n) in r.get("ncu_kernels", {}).items())))
     errs = [(k, r["error"]) for k, r in sdpas["kernel"].items() if "error" in r]
     for (b, shape), e in errs:
         lines.append("- SDPA %s %s: %s" % (b, shape, e))
-    lines.append("")
-    lines.append("| target | goal | ncu | state | kernel time | state | events | state |")
-    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    lines += ["", "| target | goal | ncu | state | kernel time | state | events | state |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
 
     def val(t):
         v = t["value"]

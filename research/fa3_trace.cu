@@ -26,15 +26,7 @@ __device__ unsigned long long fa3_trace[4096][32][2];
     fa3_trace[blockIdx.x + gridDim.x * blockIdx.y][slot][1] = clock64();                     \
   } while (0)
 #include "../kernels/fa3.cu"
-
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "fa3_trace: %s failed: %s\n", #x, cudaGetErrorString(e_));             \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+#include "cuda_check.cuh"
 
 __global__ void fill_half(half *p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {

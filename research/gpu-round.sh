@@ -38,6 +38,8 @@ knob_args() {
   KNOB_ARGS=(); IFS=',' read -ra kv <<< "$1"
   for k in "${kv[@]}"; do [ -n "$k" ] && KNOB_ARGS+=(--knob "$k"); done
 }
+# A step's list of runs, "run;run;..." -> ENTRIES=(run run ...)
+entries() { IFS=';' read -ra ENTRIES <<< "$1"; }
 SUMMARY=()
 note() { SUMMARY+=("$*"); echo "== $*"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader | tee "$OUT/device.txt"
@@ -74,17 +76,16 @@ fi
 
 if want sweep; then
   # One run per (variant, knob list), all five shapes; knobs refused for a shape are n/a.
-  IFS=';' read -ra runs <<< "${SWEEP_RUNS:-fa3|block_m=128,192,64|block_n=128,176,64|stages=2,3,4|kv_split=1,2|sched=pingpong,plain}"
-  i=0
-  for run in "${runs[@]}"; do
-    i=$((i + 1))
+  entries "${SWEEP_RUNS:-fa3|block_m=128,192,64|block_n=128,176,64|stages=2,3,4|kv_split=1,2|sched=pingpong,plain}"
+  for i in "${!ENTRIES[@]}"; do
+    run=${ENTRIES[i]} n=$((i + 1))
     IFS='|' read -ra parts <<< "$run"
     v=${parts[0]%%@*}; shapes=$SHAPES5; args=()
     [[ "${parts[0]}" == *@* ]] && shapes=${parts[0]#*@}
     for k in "${parts[@]:1}"; do args+=(--knob "$k"); done
     timeout 560 "$BT" run -v "$v" "${args[@]}" -s "$shapes" --cold-l2 --metrics none \
-      --reps "${SWEEP_REPS:-50}" --format json -o "$OUT/sweep-$i.json" > /dev/null 2> "$OUT/sweep-$i.err"
-    note "sweep $i ($run): exit $?"
+      --reps "${SWEEP_REPS:-50}" --format json -o "$OUT/sweep-$n.json" > /dev/null 2> "$OUT/sweep-$n.err"
+    note "sweep $n ($run): exit $?"
   done
   python3 - "$OUT" <<'PY' | tee "$OUT/sweep.txt"
 import glob, json, sys
@@ -113,8 +114,8 @@ PY
 fi
 
 if want ncu; then
-  IFS=';' read -ra runs <<< "${NCU_RUNS:-}"
-  for run in "${runs[@]}"; do
+  entries "${NCU_RUNS:-}"
+  for run in "${ENTRIES[@]}"; do
     IFS='|' read -r v knobs shape <<< "$run"
     # "sdpa|backend|shape" times PyTorch's SDPA backend the same way
     t=$(cd research && python3 -c "
@@ -128,10 +129,9 @@ else: print(ncu_clock.ncu_benchtop(n, sys.argv[1], sys.argv[2], sys.argv[3], sys
 fi
 
 if want prof; then
-  IFS=';' read -ra runs <<< "${NCU_PROF:-}"
-  n=0
-  for run in "${runs[@]}"; do
-    n=$((n + 1))
+  entries "${NCU_PROF:-}"
+  for i in "${!ENTRIES[@]}"; do
+    run=${ENTRIES[i]} n=$((i + 1))
     IFS='|' read -r v knobs shape <<< "$run"
     if [ "$v" = sdpa ]; then
       cmd=(python3 research/sdpa_calls.py "$knobs" "$shape" 12); filt='regex:sdpa|fprop|flash|fmha|attention'
