@@ -7,7 +7,9 @@ and the text sanitiser over every output format.
 
     hostile_paths.py BENCHTOP [CASE...]      (no CASE: all of them)
 """
-import json, os, shutil, stat, subprocess, sys, tempfile, time
+import json, os, shutil, stat, subprocess, sys, time
+
+import hostile_suite
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "hostile_worker.py")
@@ -15,17 +17,12 @@ TIME_SCALE = float(os.environ.get("HOSTILE_TIME_SCALE", "1"))
 PLAN = ["-v", "naive,smem", "-s", "1x1x64x64", "--metrics", "none"]
 
 
-class Case:
+class Case(hostile_suite.Case):
     def __init__(self, name, bt, tmp):
-        self.name, self.bt, self.tmp, self.problems, self.notes = name, bt, tmp, [], []
+        super().__init__(name, bt, tmp)
         self.env = dict(os.environ, BENCHTOP_WORKER=WORKER, HOSTILE_MODE="good",
                         XDG_DATA_HOME=tmp + "/data", XDG_CACHE_HOME=tmp + "/cache",
                         XDG_CONFIG_HOME=tmp + "/config", BENCHTOP_EXAMPLES="/nonexistent")
-
-    def check(self, cond, what):
-        if not cond:
-            self.problems.append(what)
-        return cond
 
     def bt_run(self, args, env=None, timeout=30, **kw):
         """benchtop ARGS: (exit code, stdout, stderr); a hang is a failure of its own."""
@@ -382,39 +379,7 @@ def case_sanitised_outputs(c):
     c.check(rc == 1 and not raw_controls(out + err), "missing file name: raw %r" % raw_controls(err))
 
 
-CASES = {n[5:].replace("_", "-"): f for n, f in sorted(globals().items()) if n.startswith("case_")}
-
-
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--list":
-        print("\n".join(CASES))
-        return 0
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    bt = os.path.abspath(sys.argv[1])
-    names = sys.argv[2:] or list(CASES)
-    failed = 0
-    for name in names:
-        if name not in CASES:
-            print("unknown case %s (cases: %s)" % (name, " ".join(CASES)))
-            return 2
-        with tempfile.TemporaryDirectory(prefix="bt-paths-") as tmp:
-            c = Case(name, bt, tmp)
-            t0 = time.monotonic()
-            try:
-                CASES[name](c)
-            except Exception as e:  # a crash of the driver is a failure, named
-                c.check(False, "driver: %r" % e)
-            secs = time.monotonic() - t0
-        print("%s %-18s %5.1f s  %s" % ("ok  " if not c.problems else "FAIL", name, secs, "; ".join(c.notes)))
-        for p in c.problems:
-            print("       - " + p)
-        failed += bool(c.problems)
-        sys.stdout.flush()
-    print("%d of %d cases failed" % (failed, len(names)))
-    return 1 if failed else 0
-
+CASES = hostile_suite.cases_in(globals())
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hostile_suite.main(__doc__, CASES, "bt-paths-", new_case=Case))

@@ -8,7 +8,9 @@ parent's memory stays bounded (VmHWM), and that the exit code says what happened
 
     hostile_worker.py BENCHTOP [CASE...]      (no CASE: all of them)
 """
-import json, os, random, select, signal, subprocess, sys, tempfile, threading, time
+import json, os, random, select, signal, subprocess, sys, threading, time
+
+import hostile_suite
 
 # ---------------------------------------------------------------------------------------------
 # The worker side.
@@ -221,16 +223,6 @@ class Run:
 
     def mem_mb(self):
         return max(0, self.hwm_kb - BASELINE_KB) / 1024.0
-
-
-class Case:
-    def __init__(self, name):
-        self.name, self.problems, self.notes = name, [], []
-
-    def check(self, cond, what):
-        if not cond:
-            self.problems.append(what)
-        return cond
 
 
 def loads(bt, path):
@@ -503,48 +495,20 @@ def case_sigpipe(c, bt, tmp):
     c.notes.append("%.1f s, exit %d" % (time.monotonic() - t0, rc))
 
 
-CASES = {n[5:].replace("_", "-"): f for n, f in sorted(globals().items()) if n.startswith("case_")}
+# A case here is case_NAME(c, bt, tmp).
+CASES = {n: (lambda c, f=f: f(c, c.bt, c.tmp)) for n, f in hostile_suite.cases_in(globals()).items()}
 
 
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--list":
-        print("\n".join(CASES))
-        return 0
-    if len(sys.argv) > 1 and sys.argv[1] == "worker":
-        return worker(os.environ.get("HOSTILE_MODE", "good"))
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    bt = os.path.abspath(sys.argv[1])
-    names = sys.argv[2:] or list(CASES)
+def measure_baseline(bt):
     global BASELINE_KB
     p = subprocess.Popen([bt, "--version"], stdout=subprocess.DEVNULL)
     BASELINE_KB = os.wait4(p.pid, 0)[2].ru_maxrss
     p.returncode = 0
     print("baseline: benchtop --version peaks at %.0f MB (VmHWM); limits below are growth past it"
           % (BASELINE_KB / 1024.0))
-    failed = 0
-    for name in names:
-        if name not in CASES:
-            print("unknown case %s (cases: %s)" % (name, " ".join(CASES)))
-            return 2
-        c = Case(name)
-        with tempfile.TemporaryDirectory(prefix="bt-hostile-") as tmp:
-            t0 = time.monotonic()
-            try:
-                CASES[name](c, bt, tmp)
-            except Exception as e:  # a crash of the driver is a failure, named
-                c.check(False, "driver: %r" % e)
-            secs = time.monotonic() - t0
-        print("%s %-14s %5.1f s  %s" % ("ok  " if not c.problems else "FAIL", name, secs,
-                                         "; ".join(c.notes)))
-        for p in c.problems:
-            print("       - " + p)
-        failed += bool(c.problems)
-        sys.stdout.flush()
-    print("%d of %d cases failed" % (failed, len(names)))
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) > 1 and sys.argv[1] == "worker":
+        sys.exit(worker(os.environ.get("HOSTILE_MODE", "good")))
+    sys.exit(hostile_suite.main(__doc__, CASES, "bt-hostile-", before=measure_baseline))
