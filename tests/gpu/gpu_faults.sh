@@ -10,19 +10,5 @@ export BENCHTOP_EXTRA_KERNELS="$HERE/kernels"
    --metrics none --watchdog 3 --format json -o "$OUTDIR/faults.json" > /dev/null 2> "$OUTDIR/faults.err"
 rc=$?
 echo "benchtop run exit code: $rc (expected 1)"
-python3 - "$OUTDIR/faults.json" $rc <<'PY'
-import json, sys
-recs = {r["variant"]: r for r in json.load(open(sys.argv[1]))["records"]}
-want = {"test_oob": ("error", "cudaErrorIllegalAddress"), "naive": ("pass", ""),
-        "test_trap": ("error", ""), "test_hang": ("error", "watchdog"),
-        "test_wrong": ("fail", "verification failed"), "swizzle": ("pass", "")}
-bad = 0
-for v, (st, why) in want.items():
-    r = recs.get(v)
-    ok = r is not None and r["status"] == st and why in r.get("reason", "")
-    bad += not ok
-    print("%s %-10s %-6s %s" % ("ok  " if ok else "FAIL", v, r["status"] if r else "missing", r.get("reason", "") if r else ""))
-if int(sys.argv[2]) != 1:
-    print("FAIL exit code %s, expected 1" % sys.argv[2]); bad += 1
-sys.exit(1 if bad else 0)
-PY
+python3 "$HERE/../records.py" expect "$OUTDIR/faults.json" $rc 1 test_oob=error:cudaErrorIllegalAddress \
+  naive=pass test_trap=error test_hang=error:watchdog "test_wrong=fail:verification failed" swizzle=pass

@@ -20,13 +20,9 @@ static double Test_normal(void) {
 }
 
 int main(void) {
-  GpuTest_requireDevice("gpu_reference");
   Gpu g;
+  GpuTest_open(&g, "gpu_reference");
   char err[512];
-  if (!Gpu_init(&g, err, sizeof err)) {
-    printf("FAIL gpu_reference: %s\n", err);
-    return 1;
-  }
   const char *shapes[] = {"1x1x1x64", "1x2x37x64", "2x2x128x128:causal", "1x1x300x64:causal",
                           "1x3x257x128", "1x1x64x256:causal"};
   int failures = 0;

@@ -9,13 +9,8 @@
 #include "kernels/ref_cpu.h"
 
 int main(void) {
-  GpuTest_requireDevice("gpu_smoke");
   Gpu g;
-  char err[512];
-  if (!Gpu_init(&g, err, sizeof err)) {
-    printf("FAIL gpu_smoke: %s\n", err);
-    return 1;
-  }
+  GpuTest_open(&g, "gpu_smoke");
   printf("device: %s sm_%d, %d SMs, L2 %lld MiB, driver %d, runtime %d, NVRTC %d.%d, CUPTI %d\n",
          g.info.name, g.cc, g.info.sm_count, (long long)g.info.l2_bytes >> 20, g.info.driver_version,
          g.info.runtime_version, g.info.nvrtc_major, g.info.nvrtc_minor, g.info.cupti_version);

@@ -14,21 +14,8 @@ t0=$(date +%s)
   -o "$T/s.json" > "$T/out.json" 2> "$T/err.txt"
 rc=$?
 echo "exit $rc after $(( $(date +%s) - t0 )) s"
-python3 - "$T/s.json" $rc <<'PY'
-import json, sys
-recs = {r["variant"]: r for r in json.load(open(sys.argv[1]))["records"]}
-want = {"naive": ("pass", ""), "smem": ("error", "worker exited"), "cp_async": ("pass", ""),
-        "swizzle": ("error", "watchdog"), "wmma": ("pass", "")}
-bad = 0
-for v, (st, why) in want.items():
-    r = recs.get(v)
-    ok = r is not None and r["status"] == st and why in r.get("reason", "")
-    bad += not ok
-    print("%s %-9s %s %s" % ("ok  " if ok else "FAIL", v, r["status"] if r else "missing", (r or {}).get("reason", "")))
-if int(sys.argv[2]) != 1: print("FAIL exit code %s, expected 1" % sys.argv[2]); bad += 1
-sys.exit(1 if bad else 0)
-PY
-[ $? -eq 0 ] || exit 1
+python3 "$(dirname "$0")/../records.py" expect "$T/s.json" $rc 1 naive=pass "smem=error:worker exited" \
+  cp_async=pass swizzle=error:watchdog wmma=pass || exit 1
 
 # Ctrl-C in the middle of a plan: the finished records stay, the one in flight is cancelled,
 # nothing after it runs, exit code 130.
@@ -36,11 +23,7 @@ export FAKE_CRASH= FAKE_HANG=cp_async
 "$BT" run -v naive,smem,cp_async,wmma -s 1x1x64x64 --watchdog 60 --metrics none \
   -o "$T/c.json" > /dev/null 2> "$T/cerr.txt" &
 pid=$!
-for _ in $(seq 1 100); do
-  n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['records']))" "$T/c.json" 2> /dev/null || echo 0)
-  [ "$n" -ge 2 ] && break
-  sleep 0.1
-done
+python3 "$(dirname "$0")/../records.py" wait "$T/c.json" 2 10
 sleep 0.5
 kill -INT $pid
 wait $pid
