@@ -228,18 +228,20 @@ static void Strategy_step(Strategy *st, int to) {
     st->current = to;
 }
 
+/* The chain's next measurement is c; none (0) where c < 0, every setting seen. */
+static int Strategy_annealPropose(Strategy *st, int c, int *out) {
+  if (c < 0) return 0;
+  Strategy_propose(st, c);
+  st->candidate = c;
+  out[0] = c;
+  return 1;
+}
+
 static int Strategy_askAnnealing(Strategy *st, int *out, int max) {
   if (max < 1 || st->pending > 0) return 0;
   const TuneSpace *sp = st->sp;
   int nk = sp->nknobs;
-  if (st->current < 0) {
-    int c = Strategy_randomUnseen(st);
-    if (c < 0) return 0;
-    Strategy_propose(st, c);
-    st->candidate = c;
-    out[0] = c;
-    return 1;
-  }
+  if (st->current < 0) return Strategy_annealPropose(st, Strategy_randomUnseen(st), out);
   /* Walk: neighbours already measured cost nothing, so the chain may take many free steps
    * before it proposes one that needs a measurement. */
   for (int walk = 0; walk < 4 * STRATEGY_TRIES; walk++) {
@@ -259,20 +261,10 @@ static int Strategy_askAnnealing(Strategy *st, int *out, int max) {
       if (c < 0) return 0;
       st->current = -1;
     }
-    if (st->state[c] == UNSEEN) {
-      Strategy_propose(st, c);
-      st->candidate = c;
-      out[0] = c;
-      return 1;
-    }
+    if (st->state[c] == UNSEEN) return Strategy_annealPropose(st, c, out);
     if (st->state[c] == TOLD) Strategy_step(st, c);
   }
-  int c = Strategy_randomUnseen(st);
-  if (c < 0) return 0;
-  Strategy_propose(st, c);
-  st->candidate = c;
-  out[0] = c;
-  return 1;
+  return Strategy_annealPropose(st, Strategy_randomUnseen(st), out);
 }
 
 /* ---- ask / tell ------------------------------------------------------------------------ */
