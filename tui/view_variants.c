@@ -149,6 +149,16 @@ static void ViewKnobs_nextPreset(App *a, VariantRow *vr) {
   App_message(a, false, "preset %d/%d: %s", (at + 1) % n + 1, n, next[0] ? next : "defaults");
 }
 
+/* The knobs shown were chosen by hand: explicit from now on (no longer auto), and compiled in
+ * the background. */
+static void ViewKnobs_chosen(App *a, VariantRow *vr) {
+  vr->knobs_auto = false;
+  vr->knobs_set = true;
+  vr->auto_shown[0] = '\0';
+  App_prebuild(a, vr);
+  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+}
+
 /* Left/Right and friends on the selected knob; every change compiles in the background. */
 static void ViewKnobs_value(App *a, int ch) {
   VariantRow *vr = ViewVariants_selected(a);
@@ -159,11 +169,7 @@ static void ViewKnobs_value(App *a, int ch) {
   if (nvals <= 0) return;
   if (ch == KEY_LEFT || ch == 'h') vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + nvals - 1) % nvals;
   else vr->knobs.idx[*sel] = (vr->knobs.idx[*sel] + 1) % nvals;
-  vr->knobs_auto = false;
-  vr->knobs_set = true;
-  vr->auto_shown[0] = '\0';
-  App_prebuild(a, vr);
-  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+  ViewKnobs_chosen(a, vr);
 }
 
 static void ViewKnobs_row(App *a, int ch) {
@@ -178,11 +184,7 @@ static void ViewKnobs_preset(App *a, int ch) {
   if (!vr) return;
   if (ch == 'p') ViewKnobs_nextPreset(a, vr);
   else Registry_defaults(vr->variant, &vr->knobs);
-  vr->knobs_auto = false;
-  vr->knobs_set = true;
-  vr->auto_shown[0] = '\0';
-  App_prebuild(a, vr);
-  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+  ViewKnobs_chosen(a, vr);
 }
 
 /* auto: each shape runs with what benchtop tune found for it on this GPU (or the defaults,
