@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/plan.h"
+
 /* What an option's value must be; the parser checks it before exec runs. */
 typedef enum CommandValue {
   CMD_FLAG,    /* no value */
@@ -159,6 +161,22 @@ bool Command_choiceWord(const char *choices, int i, char *buf, int size);
   {.name = "format", .short_name = 'f', .value = CMD_CHOICE, .arg = "FORMAT",             \
    .help = "output format", .choices = "table|json|csv|md"}
 int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE when absent */
+
+/* The timing options that run and tune share, with the plan's ranges (bench/plan.h). */
+#define CMD_OPTION_WARMUP                                                                   \
+  {.name = "warmup", .short_name = 'w', .value = CMD_INT, .arg = "N",                     \
+   .help = "warm-up launches before timing (at least 50 ms of them)",                      \
+   .lo = PLAN_WARMUP_MIN, .hi = PLAN_WARMUP_MAX}
+#define CMD_OPTION_GRAPH                                                                    \
+  {.name = "graph", .value = CMD_FLAG, .help = "replay the timed launches from a CUDA graph"}
+#define CMD_OPTION_TIMING                                                                   \
+  {.name = "timing", .value = CMD_CHOICE, .arg = "CLOCK",                                 \
+   .help = "time by kernel timestamps or by CUDA events around each launch",               \
+   .choices = "kernel|events"}
+#define CMD_OPTION_WATCHDOG                                                                 \
+  {.name = "watchdog", .value = CMD_INT, .arg = "SEC",                                    \
+   .help = "kill a launch that runs longer than this",                                     \
+   .lo = PLAN_WATCHDOG_MIN, .hi = PLAN_WATCHDOG_MAX}
 
 extern const Command Cmd_tui, Cmd_help, Cmd_run, Cmd_tune, Cmd_list, Cmd_show, Cmd_diff,
     Cmd_replay, Cmd_checkKernels, Cmd_worker, Cmd_benchMetrics, Cmd_generate, Cmd_tuneTable;
