@@ -85,8 +85,16 @@ static int Replay_exec(const CommandArgs *a) {
     Session_free(&old);
     return BT_EXIT_FAILED;
   }
+  /* A shard's session replays the same shard (with a seed every host derives alike). */
+  const ShardSpec *shard = old.shard.spec.count > 0 ? &old.shard.spec : NULL;
+  if (shard) {
+    plan.opts.seed = RunLoop_shardSeed(&plan);
+    fprintf(stderr, "benchtop replay: this is shard %d/%d of its plan: replaying that shard\n",
+            shard->index, shard->count);
+  }
   Session now;
-  int rc = RunLoop_run(&plan, &out, fmt, &now, false); /* the knobs recorded, not today's tuned ones */
+  /* the knobs recorded, not today's tuned ones */
+  int rc = RunLoop_run(&plan, &out, fmt, &now, false, shard);
   Plan_free(&plan);
   if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE && now.path[0]) {
     printf("\ndiff ");

@@ -11,10 +11,11 @@
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/export.h"
+#include "sessions/shard.h"
 
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
-  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
+  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -45,6 +46,9 @@ static const CommandOption run_options[] = {
   [RUN_SEED] = {.name = "seed", .value = CMD_UINT64, .arg = "N",
                 .help = "seed of the random inputs (default: a fresh one)"},
   [RUN_WATCHDOG] = CMD_OPTION_WATCHDOG,
+  [RUN_SHARD] = {.name = "shard", .value = CMD_TEXT, .arg = "I/N|slurm",
+                 .help = "run only slice I of N of the plan (slurm: this job array task's), for "
+                         "benchtop merge; the seed then defaults to one derived from the plan"},
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
                           "in the sessions directory); an existing session of this GPU is "
@@ -92,12 +96,31 @@ static int Run_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
+  ShardSpec shard = {0, 0};
+  if (CommandArgs_has(a, RUN_SHARD)) {
+    const char *text = CommandArgs_text(a, RUN_SHARD, "");
+    bool ok = strcmp(text, "slurm") == 0 ? Shard_fromSlurm(&shard, err, sizeof err)
+                                         : Shard_parse(text, &shard, err, sizeof err);
+    if (!ok) {
+      Command_usageError(&Cmd_run, "%s", err);
+      goto out;
+    }
+    if (strcmp(text, "slurm") == 0 && shard.count == 1)
+      fprintf(stderr, "benchtop: note: a job array of one task: shard 1/1 is the whole plan (to "
+                      "run shard I of N again, give --shard I/N)\n");
+    /* Every host must draw the same inputs for the same entry: no seed from the clock. */
+    if (!CommandArgs_has(a, RUN_SEED)) plan.opts.seed = RunLoop_shardSeed(&plan);
+  } else if (getenv("SLURM_ARRAY_TASK_ID") && getenv("SLURM_ARRAY_TASK_ID")[0]) {
+    fprintf(stderr, "benchtop: note: a Slurm array task running the whole plan (--shard slurm "
+                    "runs this task's slice)\n");
+  }
   RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL};
   if (out.path && !out.path[0]) {
     Command_usageError(&Cmd_run, "-o needs a file name");
     goto out;
   }
-  rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL, tuned_by_default);
+  rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL, tuned_by_default,
+                   shard.count > 0 ? &shard : NULL);
 out:
   Plan_free(&plan);
   return rc;
@@ -117,7 +140,11 @@ const Command Cmd_run = {
                  "an existing session of this GPU gets the new records appended; --force "
                  "replaces it instead; links, devices, FIFOs, directories and other files are "
                  "refused, as is a session another benchtop is writing. A closed stdout does "
-                 "not stop the run.",
+                 "not stop the run.\n\n"
+                 "With --shard I/N it runs slice I of N of the plan: plan entry k (from 0, in "
+                 "plan order) belongs to shard (k mod N) + 1, the same on every host. Run the N "
+                 "shards anywhere (--shard slurm reads the task of a Slurm job array) and "
+                 "combine their sessions with benchtop merge (docs/cluster.md).",
   .options = run_options, .noptions = RUN_NOPTS,
   .flags = CMD_NEEDS_GPU,
   .exec = Run_exec,

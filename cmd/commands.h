@@ -179,7 +179,8 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .lo = PLAN_WATCHDOG_MIN, .hi = PLAN_WATCHDOG_MAX}
 
 extern const Command Cmd_tui, Cmd_help, Cmd_run, Cmd_tune, Cmd_list, Cmd_show, Cmd_diff,
-    Cmd_replay, Cmd_checkKernels, Cmd_worker, Cmd_benchMetrics, Cmd_generate, Cmd_tuneTable;
+    Cmd_merge, Cmd_replay, Cmd_checkKernels, Cmd_worker, Cmd_benchMetrics, Cmd_generate,
+    Cmd_tuneTable;
 /* Every command (Cmd_tui, the one without a name, first), NULL-terminated. */
 extern const Command *const Command_table[];
 const Command *Command_find(const char *name);

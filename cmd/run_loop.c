@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/plan_shard.h"
 #include "bench/runner.h"
 #include "bench/tune_table.h"
 #include "common/safe_file.h"
@@ -134,8 +135,34 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
   return true;
 }
 
+uint64_t RunLoop_shardSeed(const Plan *plan) {
+  PlanEntry *entries = NULL;
+  int n = 0;
+  char err[256];
+  if (!Plan_expand(plan, &entries, &n, err, sizeof err)) return plan->opts.seed;
+  uint64_t seed = PlanShard_seed(entries, n);
+  free(entries);
+  return seed;
+}
+
+/* Which of the submitted entries (from *next on) a record answers: the runner answers them in
+ * order, one record each; a record that names another entry (one was lost on the way) is
+ * matched forward by its variant, knobs and shape. */
+static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const Record *rec) {
+  for (int j = *next; j < n; j++) {
+    char knobs[RECORD_KNOBS_MAX];
+    Registry_formatKnobs(entries[j].variant, &entries[j].knobs, knobs, sizeof knobs);
+    if (strcmp(entries[j].variant->name, rec->variant) == 0 && strcmp(knobs, rec->knobs) == 0 &&
+        Shape_equal(&entries[j].shape, &rec->shape)) {
+      *next = j + 1;
+      return j;
+    }
+  }
+  return *next < n ? (*next)++ : -1; /* a record the worker garbled: the entry in flight */
+}
+
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default) {
+                bool tuned_by_default, const ShardSpec *shard) {
   char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
   PlanEntry *entries = NULL;
   int n = 0;
@@ -145,14 +172,33 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   }
   /* Each record gets its own fresh inputs: seed + index, recorded in the record. */
   for (int i = 0; i < n; i++) entries[i].opts.seed = plan->opts.seed + (uint64_t)i * 7919u;
+  /* A shard runs its slice of the whole plan; every record keeps its place in the whole. */
+  const ShardSpec whole = {0, 0};
+  if (!shard) shard = &whole;
+  uint64_t plan_hash = PlanShard_hash(entries, n);
+  int total = n;
+  int *plan_index = Util_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  n = 0;
+  for (int i = 0; i < total; i++)
+    if (Shard_owns(shard, i)) {
+      entries[n] = entries[i];
+      plan_index[n++] = i;
+    }
 
   Session s;
   int existing = 0;
   if (!RunLoop_openSession(&s, plan, output, &existing)) {
     free(entries);
+    free(plan_index);
     Session_free(&s);
     if (result) Session_init(result);
     return output->path && !output->path[0] ? BT_EXIT_USAGE : BT_EXIT_FAILED;
+  }
+  if (shard->count > 0) { /* written with the first record, or at the end for an empty slice */
+    s.shard.spec = *shard;
+    s.shard.plan_size = total;
+    Shard_formatHash(plan_hash, s.shard.plan_hash, sizeof s.shard.plan_hash);
+    s.dirty = true;
   }
 
   struct sigaction sa, old_int, old_term, old_hup, old_pipe;
@@ -179,7 +225,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
   bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
   if (wait_device) Runner_start(r);
-  else Runner_submit(r, entries, n);
+  else if (n > 0) Runner_submit(r, entries, n);
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS | EXPORT_COL_FLOOR;
   /* The columns are fixed before the first record: those of the metrics asked for. */
@@ -194,9 +240,10 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     Export_fitRecord(&layout, entries[i].variant->name, knobs);
   }
+  int next_entry = 0;
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK, handled = 0;
-  bool finished = false, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
+  bool finished = n == 0, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
   while (!finished) {
     if (RunLoop_interrupts > handled) {
       handled = RunLoop_interrupts;
@@ -246,6 +293,11 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
         if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
         TunedTable_markRecord(&ev.record, entries, notes, used, n);
+        {
+          int j = RunLoop_matchEntry(entries, n, &next_entry, &ev.record);
+          ev.record.plan_index = j >= 0 ? plan_index[j] : -1;
+          Util_strlcpy(ev.record.host, s.host, sizeof ev.record.host);
+        }
         Session_add(&s, &ev.record);
         if (!Session_autosave(&s, err, sizeof err) && strcmp(err, save_err) != 0) {
           RunLoop_say(tty, "benchtop: cannot save the session (will retry): ", err);
@@ -298,6 +350,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   free(entries);
   free(notes);
   free(used);
+  free(plan_index);
   if (s.nrecords == existing && (rc == BT_EXIT_NO_GPU || wrong_gpu || failed)) {
     Session_discardOutput(&s); /* a file this run created and never wrote a record into */
   } else if (s.dirty && !Session_autosave(&s, err, sizeof err)) {
@@ -307,6 +360,9 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
     rc = BT_EXIT_FAILED;
   } else {
     if (existing) snprintf(line, sizeof line, "%s (%d records, %d new)", s.path, s.nrecords, s.nrecords - existing);
+    else if (shard->count > 0)
+      snprintf(line, sizeof line, "%s (%d records, shard %d/%d of a plan of %d entries)", s.path,
+               s.nrecords, shard->index, shard->count, total);
     else snprintf(line, sizeof line, "%s (%d records)", s.path, s.nrecords);
     RunLoop_say(false, "session: ", line);
   }

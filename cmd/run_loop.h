@@ -8,6 +8,7 @@
 
 #include "sessions/export.h"
 #include "sessions/session.h"
+#include "sessions/shard.h"
 
 /* Where the records go (-o). */
 typedef struct RunOutput {
@@ -16,16 +17,20 @@ typedef struct RunOutput {
   const char *not_this; /* a file path must not be (replay's input), or NULL */
 } RunOutput;
 
-/* Runs plan; with tuned_by_default (run, not replay) a variant given no knob runs the tuned
- * knobs of each shape where this GPU has some (TunedTable_resolve), and the session's plan
- * records them as explicit knobs for replay (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or appended to an
- * existing session of the same GPU (SESSION_OUT_APPEND), or with force replacing it. When result
+/* Runs plan (with shard, only that slice of it: sessions/shard.h; every record keeps its host
+ * and its entry's place in the whole plan); with tuned_by_default (run, not replay) a variant
+ * given no knob runs the tuned knobs of each shape where this GPU has some
+ * (TunedTable_resolve), and the session's plan records them as explicit knobs for replay
+ * (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or appended to
+ * an existing session of the same GPU (SESSION_OUT_APPEND), or with force replacing it. When result
  * is not NULL it receives the session (caller frees). Returns the exit code: 0 all passed (or
  * n/a), 1 a record failed verification or errored, or something could not be saved, 2 a bad
  * plan, 3 no GPU, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished records are saved).
  * A closed stdout does not stop the run: every record is still saved, and stderr says so. */
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default);
+                bool tuned_by_default, const ShardSpec *shard);
+/* The base seed a sharded plan uses when none was given: the same on every host. */
+uint64_t RunLoop_shardSeed(const Plan *plan);
 /* Checks a --metrics spec's syntax (availability is decided per metric on the GPU). */
 bool RunLoop_checkMetrics(const char *spec, char *err, size_t errsize);
 

@@ -7,8 +7,8 @@
 #include "sessions/export.h"
 
 const Command *const Command_table[] = {
-  &Cmd_tui, &Cmd_run, &Cmd_tune, &Cmd_tuneTable, &Cmd_list, &Cmd_show, &Cmd_diff, &Cmd_replay, &Cmd_checkKernels,
-  &Cmd_help, &Cmd_benchMetrics, &Cmd_worker, &Cmd_generate, NULL,
+  &Cmd_tui, &Cmd_run, &Cmd_tune, &Cmd_tuneTable, &Cmd_list, &Cmd_show, &Cmd_diff, &Cmd_merge,
+  &Cmd_replay, &Cmd_checkKernels, &Cmd_help, &Cmd_benchMetrics, &Cmd_worker, &Cmd_generate, NULL,
 };
 
 const CommandExitCode Command_exitCodes[] = {

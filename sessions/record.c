@@ -81,6 +81,7 @@ void Record_init(Record *r) {
   r->metric_passes = -1;
   r->nkernels = 0;
   r->kernels = NULL;
+  r->plan_index = -1;
   r->occupancy_theoretical = NAN;
   r->tune.rank = r->tune.of = -1;
 }

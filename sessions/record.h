@@ -123,6 +123,8 @@ typedef struct Record {
   double occupancy_theoretical; /* percent, from the occupancy API */
   char knobs_auto[160];  /* asked as --knob auto: "tuned (...)" or why the defaults ran; "" not */
   TuneMark tune;
+  char host[128];       /* the machine that ran it ("" = the session's host) */
+  int plan_index;       /* its entry's position in the expanded plan (from 0), -1 if none */
 } Record;
 
 /* Every field n/a (NAN / -1), strings empty. */

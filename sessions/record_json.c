@@ -110,6 +110,8 @@ static const JsonField Record_fields[] = {
   JSON_FIELD(Record, created, JF_STR),
   JSON_FIELD(Record, metric_passes, JF_INT),
   JSON_FIELD(Record, occupancy_theoretical, JF_DOUBLE),
+  JSON_FIELD(Record, host, JF_STR),
+  JSON_FIELD(Record, plan_index, JF_INT),
 };
 
 /* Optional, written only for records a tune ranked. */

@@ -25,6 +25,42 @@ static const JsonField Session_fields[] = {
   JSON_FIELD(Session, revision, JF_STR),
 };
 
+static const JsonField Shard_fields[] = {
+  {"index", JF_INT, offsetof(ShardInfo, spec.index), sizeof(int), true},
+  {"count", JF_INT, offsetof(ShardInfo, spec.count), sizeof(int), true},
+  {"plan_size", JF_INT, offsetof(ShardInfo, plan_size), sizeof(int), true},
+  {"plan_hash", JF_STR, offsetof(ShardInfo, plan_hash), SHARD_HASH_LEN + 1, true},
+};
+
+static cJSON *Shard_toJson(const ShardInfo *sh) {
+  cJSON *o = cJSON_CreateObject();
+  JsonFields_write(o, sh, Shard_fields, N(Shard_fields));
+  return o;
+}
+
+/* A shard's numbers must describe a slice that exists: merge relies on them. */
+static bool Shard_fromJson(const cJSON *j, ShardInfo *out, char *err, size_t errsize) {
+  memset(out, 0, sizeof *out);
+  if (!JsonFields_read(j, out, Shard_fields, N(Shard_fields), "shard", err, errsize)) return false;
+  if (out->spec.count < 1 || out->spec.count > SHARD_MAX || out->spec.index < 1 ||
+      out->spec.index > out->spec.count) {
+    snprintf(err, errsize, "shard: index %d of count %d is no shard (1 <= index <= count <= %d)",
+             out->spec.index, out->spec.count, SHARD_MAX);
+    return false;
+  }
+  if (out->plan_size < 0) {
+    snprintf(err, errsize, "shard.plan_size: expected a count");
+    return false;
+  }
+  bool hex = strlen(out->plan_hash) == SHARD_HASH_LEN;
+  for (const char *c = out->plan_hash; hex && *c; c++) hex = strchr("0123456789abcdef", *c) != NULL;
+  if (!hex) {
+    snprintf(err, errsize, "shard.plan_hash: expected %d lower-case hex digits", SHARD_HASH_LEN);
+    return false;
+  }
+  return true;
+}
+
 /* Empty and n/a everywhere, nothing filled in (what a file is parsed into). */
 void Session_clear(Session *s) {
   memset(s, 0, sizeof *s);
@@ -70,6 +106,7 @@ cJSON *Session_toJson(const Session *s) {
   JsonFields_write(o, s, Session_fields, N(Session_fields));
   if (s->has_device) cJSON_AddItemToObject(o, "device", Device_toJson(&s->device));
   cJSON_AddItemToObject(o, "plan", Plan_toJson(&s->plan));
+  if (s->shard.spec.count > 0) cJSON_AddItemToObject(o, "shard", Shard_toJson(&s->shard));
   cJSON *recs = cJSON_AddArrayToObject(o, "records");
   for (int i = 0; i < s->nrecords; i++) cJSON_AddItemToArray(recs, Record_toJson(&s->records[i]));
   if (s->ntune > 0) {
@@ -161,8 +198,8 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
     snprintf(err, errsize, "(top level): expected a JSON object (a benchtop session)");
     return false;
   }
-  int version = 0;
-  if (!Json_validateTree(root, err, errsize) || !Session_checkSchema(root, &version, err, errsize))
+  if (!Json_validateTree(root, err, errsize) ||
+      !Session_checkSchema(root, &out->schema_version, err, errsize))
     return false;
   if (!JsonFields_read(root, out, Session_fields, N(Session_fields), "", err, errsize))
     return false;
@@ -173,10 +210,13 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
     if (!Device_fromJson(v, &out->device, "device", err, errsize)) return false;
     out->has_device = true;
   }
+  v = Json_member(root, "shard", cJSON_Object, false, "", &ok, err, errsize);
+  if (!ok || (v && !Shard_fromJson(v, &out->shard, err, errsize))) return false;
   char **flat = NULL;
   int nflat = 0;
   v = Json_member(root, "plan", cJSON_Object, false, "", &ok, err, errsize);
-  if (!ok || (v && !Plan_fromJson(v, version, &out->plan, &flat, &nflat, "plan", err, errsize)))
+  if (!ok || (v && !Plan_fromJson(v, out->schema_version, &out->plan, &flat, &nflat, "plan", err,
+                                  errsize)))
     return false;
   const cJSON *recs = Json_member(root, "records", cJSON_Array, true, "", &ok, err, errsize);
   int n = ok ? cJSON_GetArraySize(recs) : 0;
@@ -235,6 +275,12 @@ bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize
   if (a->has_device && !Device_equal(&a->device, &b->device, "device", where, wsize))
     return false;
   if (!Plan_equal(&a->plan, &b->plan, "plan", where, wsize)) return false;
+  if (a->shard.spec.count != b->shard.spec.count ||
+      (a->shard.spec.count > 0 &&
+       !JsonFields_equal(&a->shard, &b->shard, Shard_fields, N(Shard_fields), "shard", where, wsize))) {
+    if (a->shard.spec.count != b->shard.spec.count) snprintf(where, wsize, "shard");
+    return false;
+  }
   if (a->nrecords != b->nrecords) {
     snprintf(where, wsize, "records (%d vs %d)", a->nrecords, b->nrecords);
     return false;

@@ -11,6 +11,7 @@
 
 #include "sessions/record.h"
 #include "sessions/tune_summary.h"
+#include "sessions/shard.h"
 
 #define SESSION_SCHEMA "benchtop.session/2"
 #define SESSION_SCHEMA_VERSION 2
@@ -47,6 +48,8 @@ typedef struct Session {
   bool has_device;
   DeviceInfo device;
   Plan plan;
+  ShardInfo shard;      /* a shard of a plan (run --shard): which, and of what (count 0: none) */
+  int schema_version;   /* the N of the file's "benchtop.session/N"; 0 when not from a file */
   int nrecords, cap;
   Record *records;
   int ntune, noverall;    /* what `benchtop tune` found (optional; tune_summary.h) */
