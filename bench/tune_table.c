@@ -315,6 +315,16 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
     snprintf(err, errsize, "the sessions name no winner: nothing to write");
     ok = false;
   }
+  if (ok) { /* replaces an older table, never another kind of file */
+    TunedEntry *old = NULL;
+    int nold = 0;
+    char why[600];
+    if (TunedTable_read(out_path, &old, &nold, NULL, why, sizeof why) < 0) {
+      snprintf(err, errsize, "%s; name another -o (nothing written)", why);
+      ok = false;
+    }
+    free(old);
+  }
   if (ok) {
     Util_isoTime(info->created, sizeof info->created);
     Util_strlcpy(info->generator, BENCHTOP_REVISION, sizeof info->generator);

@@ -248,6 +248,10 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     break;
   case RUNNER_FAILED:
     App_message(a, true, "%s", ev->message);
+    if (a->tune.auto_waiting) { /* the worker is gone before the run was submitted */
+      a->tune.auto_waiting = false;
+      a->run.running = false;
+    }
     break;
   case RUNNER_FINISHED:
     if (Tunes_batchDone(a)) break; /* a tune goes on to its next batch, or finishes */

@@ -185,6 +185,40 @@ PY
 grep -q 'auto from table GH100.json (shipped)' "$T/plain-show.txt" && ok "show says the knobs came from the shipped table" \
   || { bad "show hides where the knobs came from"; cat "$T/plain-show.txt"; }
 
+# --- tune-table: the table shipped per chip, from tune sessions; the chip, the commit and the
+# --- sessions recorded; a session of an unknown chip or a -o that is no table: one line ----
+python3 - "$T/t.json" "$T/t-h100.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["device"]["name"] = "NVIDIA H100 80GB HBM3"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$BT" tune-table "$T/t-h100.json" -o "$T/GH100.json" > "$T/tt.txt" 2> "$T/tt.err"
+rc=$?
+python3 - "$T/GH100.json" "$T/t-h100.json" <<'PY' && [ $rc -eq 0 ] && grep -q "2 entries for GH100" "$T/tt.txt" \
+  && ok "tune-table writes the winners with the chip, the commit and the sessions" || { bad "tune-table (exit $rc)"; cat "$T/tt.txt" "$T/tt.err"; }
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+win = sorted((x["shape"], x["winner_knobs"]) for x in s["tune"])
+got = sorted((e["shape"], e["knobs"]) for e in t["entries"])
+sys.exit(0 if t["chip"] == "GH100" and t["revision"] == s["revision"] and t["generator"] and t["created"]
+         and t["from"] == ["t-h100.json"] and got == win and all(e["chip"] == "GH100" for e in t["entries"]) else 1)
+PY
+expect_one() { # name cmd... : exit 1, one line (besides notes about the sessions)
+  local name=$1 err rc n
+  shift
+  "$@" > /dev/null 2> "$T/one.err"; rc=$?
+  err=$(grep -v '^benchtop tune-table: note: ' "$T/one.err")
+  n=$(printf '%s' "$err" | grep -c '')
+  [ $rc -eq 1 ] && [ "$n" -eq 1 ] && ok "$name: $err" || bad "$name: exit $rc, $n lines: $err"
+}
+expect_one "tune-table of an unknown chip's session" "$BT" tune-table "$T/t.json" -o "$T/unknown.json"
+[ ! -e "$T/unknown.json" ] || bad "tune-table wrote a table for an unknown chip"
+cp "$T/t.json" "$T/keep.json"
+expect_one "tune-table -o onto a session" "$BT" tune-table "$T/t-h100.json" -o "$T/keep.json"
+cmp -s "$T/t.json" "$T/keep.json" && ok "the session named by -o is untouched" || bad "tune-table clobbered a session"
+
 # --- Ctrl-C mid-run: every finished record stays, ranked; exit 130 -------------------------
 FAKE_DELAY=1 "$BT" tune -v fa3 -s 2x8x512x64 --strategy exhaustive --metrics none -o "$T/c.json" \
   > "$T/cout.txt" 2> "$T/cerr.txt" &
