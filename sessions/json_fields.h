@@ -28,6 +28,8 @@ typedef struct JsonField {
 } JsonField;
 
 #define JSON_FIELD(type, member, kind) {#member, kind, offsetof(type, member), sizeof(((type *)0)->member), false}
+/* The number of entries of a field table (or of any array of static size). */
+#define JSON_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 /* Largest integer a double holds exactly. */
 #define JSON_MAX_EXACT_INT 9007199254740992.0

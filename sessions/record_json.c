@@ -11,8 +11,6 @@
 #include "sessions/json_fields.h"
 #include "sessions/session.h"
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static const JsonField Device_fields[] = {
   JSON_FIELD(DeviceInfo, name, JF_STR),
   JSON_FIELD(DeviceInfo, cc_major, JF_INT),
@@ -131,16 +129,16 @@ typedef struct SubObject {
 } SubObject;
 
 static const SubObject Record_subs[] = {
-  {"options", Options_fields, N(Options_fields), offsetof(Record, opts)},
-  {"timing", Timing_fields, N(Timing_fields), offsetof(Record, timing)},
-  {"error", Error_fields, N(Error_fields), offsetof(Record, error)},
-  {"build", Build_fields, N(Build_fields), offsetof(Record, build)},
-  {"clocks", Clocks_fields, N(Clocks_fields), offsetof(Record, clocks)},
+  {"options", Options_fields, JSON_COUNT(Options_fields), offsetof(Record, opts)},
+  {"timing", Timing_fields, JSON_COUNT(Timing_fields), offsetof(Record, timing)},
+  {"error", Error_fields, JSON_COUNT(Error_fields), offsetof(Record, error)},
+  {"build", Build_fields, JSON_COUNT(Build_fields), offsetof(Record, build)},
+  {"clocks", Clocks_fields, JSON_COUNT(Clocks_fields), offsetof(Record, clocks)},
 };
 
 cJSON *Device_toJson(const DeviceInfo *d) {
   cJSON *o = cJSON_CreateObject();
-  JsonFields_write(o, d, Device_fields, N(Device_fields));
+  JsonFields_write(o, d, Device_fields, JSON_COUNT(Device_fields));
   return o;
 }
 
@@ -151,29 +149,29 @@ bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *er
     snprintf(err, errsize, "%s: expected an object", path);
     return false;
   }
-  return JsonFields_read(j, out, Device_fields, N(Device_fields), path, err, errsize);
+  return JsonFields_read(j, out, Device_fields, JSON_COUNT(Device_fields), path, err, errsize);
 }
 
 bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, char *where,
                   size_t wsize) {
-  return JsonFields_equal(a, b, Device_fields, N(Device_fields), path, where, wsize);
+  return JsonFields_equal(a, b, Device_fields, JSON_COUNT(Device_fields), path, where, wsize);
 }
 
 cJSON *RunOptions_toJson(const RunOptions *o) {
   cJSON *j = cJSON_CreateObject();
-  JsonFields_write(j, o, Options_fields, N(Options_fields));
+  JsonFields_write(j, o, Options_fields, JSON_COUNT(Options_fields));
   return j;
 }
 
 bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,
                          size_t errsize) {
   RunOptions_init(out);
-  return JsonFields_read(j, out, Options_fields, N(Options_fields), path, err, errsize);
+  return JsonFields_read(j, out, Options_fields, JSON_COUNT(Options_fields), path, err, errsize);
 }
 
 bool RunOptions_equal(const RunOptions *a, const RunOptions *b, const char *path, char *where,
                       size_t wsize) {
-  return JsonFields_equal(a, b, Options_fields, N(Options_fields), path, where, wsize);
+  return JsonFields_equal(a, b, Options_fields, JSON_COUNT(Options_fields), path, where, wsize);
 }
 
 static bool Device_isUnset(const DeviceInfo *d) {
@@ -191,8 +189,8 @@ cJSON *Record_toJson(const Record *r) {
   cJSON_AddStringToObject(o, "knobs", r->knobs);
   cJSON_AddStringToObject(o, "shape", shape);
   cJSON_AddStringToObject(o, "status", Record_statusName(r->status));
-  JsonFields_write(o, r, Record_fields + 2, N(Record_fields) - 2);
-  for (int i = 0; i < N(Record_subs); i++) {
+  JsonFields_write(o, r, Record_fields + 2, JSON_COUNT(Record_fields) - 2);
+  for (int i = 0; i < JSON_COUNT(Record_subs); i++) {
     cJSON *sub = cJSON_AddObjectToObject(o, Record_subs[i].key);
     JsonFields_write(sub, (const char *)r + Record_subs[i].offset, Record_subs[i].fields,
                      Record_subs[i].nfields);
@@ -208,12 +206,13 @@ cJSON *Record_toJson(const Record *r) {
   if (!Device_isUnset(&r->device)) cJSON_AddItemToObject(o, "device", Device_toJson(&r->device));
   if (r->knobs_auto[0]) cJSON_AddStringToObject(o, "knobs_auto", r->knobs_auto);
   if (r->tune.rank > 0)
-    JsonFields_write(cJSON_AddObjectToObject(o, "tune"), &r->tune, Tune_fields, N(Tune_fields));
+    JsonFields_write(cJSON_AddObjectToObject(o, "tune"), &r->tune, Tune_fields,
+                     JSON_COUNT(Tune_fields));
   if (r->nkernels > 0) { /* optional: absent when not measured */
     cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
     for (int i = 0; i < r->nkernels; i++) {
       cJSON *k = cJSON_CreateObject();
-      JsonFields_write(k, &r->kernels[i], Kernel_fields, N(Kernel_fields));
+      JsonFields_write(k, &r->kernels[i], Kernel_fields, JSON_COUNT(Kernel_fields));
       cJSON_AddItemToArray(ks, k);
     }
   }
@@ -235,7 +234,7 @@ cJSON *Record_toJson(const Record *r) {
   cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
   for (int i = 0; i < r->nmetrics; i++) {
     cJSON *m = cJSON_CreateObject();
-    JsonFields_write(m, &r->metrics[i], Metric_fields, N(Metric_fields));
+    JsonFields_write(m, &r->metrics[i], Metric_fields, JSON_COUNT(Metric_fields));
     cJSON_AddItemToArray(ms, m);
   }
   return o;
@@ -317,7 +316,7 @@ static bool Record_readObjects(const cJSON *arr, const ObjectArray *a, void **it
 static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, char *err,
                                size_t errsize) {
   static const ObjectArray metrics = {"metrics", sizeof(Metric), -1, Record_initMetric,
-                                      Metric_fields, N(Metric_fields)};
+                                      Metric_fields, JSON_COUNT(Metric_fields)};
   void *items = NULL;
   bool ok = Record_readObjects(arr, &metrics, &items, &out->nmetrics, path, err, errsize);
   out->metrics = items;
@@ -327,7 +326,7 @@ static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, 
 static bool Record_readKernels(const cJSON *arr, Record *out, const char *path, char *err,
                                size_t errsize) {
   static const ObjectArray kernels = {"kernels", sizeof(KernelSpan), RECORD_KERNELS_MAX,
-                                      Record_initKernel, Kernel_fields, N(Kernel_fields)};
+                                      Record_initKernel, Kernel_fields, JSON_COUNT(Kernel_fields)};
   void *items = NULL;
   bool ok = Record_readObjects(arr, &kernels, &items, &out->nkernels, path, err, errsize);
   out->kernels = items;
@@ -341,7 +340,8 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
     snprintf(err, errsize, "%s: expected an object", path);
     return false;
   }
-  if (!JsonFields_read(j, out, Record_fields, N(Record_fields), path, err, errsize)) return false;
+  if (!JsonFields_read(j, out, Record_fields, JSON_COUNT(Record_fields), path, err, errsize))
+    return false;
   char shape[64], status[16];
   const cJSON *v = Json_member(j, "shape", cJSON_String, true, path, &ok, err, errsize);
   if (!ok || !Json_readStr(v, shape, sizeof shape, path, "shape", err, errsize)) return false;
@@ -358,7 +358,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
     snprintf(err, errsize, "%s.status: expected one of pass, fail, error, n/a, cancelled", path);
     return false;
   }
-  for (int i = 0; i < N(Record_subs); i++) {
+  for (int i = 0; i < JSON_COUNT(Record_subs); i++) {
     char sp[320];
     Json_join(sp, sizeof sp, path, Record_subs[i].key);
     const cJSON *sub = Json_member(j, Record_subs[i].key, cJSON_Object, false, path, &ok, err,
@@ -387,7 +387,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
                                  err, errsize)))
     goto fail;
   v = Json_member(j, "tune", cJSON_Object, false, path, &ok, err, errsize);
-  if (!ok || (v && !JsonFields_read(v, &out->tune, Tune_fields, N(Tune_fields),
+  if (!ok || (v && !JsonFields_read(v, &out->tune, Tune_fields, JSON_COUNT(Tune_fields),
                                     Json_join(dp, sizeof dp, path, "tune"), err, errsize)))
     goto fail;
   return true;
@@ -414,7 +414,8 @@ bool Record_validate(const cJSON *j, Record *out, const char *path, char *err, s
 
 bool Record_equal(const Record *a, const Record *b, const char *path, char *where, size_t wsize) {
   char p[320];
-  if (!JsonFields_equal(a, b, Record_fields, N(Record_fields), path, where, wsize)) return false;
+  if (!JsonFields_equal(a, b, Record_fields, JSON_COUNT(Record_fields), path, where, wsize))
+    return false;
   if (!Shape_equal(&a->shape, &b->shape)) {
     Json_join(where, wsize, path, "shape");
     return false;
@@ -423,7 +424,7 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
     Json_join(where, wsize, path, "status");
     return false;
   }
-  for (int i = 0; i < N(Record_subs); i++) {
+  for (int i = 0; i < JSON_COUNT(Record_subs); i++) {
     if (!JsonFields_equal((const char *)a + Record_subs[i].offset,
                           (const char *)b + Record_subs[i].offset, Record_subs[i].fields,
                           Record_subs[i].nfields, Json_join(p, sizeof p, path, Record_subs[i].key),
@@ -448,7 +449,7 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
     Json_join(where, wsize, path, "knobs_auto");
     return false;
   }
-  if (!JsonFields_equal(&a->tune, &b->tune, Tune_fields, N(Tune_fields),
+  if (!JsonFields_equal(&a->tune, &b->tune, Tune_fields, JSON_COUNT(Tune_fields),
                         Json_join(p, sizeof p, path, "tune"), where, wsize))
     return false;
   if (a->nkernels != b->nkernels) {
@@ -457,8 +458,8 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
   }
   for (int i = 0; i < a->nkernels; i++) {
     snprintf(p, sizeof p, "%s.kernels[%d]", path, i);
-    if (!JsonFields_equal(&a->kernels[i], &b->kernels[i], Kernel_fields, N(Kernel_fields), p,
-                          where, wsize))
+    if (!JsonFields_equal(&a->kernels[i], &b->kernels[i], Kernel_fields, JSON_COUNT(Kernel_fields),
+                          p, where, wsize))
       return false;
   }
   if (a->nmetrics != b->nmetrics) {
@@ -467,8 +468,8 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
   }
   for (int i = 0; i < a->nmetrics; i++) {
     snprintf(p, sizeof p, "%s.metrics[%d]", path, i);
-    if (!JsonFields_equal(&a->metrics[i], &b->metrics[i], Metric_fields, N(Metric_fields), p,
-                          where, wsize))
+    if (!JsonFields_equal(&a->metrics[i], &b->metrics[i], Metric_fields, JSON_COUNT(Metric_fields),
+                          p, where, wsize))
       return false;
   }
   return true;

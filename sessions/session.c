@@ -16,8 +16,6 @@
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static const JsonField Session_fields[] = {
   JSON_FIELD(Session, created, JF_STR),
   JSON_FIELD(Session, host, JF_STR),
@@ -103,7 +101,7 @@ void Session_add(Session *s, const Record *r) {
 cJSON *Session_toJson(const Session *s) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "schema", SESSION_SCHEMA);
-  JsonFields_write(o, s, Session_fields, N(Session_fields));
+  JsonFields_write(o, s, Session_fields, JSON_COUNT(Session_fields));
   if (s->has_device) cJSON_AddItemToObject(o, "device", Device_toJson(&s->device));
   cJSON_AddItemToObject(o, "plan", Plan_toJson(&s->plan));
   if (s->shard.spec.count > 0) cJSON_AddItemToObject(o, "shard", Shard_toJson(&s->shard));
@@ -201,7 +199,7 @@ static bool Session_fromJson(const cJSON *root, Session *out, char *err, size_t 
   if (!Json_validateTree(root, err, errsize) ||
       !Session_checkSchema(root, &out->schema_version, err, errsize))
     return false;
-  if (!JsonFields_read(root, out, Session_fields, N(Session_fields), "", err, errsize))
+  if (!JsonFields_read(root, out, Session_fields, JSON_COUNT(Session_fields), "", err, errsize))
     return false;
   bool ok = true;
   const cJSON *v = Json_member(root, "device", cJSON_Object, false, "", &ok, err, errsize);
@@ -267,7 +265,8 @@ bool Session_parse(const char *data, size_t len, const char *name, Session *out,
 }
 
 bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize) {
-  if (!JsonFields_equal(a, b, Session_fields, N(Session_fields), "", where, wsize)) return false;
+  if (!JsonFields_equal(a, b, Session_fields, JSON_COUNT(Session_fields), "", where, wsize))
+    return false;
   if (a->has_device != b->has_device) {
     snprintf(where, wsize, "device");
     return false;

@@ -8,8 +8,6 @@
 #include "common/util.h"
 #include "sessions/json_fields.h"
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static const JsonField Summary_fields[] = {
   {"variant", JF_STR, offsetof(TuneSummary, variant), RECORD_NAME_MAX, true},
   JSON_FIELD(TuneSummary, strategy, JF_STR),
@@ -67,7 +65,7 @@ cJSON *TuneSummary_toJson(const TuneSummary *t) {
   char shape[64];
   Shape_format(&t->shape, shape, sizeof shape);
   cJSON_AddStringToObject(o, "shape", shape);
-  JsonFields_write(o, t, Summary_fields, N(Summary_fields));
+  JsonFields_write(o, t, Summary_fields, JSON_COUNT(Summary_fields));
   return o;
 }
 
@@ -79,7 +77,7 @@ bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, int nrecords, const 
     return false;
   }
   if (!TuneSummary_shape(j, "shape", &out->shape, path, err, errsize) ||
-      !JsonFields_read(j, out, Summary_fields, N(Summary_fields), path, err, errsize))
+      !JsonFields_read(j, out, Summary_fields, JSON_COUNT(Summary_fields), path, err, errsize))
     return false;
   if (out->winner >= nrecords) {
     snprintf(err, errsize, "%s.winner: record %d does not exist (%d records)", path, out->winner,
@@ -95,12 +93,12 @@ bool TuneSummary_equal(const TuneSummary *a, const TuneSummary *b, const char *p
     Json_join(where, wsize, path, "shape");
     return false;
   }
-  return JsonFields_equal(a, b, Summary_fields, N(Summary_fields), path, where, wsize);
+  return JsonFields_equal(a, b, Summary_fields, JSON_COUNT(Summary_fields), path, where, wsize);
 }
 
 cJSON *TuneOverall_toJson(const TuneOverall *o) {
   cJSON *j = cJSON_CreateObject();
-  JsonFields_write(j, o, Overall_fields, N(Overall_fields));
+  JsonFields_write(j, o, Overall_fields, JSON_COUNT(Overall_fields));
   cJSON *arr = cJSON_AddArrayToObject(j, "shapes");
   for (int i = 0; i < o->nshapes; i++) {
     cJSON *s = cJSON_CreateObject();
@@ -123,7 +121,8 @@ bool TuneOverall_fromJson(const cJSON *j, TuneOverall *out, const char *path, ch
     snprintf(err, errsize, "%s: expected an object", path);
     return false;
   }
-  if (!JsonFields_read(j, out, Overall_fields, N(Overall_fields), path, err, errsize)) return false;
+  if (!JsonFields_read(j, out, Overall_fields, JSON_COUNT(Overall_fields), path, err, errsize))
+    return false;
   const cJSON *arr = Json_member(j, "shapes", cJSON_Array, false, path, &ok, err, errsize);
   if (!ok) return false;
   if (arr && cJSON_GetArraySize(arr) > TUNE_SHAPES_MAX) {
@@ -152,7 +151,8 @@ bool TuneOverall_fromJson(const cJSON *j, TuneOverall *out, const char *path, ch
 
 bool TuneOverall_equal(const TuneOverall *a, const TuneOverall *b, const char *path, char *where,
                        size_t wsize) {
-  if (!JsonFields_equal(a, b, Overall_fields, N(Overall_fields), path, where, wsize)) return false;
+  if (!JsonFields_equal(a, b, Overall_fields, JSON_COUNT(Overall_fields), path, where, wsize))
+    return false;
   bool same = a->nshapes == b->nshapes;
   for (int i = 0; same && i < a->nshapes; i++)
     same = Shape_equal(&a->shapes[i], &b->shapes[i]) && Json_doubleEqual(a->p50[i], b->p50[i]) &&
