@@ -173,6 +173,40 @@ static bool SafeFile_checkTarget(const char *path, struct stat *st, bool *exists
   return true;
 }
 
+static bool SafeFile_sameInode(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Opens the file st describes and locks it while its name still leads to it: 1 (*fd, *fs),
+ * 0 when it changed under us (look again), -1 with err. */
+static int SafeFile_openLocked(const char *path, const struct stat *st, int *fd_out,
+                               struct stat *fs, char *err, size_t errsize) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ELOOP) return 0;
+    snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, fs) != 0 || !SafeFile_sameInode(fs, st)) goto changed;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    close(fd);
+    if (e == EWOULDBLOCK)
+      snprintf(err, errsize, "%s: in use by another benchtop process (it is writing this file)", path);
+    else
+      snprintf(err, errsize, "%s: cannot lock: %s", path, strerror(e));
+    return -1;
+  }
+  /* Locked, but is it still the file the name leads to? (The holder may have just replaced it.) */
+  struct stat now;
+  if (lstat(path, &now) != 0 || !SafeFile_sameInode(&now, fs)) goto changed;
+  *fd_out = fd;
+  return 1;
+changed:
+  close(fd);
+  return 0;
+}
+
 bool SafeFile_claim(SafeFile *f, const char *path, char *err, size_t errsize) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
@@ -195,32 +229,11 @@ bool SafeFile_claim(SafeFile *f, const char *path, char *err, size_t errsize) {
       f->claimed = true;
       return true;
     }
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-      if (errno == ENOENT || errno == ELOOP) continue; /* it changed under us: look again */
-      snprintf(err, errsize, "%s: cannot open: %s", path, strerror(errno));
-      return false;
-    }
+    int fd;
     struct stat fs;
-    if (fstat(fd, &fs) != 0 || fs.st_dev != st.st_dev || fs.st_ino != st.st_ino) {
-      close(fd);
-      continue;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      close(fd);
-      if (errno == EWOULDBLOCK) {
-        snprintf(err, errsize, "%s: in use by another benchtop process (it is writing this file)", path);
-        return false;
-      }
-      snprintf(err, errsize, "%s: cannot lock: %s", path, strerror(errno));
-      return false;
-    }
-    /* Locked, but is it still the file the name leads to? (The holder may have just replaced it.) */
-    struct stat now;
-    if (lstat(path, &now) != 0 || now.st_dev != fs.st_dev || now.st_ino != fs.st_ino) {
-      close(fd);
-      continue;
-    }
+    int got = SafeFile_openLocked(path, &st, &fd, &fs, err, errsize);
+    if (got < 0) return false;
+    if (got == 0) continue; /* it changed under us: look again */
     f->fd = fd;
     f->dev = fs.st_dev;
     f->ino = fs.st_ino;
@@ -357,5 +370,5 @@ void SafeFile_release(SafeFile *f) {
 
 bool SafeFile_same(const char *a, const char *b) {
   struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && SafeFile_sameInode(&sa, &sb);
 }

@@ -130,12 +130,15 @@ bool Session_save(const Session *s, const char *path, char *err, size_t errsize)
   return ok;
 }
 
-void Session_releaseFile(Session *s) {
+/* Lets go of the claimed autosave file: end is SafeFile_release (it stays) or SafeFile_discard. */
+static void Session_endOutput(Session *s, void (*end)(SafeFile *)) {
   if (!s->out) return;
-  SafeFile_release(s->out);
+  end(s->out);
   free(s->out);
   s->out = NULL;
 }
+
+void Session_releaseFile(Session *s) { Session_endOutput(s, SafeFile_release); }
 
 bool Session_saveAs(Session *s, const char *path, bool replace_other, char *err, size_t errsize) {
   SafeFile *f = Util_xcalloc(1, sizeof *f);
@@ -264,12 +267,7 @@ bool Session_openOutput(Session *s, const char *path, SessionOutMode mode, int *
   return true;
 }
 
-void Session_discardOutput(Session *s) {
-  if (!s->out) return;
-  SafeFile_discard(s->out);
-  free(s->out);
-  s->out = NULL;
-}
+void Session_discardOutput(Session *s) { Session_endOutput(s, SafeFile_discard); }
 
 bool Session_defaultPath(char *buf, size_t size) {
   char dir[4096];
