@@ -32,14 +32,15 @@ static const JsonField Shard_fields[] = {
 
 static cJSON *Shard_toJson(const ShardInfo *sh) {
   cJSON *o = cJSON_CreateObject();
-  JsonFields_write(o, sh, Shard_fields, N(Shard_fields));
+  JsonFields_write(o, sh, Shard_fields, JSON_COUNT(Shard_fields));
   return o;
 }
 
 /* A shard's numbers must describe a slice that exists: merge relies on them. */
 static bool Shard_fromJson(const cJSON *j, ShardInfo *out, char *err, size_t errsize) {
   memset(out, 0, sizeof *out);
-  if (!JsonFields_read(j, out, Shard_fields, N(Shard_fields), "shard", err, errsize)) return false;
+  if (!JsonFields_read(j, out, Shard_fields, JSON_COUNT(Shard_fields), "shard", err, errsize))
+    return false;
   if (out->spec.count < 1 || out->spec.count > SHARD_MAX || out->spec.index < 1 ||
       out->spec.index > out->spec.count) {
     snprintf(err, errsize, "shard: index %d of count %d is no shard (1 <= index <= count <= %d)",
@@ -276,7 +277,8 @@ bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize
   if (!Plan_equal(&a->plan, &b->plan, "plan", where, wsize)) return false;
   if (a->shard.spec.count != b->shard.spec.count ||
       (a->shard.spec.count > 0 &&
-       !JsonFields_equal(&a->shard, &b->shard, Shard_fields, N(Shard_fields), "shard", where, wsize))) {
+       !JsonFields_equal(&a->shard, &b->shard, Shard_fields, JSON_COUNT(Shard_fields), "shard",
+                         where, wsize))) {
     if (a->shard.spec.count != b->shard.spec.count) snprintf(where, wsize, "shard");
     return false;
   }
