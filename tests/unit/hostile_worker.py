@@ -261,27 +261,27 @@ def case_flood(c, bt, tmp):
     basic(c, bt, Run(bt, tmp, "flood", []), max_secs=60, statuses={"pass": N_ENTRIES})
 
 
-def case_stop_continue(c, bt, tmp):
-    """The parent stopped (SIGSTOP, as Ctrl-Z) while its worker keeps writing, then resumed."""
+def stop_and_resume(c, bt, tmp, sig, times, pause):
+    """The parent stopped by sig, times times for pause seconds, while its worker keeps writing,
+    then resumed each time: every record passes."""
     def act(p):
-        time.sleep(0.3 * TIME_SCALE)
-        p.send_signal(signal.SIGSTOP)
-        time.sleep(2.0)
-        p.send_signal(signal.SIGCONT)
+        for _ in range(times):
+            time.sleep(0.3 * TIME_SCALE)
+            p.send_signal(sig)
+            time.sleep(pause)
+            p.send_signal(signal.SIGCONT)
     basic(c, bt, Run(bt, tmp, "chatty", ["--watchdog", "1"], actions=act),
           statuses={"pass": N_ENTRIES})
+
+
+def case_stop_continue(c, bt, tmp):
+    """The parent stopped (SIGSTOP, as Ctrl-Z) while its worker keeps writing, then resumed."""
+    stop_and_resume(c, bt, tmp, signal.SIGSTOP, 1, 2.0)
 
 
 def case_tstp_continue(c, bt, tmp):
     """The same with SIGTSTP (what Ctrl-Z sends), twice, while the worker writes."""
-    def act(p):
-        for _ in range(2):
-            time.sleep(0.3 * TIME_SCALE)
-            p.send_signal(signal.SIGTSTP)
-            time.sleep(1.5)
-            p.send_signal(signal.SIGCONT)
-    basic(c, bt, Run(bt, tmp, "chatty", ["--watchdog", "1"], actions=act),
-          statuses={"pass": N_ENTRIES})
+    stop_and_resume(c, bt, tmp, signal.SIGTSTP, 2, 1.5)
 
 
 def saved_records(path):
