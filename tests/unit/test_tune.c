@@ -191,6 +191,18 @@ static void test_entry(TunedEntry *e, const char *variant, const char *shape, co
 /* The tuned table: stored entries come back for their device, source, shape and conditions
  * only; a newer tune replaces the older entry; a malformed table is moved aside, not lost;
  * --knob auto takes the tuned knobs, keeps the ones given with --knob, or says why not. */
+/* A plan entry of v at shape s with its default knobs, auto as given. */
+static PlanEntry test_planEntry(const Variant *v, Shape s, RunOptions opts, int knobs_auto) {
+  PlanEntry pe;
+  memset(&pe, 0, sizeof pe);
+  pe.variant = v;
+  pe.shape = s;
+  pe.opts = opts;
+  pe.knobs_auto = knobs_auto;
+  Registry_defaults(v, &pe.knobs);
+  return pe;
+}
+
 static void test_table(void) {
   char dir[] = "/tmp/benchtop-tune-XXXXXX", path[4200], note[600], err[600];
   CHECK(mkdtemp(dir) != NULL);
@@ -240,13 +252,7 @@ static void test_table(void) {
   free(text);
 
   /* --knob auto: tuned knobs, except the knob the user gave. */
-  PlanEntry pe[2];
-  memset(pe, 0, sizeof pe);
-  pe[0].variant = mma;
-  pe[0].shape = small;
-  pe[0].opts = warm;
-  pe[0].knobs_auto = true;
-  Registry_defaults(mma, &pe[0].knobs);
+  PlanEntry pe[2] = {test_planEntry(mma, small, warm, PLAN_AUTO_ASKED)};
   char spec[] = "stages=3";
   Registry_applyKnobs(mma, spec, &pe[0].knobs, false, err, sizeof err);
   pe[0].knobs_given = 1u << 3; /* stages */
@@ -328,13 +334,7 @@ static void test_table(void) {
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
   /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
    * defaults, unremarked. */
-  PlanEntry implicit[2];
-  memset(implicit, 0, sizeof implicit);
-  implicit[0].variant = fa3;
-  implicit[0].shape = big;
-  implicit[0].opts = warm;
-  implicit[0].knobs_auto = PLAN_AUTO_IF_TUNED;
-  Registry_defaults(fa3, &implicit[0].knobs);
+  PlanEntry implicit[2] = {test_planEntry(fa3, big, warm, PLAN_AUTO_IF_TUNED)};
   implicit[1] = implicit[0];
   implicit[1].shape = causal;
   char inotes[2][160], dflt[160];
