@@ -175,6 +175,18 @@ def case_full_disk(c):
     c.check(not os.path.exists(new) or records(new) is not None, "new file: left half-written")
     left = [n for n in os.listdir(c.tmp) if n.startswith(".new.json")]
     c.check(not left, "new file: temporary files left: %s" % left)
+    # replay and tune save through the same routine: never exit 0 with records unsaved (the
+    # new file is claimed, the records do not fit).
+    limit = 1000
+    for label, args in (("replay", ["replay", s, "-o", c.path("replayed.json")]),
+                        ("tune", ["tune", "-v", "smem", "-s", "1x1x64x64", "--metrics", "none",
+                                  "-o", c.path("tuned.json")])):
+        rc, out, err = c.bt_run(args, preexec_fn=small, timeout=120)
+        c.check(rc > 0, "%s on a full disk: exit %d (%s)" % (label, rc, err.strip()[-300:]))
+        c.check("could not be saved" in err or "cannot save" in err,
+                "%s: the failed save is not said: %s" % (label, err.strip()[-300:]))
+        c.check(not any(l.startswith("session: ") for l in err.splitlines()),
+                "%s: names the unsaved file as its session: %s" % (label, err.strip()[-300:]))
 
 
 def case_replay_self(c):

@@ -470,6 +470,16 @@ def case_escape(c, bt, tmp):
                 json.loads(run.out)
             except ValueError as e:
                 c.check(False, "json output does not parse: %s" % e)
+    # tune prints a line per measurement and a closing note with a failed record's reason.
+    env = dict(os.environ, BENCHTOP_WORKER=os.path.abspath(__file__), HOSTILE_MODE="escape",
+               XDG_DATA_HOME=tmp + "/data", XDG_CACHE_HOME=tmp + "/cache")
+    for fmt in ("table", "csv"):
+        p = subprocess.run([bt, "tune", "-v", "smem", "-s", "1x1x64x64", "--metrics", "none",
+                            "--format", fmt, "-o", tmp + "/tune-%s.json" % fmt], env=env,
+                           capture_output=True, timeout=60 * TIME_SCALE)
+        raw = (p.stdout + p.stderr).decode("utf-8", "replace")
+        c.check(p.returncode == 1 and "pwned" in raw, "tune %s: exit %d" % (fmt, p.returncode))
+        c.check(not any(ch in raw for ch in "\x1b\x07\r\x9b"), "tune %s: a raw control byte in the output" % fmt)
 
 
 def case_sigpipe(c, bt, tmp):
