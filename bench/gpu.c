@@ -102,12 +102,19 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
               errsize))
     return false;
   DeviceInfo *d = &g->info;
+  d->index = g->device;
+  g->ndevices = n;
   Util_strlcpy(d->name, prop.name, sizeof d->name);
   d->cc_major = prop.major;
   d->cc_minor = prop.minor;
   d->sm_count = prop.multiProcessorCount;
   d->l2_bytes = prop.l2CacheSize;
   d->mem_bytes = (int64_t)prop.totalGlobalMem;
+  /* As nvidia-smi writes it: what tells two GPUs of one kind apart in a multi-GPU session. */
+  const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+  snprintf(d->uuid, sizeof d->uuid,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+           u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
   cudaDriverGetVersion(&d->driver_version);
   cudaRuntimeGetVersion(&d->runtime_version);
   if (d->driver_version > 0 && d->driver_version < d->runtime_version)

@@ -38,6 +38,7 @@ typedef struct GpuBuffers {
 
 typedef struct Gpu {
   int device, cc;
+  int ndevices; /* CUDA devices this process sees (said in hello: --devices all) */
   DeviceProps props;      /* what launch geometry and the heuristics read (kernels/device_props.h) */
   int max_threads_per_sm; /* for theoretical occupancy, read once at start */
   char arch[16];

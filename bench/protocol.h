@@ -5,7 +5,7 @@
  *   {"op":"ping","id":7}                         (answered in order: every earlier request is done)
  *   {"op":"quit"}
  * Worker -> parent:
- *   {"type":"hello","device":{...}}   {"type":"nogpu","message":"..."}
+ *   {"type":"hello","device":{...},"devices":N}   {"type":"nogpu","message":"..."}
  *   {"type":"progress","id":7,"phase":"timing"}   {"type":"record","id":7,"record":{...}}
  *   {"type":"pong","id":7}
  * Every request gets exactly one answer (a record, or "built" for a build), with its id; the

@@ -244,6 +244,7 @@ static bool Runner_spawn(Runner *r) {
     dup2(log >= 0 ? log : null, STDERR_FILENO);
     setpgid(0, 0); /* Ctrl-C in the terminal goes to the parent, which decides */
     signal(SIGPIPE, SIG_DFL);
+    if (r->device_env[0]) putenv(r->device_env); /* no allocation after fork */
     execl(r->exe, "benchtop", "worker", (char *)NULL);
     _exit(127);
   }
@@ -355,6 +356,10 @@ void Runner_submit(Runner *r, const PlanEntry *entries, int count) {
     return;
   }
   if (r->state == W_IDLE) Runner_sendNext(r); /* a warm worker waits for no poll */
+}
+
+void Runner_setDevice(Runner *r, int index) {
+  snprintf(r->device_env, sizeof r->device_env, "BENCHTOP_DEVICE=%d", index);
 }
 
 void Runner_start(Runner *r) {

@@ -44,6 +44,7 @@ typedef struct RunnerEvent {
   char message[512]; /* sanitised: safe to print */
   int done, total;
   int repeats;       /* RUNNER_WARNING: further warnings merged into this one */
+  int devices;       /* RUNNER_HELLO: CUDA devices the worker's machine has (0: not said) */
 } RunnerEvent;
 
 typedef struct Runner Runner;
@@ -60,6 +61,9 @@ void Runner_start(Runner *r);
  * before entries are submitted: --knob auto and tune need the device to choose them. A worker
  * that cannot start ends in RUNNER_NO_GPU or RUNNER_FAILED. */
 void Runner_start(Runner *r);
+/* The worker runs on CUDA device index (BENCHTOP_DEVICE in its environment); call before it
+ * starts. */
+void Runner_setDevice(Runner *r, int index);
 /* Queues a plan's entries (the runner keeps copies). */
 void Runner_submit(Runner *r, const PlanEntry *entries, int count);
 /* Drops queued entries and stops the record in flight (the worker is asked to cancel, then

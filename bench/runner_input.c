@@ -183,6 +183,8 @@ static void Runner_onHello(Runner *r, const cJSON *msg) {
   r->want_start = false;
   RunnerEvent *ev = Runner_push(r, RUNNER_HELLO);
   ev->device = r->device;
+  const cJSON *nd = cJSON_GetObjectItemCaseSensitive(msg, "devices");
+  ev->devices = cJSON_IsNumber(nd) && nd->valuedouble >= 1 && nd->valuedouble <= 1024 ? (int)nd->valuedouble : 0;
   Runner_sendNext(r);
 }
 

@@ -42,6 +42,7 @@ struct Runner {
   double respawn_at;
   /* The worker. */
   bool have_device, no_gpu;
+  char device_env[32];      /* "BENCHTOP_DEVICE=N" for the worker, "" to inherit */
   char no_gpu_why[512];     /* the worker's words, repeated to every later run */
   DeviceInfo device;
   /* Events not yet taken by Runner_poll. */

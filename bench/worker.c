@@ -105,6 +105,7 @@ int Worker_main(void) {
   cJSON *hello = cJSON_CreateObject();
   cJSON_AddStringToObject(hello, "type", "hello");
   cJSON_AddItemToObject(hello, "device", Device_toJson(&g.info));
+  cJSON_AddNumberToObject(hello, "devices", g.ndevices);
   Worker_send(hello);
 
   char *line = NULL;

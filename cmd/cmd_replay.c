@@ -14,7 +14,7 @@
 #include "common/util.h"
 #include "sessions/diff.h"
 
-enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
+enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
@@ -23,6 +23,7 @@ static const CommandOption replay_options[] = {
                      .complete = CMD_COMPLETE_SESSION},
   [REPLAY_FORCE] = {.name = "force", .value = CMD_FLAG,
                     .help = "replace the -o file instead of appending to a session there"},
+  [REPLAY_DEVICES] = CMD_OPTION_DEVICES,
   [REPLAY_FAIL_ABOVE] = {.name = "fail-above", .value = CMD_NUMBER, .arg = "PCT",
                          .help = "exit 1 when a record's p50 got more than PCT % slower than "
                                  "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
@@ -85,16 +86,22 @@ static int Replay_exec(const CommandArgs *a) {
     Session_free(&old);
     return BT_EXIT_FAILED;
   }
+  RunSpread spread;
+  if (!RunLoop_parseSpread(NULL, CommandArgs_text(a, REPLAY_DEVICES, NULL), &spread, err, sizeof err)) {
+    Plan_free(&plan);
+    Session_free(&old);
+    return Command_usageError(&Cmd_replay, "%s", err);
+  }
   /* A shard's session replays the same shard (with a seed every host derives alike). */
-  const ShardSpec *shard = old.shard.spec.count > 0 ? &old.shard.spec : NULL;
-  if (shard) {
+  if (old.shard.spec.count > 0) {
+    spread.shard = old.shard.spec;
     plan.opts.seed = RunLoop_shardSeed(&plan);
     fprintf(stderr, "benchtop replay: this is shard %d/%d of its plan: replaying that shard\n",
-            shard->index, shard->count);
+            spread.shard.index, spread.shard.count);
   }
   Session now;
   /* the knobs recorded, not today's tuned ones */
-  int rc = RunLoop_run(&plan, &out, fmt, &now, false, shard);
+  int rc = RunLoop_run(&plan, &out, fmt, &now, false, &spread);
   Plan_free(&plan);
   if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE && now.path[0]) {
     printf("\ndiff ");

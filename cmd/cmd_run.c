@@ -15,7 +15,7 @@
 
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
-  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
+  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -49,6 +49,7 @@ static const CommandOption run_options[] = {
   [RUN_SHARD] = {.name = "shard", .value = CMD_TEXT, .arg = "I/N|slurm",
                  .help = "run only slice I of N of the plan (slurm: this job array task's), for "
                          "benchtop merge; the seed then defaults to one derived from the plan"},
+  [RUN_DEVICES] = CMD_OPTION_DEVICES,
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
                           "in the sessions directory); an existing session of this GPU is "
@@ -96,16 +97,15 @@ static int Run_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_run, "%s", err);
     goto out;
   }
-  ShardSpec shard = {0, 0};
-  if (CommandArgs_has(a, RUN_SHARD)) {
-    const char *text = CommandArgs_text(a, RUN_SHARD, "");
-    bool ok = strcmp(text, "slurm") == 0 ? Shard_fromSlurm(&shard, err, sizeof err)
-                                         : Shard_parse(text, &shard, err, sizeof err);
-    if (!ok) {
-      Command_usageError(&Cmd_run, "%s", err);
-      goto out;
-    }
-    if (strcmp(text, "slurm") == 0 && shard.count == 1)
+  RunSpread spread;
+  const char *shard_text = CommandArgs_text(a, RUN_SHARD, NULL);
+  if (!RunLoop_parseSpread(shard_text, CommandArgs_text(a, RUN_DEVICES, NULL), &spread, err,
+                           sizeof err)) {
+    Command_usageError(&Cmd_run, "%s", err);
+    goto out;
+  }
+  if (shard_text) {
+    if (strcmp(shard_text, "slurm") == 0 && spread.shard.count == 1)
       fprintf(stderr, "benchtop: note: a job array of one task: shard 1/1 is the whole plan (to "
                       "run shard I of N again, give --shard I/N)\n");
     /* Every host must draw the same inputs for the same entry: no seed from the clock. */
@@ -120,7 +120,7 @@ static int Run_exec(const CommandArgs *a) {
     goto out;
   }
   rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL, tuned_by_default,
-                   shard.count > 0 ? &shard : NULL);
+                   &spread);
 out:
   Plan_free(&plan);
   return rc;
@@ -144,7 +144,11 @@ const Command Cmd_run = {
                  "With --shard I/N it runs slice I of N of the plan: plan entry k (from 0, in "
                  "plan order) belongs to shard (k mod N) + 1, the same on every host. Run the N "
                  "shards anywhere (--shard slurm reads the task of a Slurm job array) and "
-                 "combine their sessions with benchtop merge (docs/cluster.md).",
+                 "combine their sessions with benchtop merge (docs/cluster.md).\n\n"
+                 "With --devices all (or 0,2,3) every GPU of this host runs a worker of its "
+                 "own; entries go to whichever is free, and the session holds the records in "
+                 "plan order, each naming its GPU (index, UUID, name). A GPU whose worker keeps "
+                 "dying is dropped and the others go on (docs/cluster.md).",
   .options = run_options, .noptions = RUN_NOPTS,
   .flags = CMD_NEEDS_GPU,
   .exec = Run_exec,

@@ -173,6 +173,10 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
   {.name = "timing", .value = CMD_CHOICE, .arg = "CLOCK",                                 \
    .help = "time by kernel timestamps or by CUDA events around each launch",               \
    .choices = "kernel|events"}
+/* --devices: one worker per GPU of this host (bench/runner_pool.h). */
+#define CMD_OPTION_DEVICES                                                                  \
+  {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \
+   .help = "run on several GPUs of this host, one worker each (CUDA device indices)"}
 #define CMD_OPTION_WATCHDOG                                                                 \
   {.name = "watchdog", .value = CMD_INT, .arg = "SEC",                                    \
    .help = "kill a launch that runs longer than this",                                     \

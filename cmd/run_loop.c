@@ -74,7 +74,7 @@ static void RunLoop_clockNote(bool tty, const Record *r, const RunOptions *o, ch
  * defaults), and a variant given no knob the tuned knobs where there are some, each said once
  * per variant and shape on stderr; those the plan records as explicit knobs, so replay repeats
  * them. Then the entries go to the worker. */
-static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const DeviceInfo *d,
+static void RunLoop_resolveAuto(RunnerPool *r, PlanEntry *entries, int n, const DeviceInfo *d,
                                 char (*notes)[160], Plan *recorded) {
   TunedTable_resolve(entries, n, d, notes);
   for (int i = 0; i < n; i++)
@@ -98,7 +98,7 @@ static void RunLoop_resolveAuto(Runner *r, PlanEntry *entries, int n, const Devi
               shape, tuned ? notes[i] : notes[i] + strlen("defaults: "),
               tuned ? ":" : "; running the defaults", knobs);
   }
-  Runner_submit(r, entries, n);
+  RunnerPool_submit(r, entries, n);
 }
 
 /* The session file, claimed before any work: a file that cannot be written is found now. */
@@ -135,6 +135,34 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
   return true;
 }
 
+bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spread, char *err,
+                         size_t errsize) {
+  memset(spread, 0, sizeof *spread);
+  if (shard && !(strcmp(shard, "slurm") == 0 ? Shard_fromSlurm(&spread->shard, err, errsize)
+                                             : Shard_parse(shard, &spread->shard, err, errsize)))
+    return false;
+  if (devices) {
+    spread->ndevices = RunnerPool_parseDevices(devices, spread->devices, &spread->all_devices, err,
+                                               errsize);
+    if (spread->ndevices < 0) return false;
+  }
+  return true;
+}
+
+/* A record goes into the session in plan order (several GPUs finish out of order), after the
+ * records an appended-to session held already; the file is rewritten after each, so what is on
+ * disk is always the finished records in plan order. */
+static void RunLoop_addInOrder(Session *s, int existing, const Record *rec) {
+  Session_add(s, rec);
+  int k = s->nrecords - 1;
+  if (rec->plan_index < 0) return;
+  while (k > existing && s->records[k - 1].plan_index > rec->plan_index) k--;
+  if (k == s->nrecords - 1) return;
+  Record moved = s->records[s->nrecords - 1];
+  memmove(&s->records[k + 1], &s->records[k], sizeof(Record) * (size_t)(s->nrecords - 1 - k));
+  s->records[k] = moved;
+}
+
 uint64_t RunLoop_shardSeed(const Plan *plan) {
   PlanEntry *entries = NULL;
   int n = 0;
@@ -162,7 +190,7 @@ static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const 
 }
 
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default, const ShardSpec *shard) {
+                bool tuned_by_default, const RunSpread *spread) {
   char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
   PlanEntry *entries = NULL;
   int n = 0;
@@ -174,7 +202,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   for (int i = 0; i < n; i++) entries[i].opts.seed = plan->opts.seed + (uint64_t)i * 7919u;
   /* A shard runs its slice of the whole plan; every record keeps its place in the whole. */
   const ShardSpec whole = {0, 0};
-  if (!shard) shard = &whole;
+  const ShardSpec *shard = spread && spread->shard.count > 0 ? &spread->shard : &whole;
   uint64_t plan_hash = PlanShard_hash(entries, n);
   int total = n;
   int *plan_index = Util_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -213,7 +241,8 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   RunLoop_interrupts = 0;
 
   bool tty = isatty(STDERR_FILENO);
-  Runner *r = Runner_new(NULL);
+  RunnerPool *r = RunnerPool_new(NULL, spread ? spread->devices : NULL, spread ? spread->ndevices : 0,
+                                 spread && spread->all_devices);
   /* A variant given no knob takes this GPU's tuned knobs where there are some; the worker's
    * device decides, so the entries wait for its hello (only when some tuned table exists). */
   if (tuned_by_default && !Plan_hasAuto(plan) && TunedTable_exists())
@@ -224,8 +253,8 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   for (int i = 0; i < n; i++) wait_device |= entries[i].knobs_auto != PLAN_AUTO_NONE;
   char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
   bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
-  if (wait_device) Runner_start(r);
-  else if (n > 0) Runner_submit(r, entries, n);
+  if (wait_device) RunnerPool_start(r);
+  else if (n > 0) RunnerPool_submit(r, entries, n);
   Export x;
   unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS | EXPORT_COL_FLOOR;
   /* The columns are fixed before the first record: those of the metrics asked for. */
@@ -247,14 +276,14 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   while (!finished) {
     if (RunLoop_interrupts > handled) {
       handled = RunLoop_interrupts;
-      Runner_cancel(r); /* a second signal stops the worker at once */
+      RunnerPool_cancel(r); /* a second signal stops the worker at once */
       if (wait_device) finished = true; /* nothing submitted yet: nothing to wait for */
       if (!cancelled) RunLoop_say(tty, "benchtop: interrupted; keeping the finished records", "");
       cancelled = true;
     }
     RunnerEvent ev;
     bool any = false;
-    while (!finished && RunLoop_interrupts == handled && Runner_poll(r, &ev)) {
+    while (!finished && RunLoop_interrupts == handled && RunnerPool_poll(r, &ev)) {
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
@@ -264,7 +293,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
           RunLoop_say(tty, "benchtop: ", line);
           wrong_gpu = true;
           rc = BT_EXIT_FAILED;
-          Runner_cancel(r);
+          RunnerPool_cancel(r);
           if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
           break;
         }
@@ -294,11 +323,13 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
         begun = true;
         TunedTable_markRecord(&ev.record, entries, notes, used, n);
         {
-          int j = RunLoop_matchEntry(entries, n, &next_entry, &ev.record);
+          /* Several GPUs answer out of order, each record naming its entry; one GPU in order. */
+          int j = RunnerPool_isPool(r) ? ev.record.plan_index
+                                       : RunLoop_matchEntry(entries, n, &next_entry, &ev.record);
           ev.record.plan_index = j >= 0 ? plan_index[j] : -1;
           Util_strlcpy(ev.record.host, s.host, sizeof ev.record.host);
         }
-        Session_add(&s, &ev.record);
+        RunLoop_addInOrder(&s, existing, &ev.record);
         if (!Session_autosave(&s, err, sizeof err) && strcmp(err, save_err) != 0) {
           RunLoop_say(tty, "benchtop: cannot save the session (will retry): ", err);
           Util_strlcpy(save_err, err, sizeof save_err);
@@ -338,14 +369,14 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
       }
     }
     if (finished || any) continue;
-    Runner_wait(r, 250); /* then re-check the interrupt flag */
+    RunnerPool_wait(r, 250); /* then re-check the interrupt flag */
   }
   if (tty) fprintf(stderr, "\r\033[K");
   if (begun && !stdout_lost) {
     Export_end(&x);
     fflush(stdout);
   }
-  Runner_free(r);
+  RunnerPool_free(r);
   MetricColumns_free(&mc);
   free(entries);
   free(notes);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "bench/runner_pool.h"
 #include "sessions/export.h"
 #include "sessions/session.h"
 #include "sessions/shard.h"
@@ -17,8 +18,22 @@ typedef struct RunOutput {
   const char *not_this; /* a file path must not be (replay's input), or NULL */
 } RunOutput;
 
-/* Runs plan (with shard, only that slice of it: sessions/shard.h; every record keeps its host
- * and its entry's place in the whole plan); with tuned_by_default (run, not replay) a variant
+/* Where the plan runs: a slice of it (--shard, sessions/shard.h), on several GPUs (--devices,
+ * bench/runner_pool.h). Zeroes: the whole plan on the default GPU. */
+typedef struct RunSpread {
+  ShardSpec shard;          /* count 0: the whole plan */
+  int devices[RUNNER_POOL_MAX];
+  int ndevices;
+  bool all_devices;
+} RunSpread;
+
+/* Parses --shard (I/N or slurm) and --devices (all or 0,2,3) into *spread; NULL for an option
+ * not given. False with err (one line) when one is malformed. */
+bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spread, char *err,
+                         size_t errsize);
+
+/* Runs plan (spread: only a slice of it, on several GPUs; every record keeps its host, its GPU
+ * and its entry's place in the whole plan; the session holds them in plan order); with tuned_by_default (run, not replay) a variant
  * given no knob runs the tuned knobs of each shape where this GPU has some
  * (TunedTable_resolve), and the session's plan records them as explicit knobs for replay
  * (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or appended to
@@ -28,7 +43,7 @@ typedef struct RunOutput {
  * plan, 3 no GPU, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished records are saved).
  * A closed stdout does not stop the run: every record is still saved, and stderr says so. */
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default, const ShardSpec *shard);
+                bool tuned_by_default, const RunSpread *spread);
 /* The base seed a sharded plan uses when none was given: the same on every host. */
 uint64_t RunLoop_shardSeed(const Plan *plan);
 /* Checks a --metrics spec's syntax (availability is decided per metric on the GPU). */

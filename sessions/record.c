@@ -36,6 +36,7 @@ void Device_init(DeviceInfo *d) {
   d->driver_version = d->runtime_version = -1;
   d->nvrtc_major = d->nvrtc_minor = -1;
   d->cupti_version = -1;
+  d->index = -1;
   d->peak_tflops = NAN;
   d->peak_gbs = NAN;
   d->launch_us = NAN;

@@ -28,6 +28,8 @@ bool Record_statusParse(const char *s, RecordStatus *out);
 
 typedef struct DeviceInfo {
   char name[96];
+  int index;            /* the CUDA ordinal benchtop ran it on (--devices), -1 if not said */
+  char uuid[48];        /* "GPU-xxxxxxxx-...", "" if unknown: tells two GPUs of one kind apart */
   int cc_major, cc_minor;
   int sm_count;
   int64_t l2_bytes, mem_bytes;

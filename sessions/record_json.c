@@ -26,6 +26,8 @@ static const JsonField Device_fields[] = {
   JSON_FIELD(DeviceInfo, peak_tflops, JF_DOUBLE),
   JSON_FIELD(DeviceInfo, peak_gbs, JF_DOUBLE),
   JSON_FIELD(DeviceInfo, launch_us, JF_DOUBLE),
+  JSON_FIELD(DeviceInfo, index, JF_INT),
+  JSON_FIELD(DeviceInfo, uuid, JF_STR),
 };
 
 static const JsonField Options_fields[] = {

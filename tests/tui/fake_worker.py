@@ -31,7 +31,27 @@ device = {"name": os.environ.get("FAKE_DEVICE", "scripted test worker (no GPU)")
           "l2_bytes": 62914560, "mem_bytes": 150000000000, "driver_version": 13000,
           "runtime_version": 13000, "nvrtc_major": 13, "nvrtc_minor": 0, "cupti_version": 130001,
           "peak_tflops": 650.0, "peak_gbs": 4000.0, "launch_us": 2.0}
-send({"type": "hello", "device": device})
+# Several GPUs (--devices): FAKE_GPUS=N pretends the machine has N, BENCHTOP_DEVICE picks one
+# (as the real worker does); FAKE_GPU_NAMES="A,A,B,B" gives them kinds. FAKE_CRASH_GPU=K: the
+# worker on GPU K dies on every request (a GPU that keeps failing); FAKE_DIE_ONCE=PATH: the
+# first worker on GPU 2 to run a request while PATH does not exist creates it and dies there.
+ngpus = int(os.environ.get("FAKE_GPUS", "1"))
+index = int(os.environ.get("BENCHTOP_DEVICE", "0"))
+if index < 0 or index >= ngpus:
+    send({"type": "nogpu", "message": "BENCHTOP_DEVICE=%d but this machine has %d CUDA device(s)" % (index, ngpus)})
+    sys.exit(3)
+names = os.environ.get("FAKE_GPU_NAMES", "")
+if names:
+    device["name"] = names.split(",")[index]
+if "BENCHTOP_DEVICE" in os.environ:
+    device["index"] = index
+    device["uuid"] = "GPU-00000000-0000-0000-0000-%012d" % index
+CRASH_GPU = os.environ.get("FAKE_CRASH_GPU", "")
+DIE_ONCE = os.environ.get("FAKE_DIE_ONCE", "")
+hello = {"type": "hello", "device": device}
+if ngpus > 1:
+    hello["devices"] = ngpus
+send(hello)
 for line in sys.stdin:
     req = json.loads(line)
     if req.get("op") == "quit":
@@ -46,6 +66,13 @@ for line in sys.stdin:
         continue
     if req.get("op") != "run":
         continue
+    if CRASH_GPU and int(CRASH_GPU) == index:
+        send({"type": "progress", "id": req["id"], "phase": "compiling"})
+        sys.exit(1)
+    if DIE_ONCE and index == 2 and not os.path.exists(DIE_ONCE):
+        open(DIE_ONCE, "w").write("died\n")
+        send({"type": "progress", "id": req["id"], "phase": "timing"})
+        os.kill(os.getpid(), 9)
     if req["variant"] == CRASH:
         send({"type": "progress", "id": req["id"], "phase": "verifying"})
         sys.exit(1)
