@@ -34,7 +34,8 @@ device = {"name": os.environ.get("FAKE_DEVICE", "scripted test worker (no GPU)")
 # Several GPUs (--devices): FAKE_GPUS=N pretends the machine has N, BENCHTOP_DEVICE picks one
 # (as the real worker does); FAKE_GPU_NAMES="A,A,B,B" gives them kinds. FAKE_CRASH_GPU=K: the
 # worker on GPU K dies on every request (a GPU that keeps failing); FAKE_DIE_ONCE=PATH: the
-# first worker on GPU 2 to run a request while PATH does not exist creates it and dies there.
+# first worker on GPU 2 to run a request while PATH does not exist creates it and dies there;
+# FAKE_HANG_ONCE=PATH the same on GPU 3, hanging instead (the watchdog's case).
 ngpus = int(os.environ.get("FAKE_GPUS", "1"))
 index = int(os.environ.get("BENCHTOP_DEVICE", "0"))
 if index < 0 or index >= ngpus:
@@ -48,6 +49,7 @@ if "BENCHTOP_DEVICE" in os.environ:
     device["uuid"] = "GPU-00000000-0000-0000-0000-%012d" % index
 CRASH_GPU = os.environ.get("FAKE_CRASH_GPU", "")
 DIE_ONCE = os.environ.get("FAKE_DIE_ONCE", "")
+HANG_ONCE = os.environ.get("FAKE_HANG_ONCE", "")
 hello = {"type": "hello", "device": device}
 if ngpus > 1:
     hello["devices"] = ngpus
@@ -73,6 +75,10 @@ for line in sys.stdin:
         open(DIE_ONCE, "w").write("died\n")
         send({"type": "progress", "id": req["id"], "phase": "timing"})
         os.kill(os.getpid(), 9)
+    if HANG_ONCE and index == 3 and not os.path.exists(HANG_ONCE):
+        open(HANG_ONCE, "w").write("hung\n")
+        send({"type": "progress", "id": req["id"], "phase": "timing"})
+        time.sleep(3600)
     if req["variant"] == CRASH:
         send({"type": "progress", "id": req["id"], "phase": "verifying"})
         sys.exit(1)
