@@ -33,6 +33,7 @@ typedef struct TuneCli {
   OutputFormat fmt;
   int jobs;           /* prebuild processes; -1: Prebuild_defaultJobs() */
   bool save_table;
+  RunSpread spread;   /* --devices: the measurements spread over several GPUs */
 } TuneCli;
 
 /* --budget N (measurements) or P% (of each space). */
@@ -90,8 +91,9 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
   char err[512];
   bool tty = isatty(STDERR_FILENO);
   int jobs = cli->jobs >= 0 ? cli->jobs : Prebuild_defaultJobs();
-  Runner *r = Runner_new(NULL);
-  Runner_start(r);
+  RunnerPool *r = RunnerPool_new(NULL, cli->spread.devices, cli->spread.ndevices,
+                                 cli->spread.all_devices);
+  RunnerPool_start(r);
   PlanEntry *batch = Util_xmalloc(sizeof(PlanEntry) * TUNE_BATCH);
   Prebuild *pb = NULL;
   int nbatch = 0, seen = 0, rc = BT_EXIT_OK, cc = 0;
@@ -118,7 +120,7 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
     if (Tune_interrupted && !cancelled) {
       cancelled = true;
       Tuner_stop(t);
-      Runner_cancel(r);
+      RunnerPool_cancel(r);
       Prebuild_free(pb);
       pb = NULL;
       if (tty) fprintf(stderr, "\r\033[K");
@@ -126,7 +128,7 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
       if (!running) finished = true;
     }
     RunnerEvent ev;
-    while (Runner_poll(r, &ev)) {
+    while (RunnerPool_poll(r, &ev)) {
       switch (ev.kind) {
       case RUNNER_HELLO:
         s->device = ev.device;
@@ -143,6 +145,7 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
       case RUNNER_PROGRESS: Tune_progressLine(tty, t, ev.message); break;
       case RUNNER_RECORD:
         if (tty) fprintf(stderr, "\r\033[K");
+        ev.record.plan_index = -1; /* a search has no plan order (the pool numbers its entries) */
         Session_add(s, &ev.record);
         unsaved = true;
         Tuner_take(t, &ev.record);
@@ -207,17 +210,17 @@ static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
       pb = NULL;
     }
     if (ready && !running && !pb && nbatch > 0 && !cancelled) {
-      Runner_submit(r, batch, nbatch);
+      RunnerPool_submit(r, batch, nbatch);
       nbatch = 0;
       running = true;
       continue;
     }
-    Runner_wait(r, pb ? 50 : 250);
+    RunnerPool_wait(r, pb ? 50 : 250);
   }
   if (tty) fprintf(stderr, "\r\033[K");
   if (!table) Export_end(&x);
   Prebuild_free(pb);
-  Runner_free(r);
+  RunnerPool_free(r);
   free(batch);
   if (cancelled && rc == BT_EXIT_OK) rc = 130;
   return rc;
@@ -278,7 +281,7 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
-  TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_NOPTS
+  TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_NOPTS
 };
 
 static const CommandOption tune_options[] = {
@@ -315,6 +318,7 @@ static const CommandOption tune_options[] = {
   [TUNE_SEED] = {.name = "seed", .value = CMD_UINT64, .arg = "N",
                  .help = "seed of the search and of the random inputs (default: a fresh one)"},
   [TUNE_WATCHDOG] = CMD_OPTION_WATCHDOG,
+  [TUNE_DEVICES] = CMD_OPTION_DEVICES,
   [TUNE_JOBS] = {.name = "jobs", .short_name = 'j', .value = CMD_INT, .arg = "N",
                  .help = "processes compiling each batch ahead of the worker (default: the "
                          "cores, at most 16; 0: none)", .lo = 0, .hi = 64},
@@ -361,6 +365,10 @@ static int Tune_exec(const CommandArgs *a) {
   cli.save_table = !CommandArgs_has(a, TUNE_NO_TABLE);
   char err[512];
   int rc = BT_EXIT_USAGE;
+  if (!RunLoop_parseSpread(NULL, CommandArgs_text(a, TUNE_DEVICES, NULL), &cli.spread, err, sizeof err)) {
+    Command_usageError(&Cmd_tune, "%s", err);
+    goto out;
+  }
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
   bool simulate = CommandArgs_has(a, TUNE_SIMULATE);

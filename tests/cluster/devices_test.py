@@ -140,6 +140,22 @@ def main():
               and want in lines[0] and not os.path.exists(os.path.join(T, "refused.json")),
               (p.returncode, p.stderr))
 
+    # tune takes --devices too: the same search (its landscape is a fixed function of the knobs
+    # under FAKE_TUNE), the same winner, measured on every GPU.
+    tuned = {}
+    for spec in ("", "all"):
+        out = "tune-%s.json" % (spec or "one")
+        p = subprocess.run([BT, "tune", "-v", "mma", "-s", "2x8x512x64", "--budget", "24",
+                            "--strategy", "random", "--seed", "3", "--metrics", "none", "--no-table",
+                            "-o", out] + (["--devices", spec] if spec else []), cwd=T,
+                           env=env_for(FAKE_TUNE="1"), capture_output=True, text=True, timeout=240)
+        winner = re.search(r"winner\s+(\S+)", p.stdout)
+        tuned[spec] = (p.returncode, winner and winner.group(1), len(records(out)),
+                       sorted({r["device"].get("index", -1) for r in records(out)}))
+    check("tune --devices all: the same winner and budget as one GPU, every GPU used",
+          tuned[""][:3] == tuned["all"][:3] and tuned[""][0] == 0 and tuned["all"][3] == [0, 1, 2, 3],
+          tuned)
+
     # replay takes --devices too, and keeps plan order.
     p = subprocess.run([BT, "replay", "one.json", "--devices", "all", "-o", "replayed.json"], cwd=T,
                        env=env_for(), capture_output=True, text=True, timeout=240)
