@@ -107,6 +107,13 @@ static void Measure_cheated(Measurement *x) {
   Util_strlcpy(x->rec->reason, x->cheat, sizeof x->rec->reason);
 }
 
+/* The entry ends here: n/a or an error, prefix and msg its reason. */
+static MeasureStep Measure_stop(Measurement *x, RecordStatus st, const char *prefix,
+                                const char *msg) {
+  Measure_fail(x->rec, st, prefix, msg);
+  return STEP_DONE;
+}
+
 static MeasureStep Measure_dead(Measurement *x) {
   return Measure_contextSurvives(x->rec, x->err) ? STEP_DONE : STEP_DEAD;
 }
@@ -153,31 +160,22 @@ static MeasureStep Measure_prepare(Measurement *x) {
   const Variant *v = e->variant;
   const Shape *s = &e->shape;
   char why[RECORD_REASON_MAX];
-  if (Registry_supports(v, s, &e->knobs, &g->props, why, sizeof why)) {
-    Measure_fail(x->rec, REC_NA, "n/a: ", why);
-    return STEP_DONE;
-  }
+  if (Registry_supports(v, s, &e->knobs, &g->props, why, sizeof why))
+    return Measure_stop(x, REC_NA, "n/a: ", why);
   x->need = (BufferNeeds){.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
                           .cold_l2 = e->opts.cold_l2};
   x->need.workspace_bytes = v->workspace_bytes ? v->workspace_bytes(s, &e->knobs) : 0;
   int splits = v->num_splits ? v->num_splits(s, &e->knobs, &g->props) : 1;
   if (splits > 1) x->need.partial_elems = (size_t)splits * x->need.elems;
-  if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err)) {
-    Measure_fail(x->rec, REC_NA, "n/a: ", x->err);
-    return STEP_DONE;
-  }
+  if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
+    return Measure_stop(x, REC_NA, "n/a: ", x->err);
   x->progress("compiling", x->user);
   x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
-  if (!x->m) {
-    Measure_fail(x->rec, REC_ERROR, "compile: ", x->err);
-    return STEP_DONE;
-  }
+  if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
   Measure_kernelFacts(g, v, &e->knobs, x->m, s, x->rec);
   Measure_params(x, splits);
-  if (!TensorMaps_fill(v, &e->knobs, s, &x->p, x->err, sizeof x->err)) {
-    Measure_fail(x->rec, REC_ERROR, "", x->err);
-    return STEP_DONE;
-  }
+  if (!TensorMaps_fill(v, &e->knobs, s, &x->p, x->err, sizeof x->err))
+    return Measure_stop(x, REC_ERROR, "", x->err);
   return STEP_NEXT;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,25 @@ void TunedTable_path(char *buf, size_t size) {
   char dir[4096];
   Util_cacheDir(dir, sizeof dir);
   snprintf(buf, size, "%s/tuned.json", dir);
+}
+
+/* A table's header fields: what TunedTable_read fills in and TunedTable_build writes. */
+#define INFO_FIELD(f) {#f, offsetof(TunedTableInfo, f), sizeof(((TunedTableInfo *)0)->f)}
+static const struct {
+  const char *key;
+  size_t offset, size;
+} Info_fields[] = {INFO_FIELD(chip), INFO_FIELD(device), INFO_FIELD(created), INFO_FIELD(revision),
+                   INFO_FIELD(generator)};
+
+/* Writes root to path (atomically) and frees it. */
+static bool TunedTable_writeJson(cJSON *root, const char *path, char *err, size_t errsize) {
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  bool ok = text != NULL;
+  if (!ok) snprintf(err, errsize, "cannot format %s: out of memory", path);
+  else ok = Util_writeFileAtomic(path, text, strlen(text), err, errsize);
+  cJSON_free(text);
+  return ok;
 }
 
 static bool TunedTable_str(const cJSON *o, const char *key, char *buf, size_t size) {
@@ -122,13 +142,9 @@ int TunedTable_read(const char *path, TunedEntry **out, int *n, TunedTableInfo *
     cJSON_Delete(root);
     return -1;
   }
-  if (info) {
-    TunedTable_str(root, "chip", info->chip, sizeof info->chip);
-    TunedTable_str(root, "device", info->device, sizeof info->device);
-    TunedTable_str(root, "created", info->created, sizeof info->created);
-    TunedTable_str(root, "revision", info->revision, sizeof info->revision);
-    TunedTable_str(root, "generator", info->generator, sizeof info->generator);
-  }
+  for (int k = 0; info && k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
+    TunedTable_str(root, Info_fields[k].key, (char *)info + Info_fields[k].offset,
+                   Info_fields[k].size);
   int cap = cJSON_GetArraySize(arr);
   *out = Util_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(TunedEntry));
   int i = 0;
@@ -196,12 +212,7 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
   }
   for (int j = 0; j < n; j++) cJSON_AddItemToArray(arr, TunedTable_toJson(&entries[j]));
   free(old);
-  char *text = cJSON_Print(root);
-  cJSON_Delete(root);
-  bool ok = text != NULL;
-  if (!ok) snprintf(err, errsize, "cannot format %s: out of memory", path);
-  else ok = Util_writeFileAtomic(path, text, strlen(text), err, errsize);
-  cJSON_free(text);
+  bool ok = TunedTable_writeJson(root, path, err, errsize);
   close(lock);
   return ok;
 }
@@ -330,11 +341,8 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
     Util_strlcpy(info->generator, BENCHTOP_REVISION, sizeof info->generator);
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", TUNED_SCHEMA);
-    cJSON_AddStringToObject(root, "chip", info->chip);
-    cJSON_AddStringToObject(root, "device", info->device);
-    cJSON_AddStringToObject(root, "created", info->created);
-    cJSON_AddStringToObject(root, "revision", info->revision);
-    cJSON_AddStringToObject(root, "generator", info->generator);
+    for (int k = 0; k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
+      cJSON_AddStringToObject(root, Info_fields[k].key, (const char *)info + Info_fields[k].offset);
     cJSON *from = cJSON_AddArrayToObject(root, "from");
     for (int i = 0; i < nsessions; i++) {
       const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
@@ -342,12 +350,7 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
     }
     cJSON *arr = cJSON_AddArrayToObject(root, "entries");
     for (int i = 0; i < n; i++) cJSON_AddItemToArray(arr, TunedTable_toJson(&all[i]));
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    ok = text != NULL;
-    if (!ok) snprintf(err, errsize, "cannot format %s: out of memory", out_path);
-    else ok = Util_writeFileAtomic(out_path, text, strlen(text), err, errsize);
-    cJSON_free(text);
+    ok = TunedTable_writeJson(root, out_path, err, errsize);
   }
   free(all);
   if (ok) *nentries = n;

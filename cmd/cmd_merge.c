@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench/plan.h"
+#include "bench/tune_table.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
@@ -59,6 +61,25 @@ static bool Merge_checkOutput(const char *out, char **inputs, int n, bool force)
   return true;
 }
 
+/* A shard that ran tuned knobs for a variant given none pinned them in its own plan only
+ * (run's Plan_pin): the merged plan takes every shard's from the records, so that replay
+ * repeats what each shard ran. A plan of --knob auto resolves again on replay: left alone. */
+static void Merge_pinTuned(Session *s) {
+  if (s->plan.knobs_auto) return;
+  for (int i = 0; i < s->nrecords; i++) {
+    const Record *r = &s->records[i];
+    const Variant *v = Registry_find(r->variant);
+    if (!v || !TunedTable_noteIsTuned(r->knobs_auto)) continue;
+    PlanEntry e;
+    memset(&e, 0, sizeof e);
+    e.variant = v;
+    e.shape = r->shape;
+    char err[256];
+    Registry_defaults(v, &e.knobs);
+    if (Registry_applyKnobs(v, r->knobs, &e.knobs, false, err, sizeof err)) Plan_pin(&s->plan, &e);
+  }
+}
+
 static int Merge_exec(const CommandArgs *a) {
   const char *out_path = CommandArgs_text(a, MERGE_OUTPUT, "");
   int n = a->npos;
@@ -81,6 +102,7 @@ static int Merge_exec(const CommandArgs *a) {
   memset(&rep, 0, sizeof rep);
   if (loaded && Merge_shards(shards, (const char *const *)a->pos, n, &merged, &rep)) {
     char err[1024];
+    Merge_pinTuned(&merged);
     if (Session_saveAs(&merged, out_path, CommandArgs_has(a, MERGE_FORCE), err, sizeof err)) {
       char shown[4200];
       snprintf(shown, sizeof shown, "%s", out_path);

@@ -15,6 +15,7 @@
 #include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
 #include "cmd/run_loop.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "sessions/catalog.h"
 #include "sessions/export.h"
@@ -66,7 +67,9 @@ static void Tune_progressLine(bool tty, const Tuner *t, const char *phase_msg) {
   Shape_format(&g.shape, shape, sizeof shape);
   fprintf(stderr, "\r\033[K[tune %d/%d %s %s] %s %d/%d, %d refused", g.pair, g.npairs, g.variant,
           shape, g.phase, g.measured, g.budget, g.refused);
-  if (!isnan(g.best_p50)) fprintf(stderr, ", best %.4g us %.60s", g.best_p50, g.best_knobs);
+  char best[61];
+  if (!isnan(g.best_p50))
+    fprintf(stderr, ", best %.4g us %s", g.best_p50, Text_sanitize(best, sizeof best, g.best_knobs));
   if (phase_msg && *phase_msg) fprintf(stderr, " (%.30s)", phase_msg);
   fflush(stderr);
 }
@@ -74,16 +77,15 @@ static void Tune_progressLine(bool tty, const Tuner *t, const char *phase_msg) {
 /* One line per measurement in table form: the whole knob setting (the table's knobs column
  * is too narrow for a search). */
 static void Tune_row(const Record *r, int seen) {
-  char shape[64], knobs[RECORD_KNOBS_MAX];
+  char shape[64], knobs[RECORD_KNOBS_MAX], reason[121];
   Shape_format(&r->shape, shape, sizeof shape);
-  Util_strlcpy(knobs, r->knobs, sizeof knobs);
-  for (char *c = knobs; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  Text_sanitize(knobs, sizeof knobs, r->knobs); /* the record's text came from the worker */
+  Text_sanitize(reason, sizeof reason, r->reason);
   if (r->status == REC_PASS)
     printf("%4d  %-9s %-20s %9.4g us  %s\n", seen, r->variant, shape, r->timing.p50, knobs);
   else
-    printf("%4d  %-9s %-20s %9s     %s: %.120s\n", seen, r->variant, shape,
-           Record_statusName(r->status), knobs, r->reason);
+    printf("%4d  %-9s %-20s %9s     %s: %s\n", seen, r->variant, shape,
+           Record_statusName(r->status), knobs, reason);
 }
 
 /* Runs the tune to its end (or Ctrl-C); returns the exit code. */
@@ -234,8 +236,11 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
     return rc;
   }
   Tuner_finish(t, s);
-  if (!Session_autosave(s, err, sizeof err)) {
-    fprintf(stderr, "benchtop tune: cannot save the session: %s\n", err);
+  bool saved = Session_autosave(s, err, sizeof err);
+  if (!saved) {
+    fprintf(stderr, "benchtop tune: cannot save the session: ");
+    Text_print(stderr, err);
+    fputc('\n', stderr);
     rc = BT_EXIT_FAILED;
   }
   int nnotes;
@@ -254,8 +259,12 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
         if (strcmp(s->records[k].variant, s->tune[i].variant) == 0 &&
             Shape_equal(&s->records[k].shape, &s->tune[i].shape) && s->records[k].reason[0])
           why = s->records[k].reason;
-      fprintf(stderr, "benchtop tune: %s at %s: every one of the %d configurations measured failed "
-                      "(e.g. %.200s)\n", s->tune[i].variant, shape, s->tune[i].configs, why);
+      char line[400];
+      snprintf(line, sizeof line, "%s at %s: every one of the %d configurations measured failed "
+                                  "(e.g. %.200s)", s->tune[i].variant, shape, s->tune[i].configs, why);
+      fprintf(stderr, "benchtop tune: ");
+      Text_print(stderr, line); /* the reason is the worker's text */
+      fputc('\n', stderr);
       if (rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
     }
   if (cli->save_table) {
@@ -274,7 +283,12 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
     }
     free(entries);
   }
-  fprintf(stderr, "session: %s (%d records)\n", s->path, s->nrecords);
+  /* Only a session that holds its records is named as one (the failed save was said above). */
+  if (saved) {
+    fprintf(stderr, "session: ");
+    Text_print(stderr, s->path);
+    fprintf(stderr, " (%d records)\n", s->nrecords);
+  }
   return rc;
 }
 

@@ -2,15 +2,17 @@
 # Live runs in the TUI against a hostile worker (tests/unit/hostile_worker.py as BENCHTOP_WORKER):
 # a worker that sends 999 progress lines and its record in one write loses no record, and one
 # that floods output and ignores cancellation is stopped by x: the status line leaves
-# "cancelling", the finished record and a cancelled one are kept, and the session loads.
+# "cancelling", the finished record and a cancelled one are kept, and the session loads; a
+# session that cannot be autosaved (a full disk) makes quitting say so and exit 1.
 #   tui_hostile_run.sh BENCHTOP
 BT=$1
 . "$(dirname "$0")/lib.sh"
 export BENCHTOP_WORKER="$(cd "$(dirname "$0")/../unit" && pwd)/hostile_worker.py" BENCHTOP_EXAMPLES=/nonexistent
 count() { "$BT" show "$1" --format json | grep -c '"variant"'; }
-# Opens session $2 with the worker misbehaving as $1, checks 2 variants and 2 shapes.
+# Opens session $2 with the worker misbehaving as $1 (shell commands $3 first), checks 2
+# variants and 2 shapes.
 open_with() {
-  tui_start 160 45 "HOSTILE_MODE=$1 TERM=screen-256color '$BT' '$2'; echo EXIT=\$?; sleep 600"
+  tui_start 160 45 "${3:-} HOSTILE_MODE=$1 TERM=screen-256color '$BT' '$2' 2>&1; echo EXIT=\$?; sleep 600"
   wait_for 'Variants 0/'
   keys 1 g Space j j j j j Space 2 g Space j Space
   wait_for "Shapes 2/"
@@ -42,4 +44,18 @@ grep -q '"cancelled"' "$TUI_TMP/flood.out" || fail "no cancelled record saved"
 [ "$(grep -c '"variant"' "$TUI_TMP/flood.out")" -eq 2 ] || fail "want 2 records saved"
 no_sanitizer_report
 step "the finished record and the cancelled one are saved"
+
+# A disk that fills up (a file-size limit of 2 KiB; SIGXFSZ is ignored, the write fails): the
+# records that cannot be autosaved are said, and quitting says so and does not exit 0.
+tui_fresh
+S="$TUI_TMP/full.json"
+open_with good "$S" "ulimit -f 2;"
+keys r; wait_for 'AUTOSAVE FAILED' 30
+step "a full disk: the failed autosave is on the status line"
+keys q; wait_for '^EXIT=' 10
+screen | grep -q '^EXIT=1$' || fail "quit with unsaved records: $(screen | grep EXIT=), want EXIT=1"
+screen | grep -q 'could not save' || fail "quit does not say the session could not be saved"
+[ ! -e "$S" ] || "$BT" show "$S" >/dev/null || fail "a half-written session was left"
+no_sanitizer_report
+step "quit with records that could not be saved: said, exit 1"
 echo PASS

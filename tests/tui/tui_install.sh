@@ -27,11 +27,17 @@ cd / || fail "cd /"
 tui_start 120 30 "$BT"
 wait_for "example, read-only"
 step "D's benchtop opened the installed example: $(screen | head -n 1 | sed 's/ *$//')"
-seen=""
+seen="" prev=""
+theme_shown() { screen | grep -o 'theme: [a-z-]*' | head -n 1 | cut -d' ' -f2; }
 for _ in 1 2 3 4; do
   keys t
-  wait_for "theme: "
-  seen="$seen $(screen | grep -o 'theme: [a-z-]*' | head -n 1 | cut -d' ' -f2)"
+  # The previous press's message stays up until this one is handled: wait for a new name.
+  for _ in $(seq 100); do
+    cur=$(theme_shown)
+    [ -n "$cur" ] && [ "$cur" != "$prev" ] && break
+    sleep 0.05
+  done
+  seen="$seen $cur" prev=$cur
 done
 for t in light monochrome high-contrast; do
   grep -qw "$t" <<< "$seen" || fail "theme $t not found (t went through:$seen)"

@@ -175,6 +175,18 @@ def case_full_disk(c):
     c.check(not os.path.exists(new) or records(new) is not None, "new file: left half-written")
     left = [n for n in os.listdir(c.tmp) if n.startswith(".new.json")]
     c.check(not left, "new file: temporary files left: %s" % left)
+    # replay and tune save through the same routine: never exit 0 with records unsaved (the
+    # new file is claimed, the records do not fit).
+    limit = 1000
+    for label, args in (("replay", ["replay", s, "-o", c.path("replayed.json")]),
+                        ("tune", ["tune", "-v", "smem", "-s", "1x1x64x64", "--metrics", "none",
+                                  "-o", c.path("tuned.json")])):
+        rc, out, err = c.bt_run(args, preexec_fn=small, timeout=120)
+        c.check(rc > 0, "%s on a full disk: exit %d (%s)" % (label, rc, err.strip()[-300:]))
+        c.check("could not be saved" in err or "cannot save" in err,
+                "%s: the failed save is not said: %s" % (label, err.strip()[-300:]))
+        c.check(not any(l.startswith("session: ") for l in err.splitlines()),
+                "%s: names the unsaved file as its session: %s" % (label, err.strip()[-300:]))
 
 
 def case_replay_self(c):
@@ -191,6 +203,46 @@ def case_replay_self(c):
             refused(c, label, ["replay", "in.json", "-o", out], s)
     finally:
         os.chdir(cwd)
+
+
+def case_replay_plan(c):
+    """replay checks the plan in the file like a command line (reps, watchdog, unknown knobs,
+    values a knob does not have: refused before anything runs), and keeps each variant's own
+    knobs: mma and fa3 at their defaults, also from a benchtop.session/1 file whose one flat
+    knob list holds fa3's block_m=128,block_n=128."""
+    s = c.path("two.json")
+    rc, _, err = c.bt_run(["run", "-v", "mma,fa3", "-s", "2x8x512x64", "--metrics", "none", "-o", s])
+    c.check(rc == 0, "making the session: exit %d: %s" % (rc, err[-300:]))
+    orig = {r["variant"]: r["knobs"] for r in records(s) or []}
+    c.check(len(orig) == 2, "the session holds %s" % orig)
+
+    def variant(d, name):
+        return [v for v in d["plan"]["variants"] if v["name"] == name][0]
+    bad = (("reps", lambda d: d["plan"]["options"].update(reps=2147483647), "reps"),
+           ("watchdog", lambda d: d["plan"]["options"].update(watchdog_s=1e-9), "watchdog"),
+           ("unknown knob", lambda d: variant(d, "mma").update(knobs=["bogus=1"]), "bogus"),
+           ("knob value", lambda d: variant(d, "mma").update(knobs=["block_m=96"]), "96"))
+    for label, change, text in bad:
+        d = json.load(open(s))
+        change(d)
+        f = c.path("bad.json")
+        json.dump(d, open(f, "w"))
+        out = c.path("bad-out.json")
+        refused(c, label, ["replay", f, "-o", out], out, text=text)
+    d = json.load(open(s))
+    d["schema"] = "benchtop.session/1"
+    d["plan"]["variants"] = ["mma", "fa3"]
+    d["plan"]["knobs"] = ["block_m=128", "block_n=128"]
+    for name, f in (("/2", s), ("/1", c.path("v1.json"))):
+        if name == "/1":
+            json.dump(d, open(f, "w"))
+        out = c.path("replayed-%s.json" % name[1])
+        rc, _, err = c.bt_run(["replay", f, "-o", out])
+        got = {r["variant"]: r["knobs"] for r in records(out) or []}
+        c.check(rc == 0 and got == orig, "replay of %s: exit %d, knobs %s, want %s (%s)"
+                % (name, rc, got, orig, err.strip()[-300:]))
+        if name == "/1":
+            c.check("converted from benchtop.session/1" in err, "no word about the /1 plan: %s" % err[-300:])
 
 
 def case_concurrent(c):

@@ -261,27 +261,27 @@ def case_flood(c, bt, tmp):
     basic(c, bt, Run(bt, tmp, "flood", []), max_secs=60, statuses={"pass": N_ENTRIES})
 
 
-def case_stop_continue(c, bt, tmp):
-    """The parent stopped (SIGSTOP, as Ctrl-Z) while its worker keeps writing, then resumed."""
+def stop_and_resume(c, bt, tmp, sig, times, pause):
+    """The parent stopped by sig, times times for pause seconds, while its worker keeps writing,
+    then resumed each time: every record passes."""
     def act(p):
-        time.sleep(0.3 * TIME_SCALE)
-        p.send_signal(signal.SIGSTOP)
-        time.sleep(2.0)
-        p.send_signal(signal.SIGCONT)
+        for _ in range(times):
+            time.sleep(0.3 * TIME_SCALE)
+            p.send_signal(sig)
+            time.sleep(pause)
+            p.send_signal(signal.SIGCONT)
     basic(c, bt, Run(bt, tmp, "chatty", ["--watchdog", "1"], actions=act),
           statuses={"pass": N_ENTRIES})
+
+
+def case_stop_continue(c, bt, tmp):
+    """The parent stopped (SIGSTOP, as Ctrl-Z) while its worker keeps writing, then resumed."""
+    stop_and_resume(c, bt, tmp, signal.SIGSTOP, 1, 2.0)
 
 
 def case_tstp_continue(c, bt, tmp):
     """The same with SIGTSTP (what Ctrl-Z sends), twice, while the worker writes."""
-    def act(p):
-        for _ in range(2):
-            time.sleep(0.3 * TIME_SCALE)
-            p.send_signal(signal.SIGTSTP)
-            time.sleep(1.5)
-            p.send_signal(signal.SIGCONT)
-    basic(c, bt, Run(bt, tmp, "chatty", ["--watchdog", "1"], actions=act),
-          statuses={"pass": N_ENTRIES})
+    stop_and_resume(c, bt, tmp, signal.SIGTSTP, 2, 1.5)
 
 
 def saved_records(path):
@@ -470,6 +470,16 @@ def case_escape(c, bt, tmp):
                 json.loads(run.out)
             except ValueError as e:
                 c.check(False, "json output does not parse: %s" % e)
+    # tune prints a line per measurement and a closing note with a failed record's reason.
+    env = dict(os.environ, BENCHTOP_WORKER=os.path.abspath(__file__), HOSTILE_MODE="escape",
+               XDG_DATA_HOME=tmp + "/data", XDG_CACHE_HOME=tmp + "/cache")
+    for fmt in ("table", "csv"):
+        p = subprocess.run([bt, "tune", "-v", "smem", "-s", "1x1x64x64", "--metrics", "none",
+                            "--format", fmt, "-o", tmp + "/tune-%s.json" % fmt], env=env,
+                           capture_output=True, timeout=60 * TIME_SCALE)
+        raw = (p.stdout + p.stderr).decode("utf-8", "replace")
+        c.check(p.returncode == 1 and "pwned" in raw, "tune %s: exit %d" % (fmt, p.returncode))
+        c.check(not any(ch in raw for ch in "\x1b\x07\r\x9b"), "tune %s: a raw control byte in the output" % fmt)
 
 
 def case_sigpipe(c, bt, tmp):

@@ -191,6 +191,32 @@ static void test_entry(TunedEntry *e, const char *variant, const char *shape, co
 /* The tuned table: stored entries come back for their device, source, shape and conditions
  * only; a newer tune replaces the older entry; a malformed table is moved aside, not lost;
  * --knob auto takes the tuned knobs, keeps the ones given with --knob, or says why not. */
+/* A plan entry of v at shape s with its default knobs, auto as given. */
+static PlanEntry test_planEntry(const Variant *v, Shape s, RunOptions opts, int knobs_auto) {
+  PlanEntry pe;
+  memset(&pe, 0, sizeof pe);
+  pe.variant = v;
+  pe.shape = s;
+  pe.opts = opts;
+  pe.knobs_auto = knobs_auto;
+  Registry_defaults(v, &pe.knobs);
+  return pe;
+}
+
+/* A tuned table at path holding one H200 entry (warm, p50 1 us) of the given source hash. */
+static bool test_oneEntryTable(const char *path, const char *variant, const char *shape,
+                               const char *knobs, const char *hash) {
+  char *text = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"%s\", \"source_hash\": \"%s\", \"shape\": \"%s\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"%s\", \"p50\": 1.0}]}",
+      variant, hash, shape, knobs);
+  char err[256];
+  bool ok = Util_writeFileAtomic(path, text, strlen(text), err, sizeof err);
+  free(text);
+  return ok;
+}
+
 static void test_table(void) {
   char dir[] = "/tmp/benchtop-tune-XXXXXX", path[4200], note[600], err[600];
   CHECK(mkdtemp(dir) != NULL);
@@ -240,13 +266,7 @@ static void test_table(void) {
   free(text);
 
   /* --knob auto: tuned knobs, except the knob the user gave. */
-  PlanEntry pe[2];
-  memset(pe, 0, sizeof pe);
-  pe[0].variant = mma;
-  pe[0].shape = small;
-  pe[0].opts = warm;
-  pe[0].knobs_auto = true;
-  Registry_defaults(mma, &pe[0].knobs);
+  PlanEntry pe[2] = {test_planEntry(mma, small, warm, PLAN_AUTO_ASKED)};
   char spec[] = "stages=3";
   Registry_applyKnobs(mma, spec, &pe[0].knobs, false, err, sizeof err);
   pe[0].knobs_given = 1u << 3; /* stages */
@@ -328,13 +348,7 @@ static void test_table(void) {
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
   /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
    * defaults, unremarked. */
-  PlanEntry implicit[2];
-  memset(implicit, 0, sizeof implicit);
-  implicit[0].variant = fa3;
-  implicit[0].shape = big;
-  implicit[0].opts = warm;
-  implicit[0].knobs_auto = PLAN_AUTO_IF_TUNED;
-  Registry_defaults(fa3, &implicit[0].knobs);
+  PlanEntry implicit[2] = {test_planEntry(fa3, big, warm, PLAN_AUTO_IF_TUNED)};
   implicit[1] = implicit[0];
   implicit[1].shape = causal;
   char inotes[2][160], dflt[160];
@@ -358,34 +372,19 @@ static void test_table(void) {
   CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "broken.json"));
   /* --knob auto on a GPU of an unknown chip: the defaults, and a note that says why. */
-  PlanEntry unk = implicit[0];
-  unk.knobs_auto = PLAN_AUTO_ASKED;
-  Registry_defaults(fa3, &unk.knobs);
+  PlanEntry unk = test_planEntry(fa3, big, warm, PLAN_AUTO_ASKED);
   TunedTable_resolve(&unk, 1, &unknown, inotes);
   Registry_formatKnobs(fa3, &unk.knobs, knobs, sizeof knobs);
   CHECK(strcmp(knobs, dflt) == 0 && Util_startsWith(inotes[0], "defaults: nothing tuned on this "
         "scripted test worker (no GPU) (its chip is unknown, so no shipped table applies)"));
   /* Entries the registry would refuse: an unknown variant, knobs refused at the shape. */
-  char *refused = Util_asprintf(
-      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
-      " \"driver\": 12000, \"variant\": \"fa4\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\","
-      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"block_m=64\", \"p50\": 1.0}]}", hash);
-  CHECK(Util_writeFileAtomic(bpath, refused, strlen(refused), err, sizeof err));
-  free(refused);
+  CHECK(test_oneEntryTable(bpath, "fa4", "8x16x4096x64", "block_m=64", hash));
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "no such variant"));
-  refused = Util_asprintf(
-      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
-      " \"driver\": 12000, \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x128\","
-      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"block_m=128,block_n=176,stages=4\", \"p50\": 1.0}]}", hash);
-  CHECK(Util_writeFileAtomic(bpath, refused, strlen(refused), err, sizeof err));
-  free(refused);
+  CHECK(test_oneEntryTable(bpath, "fa3", "8x16x4096x128", "block_m=128,block_n=176,stages=4", hash));
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "entries[0] (fa3)"));
   /* ...and --knob auto there never runs them: a valid neighbour's knobs or the defaults. */
   Shape big128 = test_shape("8x16x4096x128");
-  PlanEntry asked = implicit[0];
-  asked.shape = big128;
-  asked.knobs_auto = PLAN_AUTO_ASKED;
-  Registry_defaults(fa3, &asked.knobs);
+  PlanEntry asked = test_planEntry(fa3, big128, warm, PLAN_AUTO_ASKED);
   TunedTable_resolve(&asked, 1, &h100, inotes);
   Registry_formatKnobs(fa3, &asked.knobs, knobs, sizeof knobs);
   CHECK(strstr(knobs, "block_n=176") == NULL &&

@@ -185,6 +185,25 @@ PY
 grep -q 'auto from table GH100.json (shipped)' "$T/plain-show.txt" && ok "show says the knobs came from the shipped table" \
   || { bad "show hides where the knobs came from"; cat "$T/plain-show.txt"; }
 
+# --- shards of a plain run on an H100 each pin the shipped knobs they ran; the merged plan
+# --- holds every shard's, so a replay of the merged session repeats what the shards ran ------
+for i in 1 2; do
+  FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/none.json "$BT" run -v mma \
+    -s 2x8x512x64,4x16x2048x128 --metrics none --shard $i/2 -o "$T/shard$i.json" > /dev/null 2>&1
+done
+"$BT" merge "$T/shard1.json" "$T/shard2.json" -o "$T/merged.json" > /dev/null 2> "$T/merge.txt"
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/none.json "$BT" replay "$T/merged.json" \
+  -o "$T/merged-replay.json" > /dev/null 2>&1
+python3 - "$T/merged.json" "$T/merged-replay.json" <<'PY' && ok "a merged sharded run replays every shard's tuned knobs" \
+  || { bad "merged shards lost their tuned knobs"; cat "$T/merge.txt"; }
+import json, sys
+a = sorted((r["shape"], r["knobs"]) for r in json.load(open(sys.argv[1]))["records"])
+b = sorted((r["shape"], r["knobs"]) for r in json.load(open(sys.argv[2]))["records"])
+notes = [r.get("knobs_auto", "") for r in json.load(open(sys.argv[1]))["records"]]
+print("   merged:", a, "replayed:", b)
+sys.exit(0 if len(a) == 2 and a == b and all(n.startswith("auto from table GH100.json") for n in notes) else 1)
+PY
+
 # --- tune-table: the table shipped per chip, from tune sessions; the chip, the commit and the
 # --- sessions recorded; a session of an unknown chip or a -o that is no table: one line ----
 python3 - "$T/t.json" "$T/t-h100.json" <<'PY'
