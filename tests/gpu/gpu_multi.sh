@@ -5,7 +5,7 @@
 #     every GPU used (distinct UUIDs), and the wall time against single / number of GPUs
 #     (acceptance: within 1.2x).
 #  2. Neighbours: the p50 of one fixed configuration on GPU 0 alone and while every other GPU
-#     runs a heavy plan, in interleaved rounds (medians); PASS when they differ by < 3 %.
+#     runs a heavy plan, in interleaved rounds (medians); PASS when they differ by < 2 % (the issue's bound).
 # Prints one PASS/FAIL line per check and 'gpu_multi: PASS|FAIL' last.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +71,7 @@ alone = statistics.median(p50("alone-%d" % i) for i in (1, 2, 3))
 busy = statistics.median(p50("busy-%d" % i) for i in (1, 2, 3))
 print("p50 alone  (rounds): %s us" % " ".join("%.2f" % p50("alone-%d" % i) for i in (1, 2, 3)))
 print("p50 beside busy GPUs: %s us" % " ".join("%.2f" % p50("busy-%d" % i) for i in (1, 2, 3)))
-check("p50 alone vs with every other GPU busy within 3 %", abs(busy / alone - 1) < 0.03,
+check("p50 alone vs with every other GPU busy within 2 %", abs(busy / alone - 1) < 0.02,
       "alone %.2f us, busy %.2f us, ratio %.3f" % (alone, busy, busy / alone))
 still = [open("%s/multi-still-%d.txt" % (d, i)).read() for i in (1, 2, 3)]
 check("the neighbours were busy throughout every busy run", all(": yes;" in l for l in still),
