@@ -20,7 +20,7 @@ static void Buffers_release(GpuBuffers *b) {
     if (*ptrs[i]) cudaFree((char *)*ptrs[i] - INTEGRITY_GUARD_BYTES);
     *ptrs[i] = NULL;
   }
-  b->elems = b->workspace_bytes = b->partial_elems = b->lse_elems = b->nscales = 0;
+  b->elems = b->workspace_bytes = b->partial_o_bytes = b->partial_lse_bytes = b->nscales = 0;
   memset(&b->shape, 0, sizeof b->shape);
 }
 
@@ -36,22 +36,20 @@ void Buffers_free(GpuBuffers *b) {
 bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   GpuBuffers *b = &g->buf;
   size_t nscales = 3 * (size_t)n->bh;
-  size_t lse_need = n->partial_elems / (size_t)(n->D ? n->D : 1);
   bool fits = n->elems <= b->elems && n->workspace_bytes <= b->workspace_bytes &&
-              n->partial_elems <= b->partial_elems && lse_need <= b->lse_elems &&
+              n->partial_o_bytes <= b->partial_o_bytes && n->partial_lse_bytes <= b->partial_lse_bytes &&
               (!n->fp8 || (b->q8 && nscales <= b->nscales));
   size_t flush_need = n->cold_l2 ? DeviceProps_flushBytes(&g->props) : 0;
   if (fits && flush_need <= b->flush_bytes) return true;
 
   size_t e = n->elems > b->elems ? n->elems : b->elems;
   size_t ws = n->workspace_bytes > b->workspace_bytes ? n->workspace_bytes : b->workspace_bytes;
-  size_t pe = n->partial_elems > b->partial_elems ? n->partial_elems : b->partial_elems;
-  /* One log-sum-exp per partial row: a smaller D than the last allocation's needs more. */
-  size_t le = lse_need > b->lse_elems ? lse_need : b->lse_elems;
+  size_t po = n->partial_o_bytes > b->partial_o_bytes ? n->partial_o_bytes : b->partial_o_bytes;
+  size_t pl = n->partial_lse_bytes > b->partial_lse_bytes ? n->partial_lse_bytes : b->partial_lse_bytes;
   bool fp8 = n->fp8 || b->q8;
   if (nscales < b->nscales) nscales = b->nscales;
   size_t tensors = 4 * e * 2, ref = e * 4, f8 = fp8 ? 3 * e + nscales * 4 : 0;
-  size_t partial = pe * 4 + le * 4;
+  size_t partial = po + pl;
   size_t need = tensors + ref + ws + f8 + partial + (flush_need > b->flush_bytes ? flush_need : 0);
 
   Buffers_release(b);
@@ -78,8 +76,8 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
     {&b->q8, fp8 ? e : 0, "allocating fp8 Q"}, {&b->k8, fp8 ? e : 0, "allocating fp8 K"},
     {&b->v8, fp8 ? e : 0, "allocating fp8 V"},
     {(void **)&b->scales, fp8 ? nscales * 4 : 0, "allocating fp8 scales"},
-    {(void **)&b->partial_o, pe * 4, "allocating split-KV partial outputs"},
-    {(void **)&b->partial_lse, le * 4, "allocating split-KV partial statistics"},
+    {(void **)&b->partial_o, po, "allocating split-KV partial outputs"},
+    {(void **)&b->partial_lse, pl, "allocating split-KV partial statistics"},
   };
   for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
     if (allocs[i].bytes == 0) continue;
@@ -105,13 +103,13 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   }
   b->elems = e;
   b->workspace_bytes = ws;
-  b->partial_elems = pe;
-  b->lse_elems = le;
+  b->partial_o_bytes = po;
+  b->partial_lse_bytes = pl;
   return true;
 }
 
 int Buffers_regions(const GpuBuffers *b, const BufferNeeds *n, BufferRegion *out) {
-  size_t lse = n->partial_elems / (size_t)(n->D ? n->D : 1), sc = 3 * (size_t)n->bh * 4;
+  size_t sc = 3 * (size_t)n->bh * 4;
   const BufferRegion all[] = {
     {"Q", b->q, n->elems * 2, b->elems * 2, true},
     {"K", b->k, n->elems * 2, b->elems * 2, true},
@@ -122,8 +120,8 @@ int Buffers_regions(const GpuBuffers *b, const BufferNeeds *n, BufferRegion *out
     {"fp8 K", b->k8, n->elems, b->elems, false},
     {"fp8 V", b->v8, n->elems, b->elems, false},
     {"the fp8 scales", b->scales, sc, b->nscales * 4, false},
-    {"the split-KV partial outputs", b->partial_o, n->partial_elems * 4, b->partial_elems * 4, false},
-    {"the split-KV partial statistics", b->partial_lse, lse * 4, b->lse_elems * 4, false},
+    {"the split-KV partial outputs", b->partial_o, n->partial_o_bytes, b->partial_o_bytes, false},
+    {"the split-KV partial statistics", b->partial_lse, n->partial_lse_bytes, b->partial_lse_bytes, false},
   };
   int count = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {

@@ -7,7 +7,8 @@
 typedef struct BufferNeeds {
   size_t elems;           /* of one [B,H,S,D] tensor */
   size_t workspace_bytes;
-  size_t partial_elems;   /* split-KV partial outputs (splits * elems), 0 if none */
+  size_t partial_o_bytes;   /* AttnParams.o_f32: split-KV partial outputs, 0 if none */
+  size_t partial_lse_bytes; /* AttnParams.lse */
   int bh, D;
   bool fp8;               /* fp8 copies of Q/K/V and per-(b,h) scales */
   bool cold_l2;           /* a flush buffer of twice the L2 */

@@ -129,7 +129,12 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   g->cc = prop.major * 10 + prop.minor;
   g->props = (DeviceProps){.cc = g->cc, .sm_count = prop.multiProcessorCount,
                            .l2_bytes = prop.l2CacheSize,
-                           .smem_optin = (int)prop.sharedMemPerBlockOptin};
+                           .smem_optin = (int)prop.sharedMemPerBlockOptin,
+                           .max_threads = prop.maxThreadsPerBlock};
+  for (int i = 0; i < 3; i++) {
+    g->props.max_block[i] = prop.maxThreadsDim[i];
+    g->props.max_grid[i] = prop.maxGridSize[i];
+  }
   g->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   /* NVRTC may be older than the driver and the GPU: compile for the newest architecture it
    * knows (a same-major cubin, or PTX the driver finishes), and say so once. */
@@ -189,6 +194,7 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
     return NULL;
   }
   for (int i = 0; i < v->nsteps; i++) {
+    if (v->steps[i].hook != HOOK_NONE) continue;
     e = cudaLibraryGetKernel(&m.kernels[i], m.lib, v->steps[i].entry);
     if (e != cudaSuccess) {
       char what[128];
@@ -222,15 +228,32 @@ bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p
                 "launching the kernel", err, errsize);
 }
 
+bool Gpu_plan(Gpu *g, const Variant *v, const KnobValues *kv, const Shape *s,
+              const LaunchPlan **out, char *err, size_t errsize) {
+  if (g->plan_variant != v || !Shape_equal(&g->plan_shape, s) ||
+      memcmp(&g->plan_knobs, kv, sizeof *kv) != 0) {
+    g->plan_variant = NULL;
+    if (!Registry_plan(v, s, kv, &g->props, &g->plan, err, errsize)) return false;
+    g->plan_variant = v;
+    g->plan_knobs = *kv;
+    g->plan_shape = *s;
+  }
+  *out = &g->plan;
+  return true;
+}
+
 bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
                     const AttnParams *p, char *err, size_t errsize) {
-  if (v->kind == LAUNCH_CUBLAS) return Gpu_runCublas(g, m, v, kv, p, err, errsize);
   Shape s = {p->B, p->H, p->S, p->D, p->causal != 0};
+  const LaunchPlan *plan;
+  if (!Gpu_plan(g, v, kv, &s, &plan, err, errsize)) return false;
   for (int i = 0; i < v->nsteps; i++) {
-    LaunchDims d;
-    v->steps[i].dims(&s, kv, &g->props, &d);
-    if (d.grid[0] == 0 || d.grid[1] == 0 || d.grid[2] == 0) continue; /* step not needed here */
-    if (!Gpu_launch(g, m->kernels[i], &d, p, err, errsize)) return false;
+    if (v->steps[i].hook != HOOK_NONE) {
+      if (!Gpu_runHook(g, v->steps[i].hook, p, err, errsize)) return false;
+      continue;
+    }
+    if (plan->skip[i]) continue; /* a grid with a zero: the step is not needed here */
+    if (!Gpu_launch(g, m->kernels[i], &plan->dims[i], p, err, errsize)) return false;
   }
   return true;
 }

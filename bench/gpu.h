@@ -30,7 +30,7 @@ typedef struct GpuBuffers {
   float *scales;         /* 3 * B*H */
   float *partial_o, *partial_lse;
   void *flush;           /* >= 2x L2, only with --cold-l2 */
-  size_t elems, workspace_bytes, partial_elems, lse_elems, flush_bytes, nscales;
+  size_t elems, workspace_bytes, partial_o_bytes, partial_lse_bytes, flush_bytes, nscales;
   unsigned long long *sums; /* the input checksums' device slots (bench/measure_guard.c) */
   Shape shape;           /* inputs currently filled for this shape */
   uint64_t seed;
@@ -47,6 +47,12 @@ typedef struct Gpu {
   GpuModule util, reference;
   GpuModule *modules;
   int nmodules;
+  /* The launch plan of the last (variant, knobs, shape), so the timed loop never re-evaluates
+   * the declaration. */
+  LaunchPlan plan;
+  const Variant *plan_variant;
+  KnobValues plan_knobs;
+  Shape plan_shape;
   GpuBuffers buf;
   void *cublas;          /* cublasHandle_t, created on first use */
   void *profiler;        /* Profiler *, created on first use */
@@ -65,12 +71,15 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
 /* Launches kernel k of a module with params; checks the launch. */
 bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
                 size_t errsize);
-/* The whole variant once (all steps, or the cuBLAS sequence) on g->stream. */
+/* The declaration's launch of v at knobs kv and shape s on this device (cached for the last
+ * one asked for). False with one line naming the declaration's file and line. */
+bool Gpu_plan(Gpu *g, const Variant *v, const KnobValues *kv, const Shape *s,
+              const LaunchPlan **out, char *err, size_t errsize);
+/* The whole variant once (its steps in order: kernels and hooks) on g->stream. */
 bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
                     const AttnParams *p, char *err, size_t errsize);
-/* cuBLAS path (bench/cublas_variant.c). */
-bool Gpu_runCublas(Gpu *g, GpuModule *m, const Variant *v, const KnobValues *kv,
-                   const AttnParams *p, char *err, size_t errsize);
+/* A named hook of a declaration (bench/hooks.c). */
+bool Gpu_runHook(Gpu *g, RegistryHook h, const AttnParams *p, char *err, size_t errsize);
 
 /* A CUDA error that leaves the context unusable: the worker must report and exit. */
 bool Gpu_isSticky(cudaError_t e);

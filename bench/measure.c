@@ -15,6 +15,7 @@
 #include "bench/nvml.h"
 #include "bench/tensor_maps.h"
 #include "common/util.h"
+#include "kernels/jit.h"
 #include "cupti/profiler.h"
 #include "kernels/reference.h"
 
@@ -41,22 +42,23 @@ static void Measure_clocks(Gpu *g, Clocks *c, bool after) {
 
 /* Launch-facts of the attention kernel: registers, static/dynamic smem, local memory, and the
  * theoretical occupancy from the occupancy API. */
-static void Measure_kernelFacts(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
-                                const Shape *s, Record *rec) {
-  if (v->nsteps < 1) return;
+static void Measure_kernelFacts(Gpu *g, const Variant *v, const LaunchPlan *plan, GpuModule *m,
+                                Record *rec) {
   rec->build = m->build;
   /* The attention kernel is the step with the most registers (not a quantize or combine step). */
-  int main_step = v->nsteps - 1;
+  int main_step = -1;
+  for (int i = 0; i < v->nsteps; i++)
+    if (v->steps[i].hook == HOOK_NONE && strcmp(v->steps[i].entry, Jit_mainEntry(v)) == 0) main_step = i;
+  if (main_step < 0) return;
   struct cudaFuncAttributes fa, fi;
   bool have = cudaFuncGetAttributes(&fa, (const void *)m->kernels[main_step]) == cudaSuccess;
   for (int i = 0; have && i < v->nsteps; i++)
-    if (cudaFuncGetAttributes(&fi, (const void *)m->kernels[i]) == cudaSuccess &&
-        fi.numRegs > fa.numRegs) {
+    if (v->steps[i].hook == HOOK_NONE &&
+        cudaFuncGetAttributes(&fi, (const void *)m->kernels[i]) == cudaSuccess && fi.numRegs > fa.numRegs) {
       main_step = i;
       fa = fi;
     }
-  LaunchDims d;
-  v->steps[main_step].dims(s, kv, &g->props, &d);
+  const LaunchDims d = plan->dims[main_step];
   rec->build.smem_dynamic = (int)d.smem;
   if (have) {
     rec->build.regs = fa.numRegs;
@@ -160,21 +162,24 @@ static MeasureStep Measure_prepare(Measurement *x) {
   const Variant *v = e->variant;
   const Shape *s = &e->shape;
   char why[RECORD_REASON_MAX];
-  if (Registry_supports(v, s, &e->knobs, &g->props, why, sizeof why))
+  const LaunchPlan *plan;
+  if (Registry_refusal(v, s, &e->knobs, &g->props, why, sizeof why) ||
+      !Gpu_plan(g, v, &e->knobs, s, &plan, why, sizeof why))
     return Measure_stop(x, REC_NA, "n/a: ", why);
   x->need = (BufferNeeds){.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
                           .cold_l2 = e->opts.cold_l2};
-  x->need.workspace_bytes = v->workspace_bytes ? v->workspace_bytes(s, &e->knobs) : 0;
-  int splits = v->num_splits ? v->num_splits(s, &e->knobs, &g->props) : 1;
-  if (splits > 1) x->need.partial_elems = (size_t)splits * x->need.elems;
+  x->need.workspace_bytes = plan->scratch[SCRATCH_WORKSPACE];
+  x->need.partial_o_bytes = plan->scratch[SCRATCH_O_F32];
+  x->need.partial_lse_bytes = plan->scratch[SCRATCH_LSE];
+  int splits = plan->num_splits;
   if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
     return Measure_stop(x, REC_NA, "n/a: ", x->err);
   x->progress("compiling", x->user);
   x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
-  Measure_kernelFacts(g, v, &e->knobs, x->m, s, x->rec);
+  Measure_kernelFacts(g, v, plan, x->m, x->rec);
   Measure_params(x, splits);
-  if (!TensorMaps_fill(v, &e->knobs, s, &x->p, x->err, sizeof x->err))
+  if (!TensorMaps_fill(plan, s, &x->p, x->err, sizeof x->err))
     return Measure_stop(x, REC_ERROR, "", x->err);
   return STEP_NEXT;
 }

@@ -27,7 +27,7 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
   p->shapes = shapes;
   p->nshapes = nshapes;
   if (strcmp(text, "all") == 0) {
-    for (int i = 0; i < Registry_count; i++) Plan_addVariant(p, Registry_variants[i]->name);
+    for (int i = 0; i < Registry_count(); i++) Plan_addVariant(p, Registry_at(i)->name);
     return true;
   }
   char *copy = Util_xstrdup(text);
@@ -52,9 +52,11 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
 }
 
 static int Plan_knobIndex(const Variant *v, const char *name, size_t len) {
-  for (int k = 0; k < v->nknobs; k++)
-    if (strlen(v->knobs[k].name) == len && strncmp(v->knobs[k].name, name, len) == 0) return k;
-  return -1;
+  char buf[64];
+  if (len >= sizeof buf) return -1;
+  memcpy(buf, name, len);
+  buf[len] = '\0';
+  return Registry_knobIndex(v, buf);
 }
 
 /* The values of one sweep "k=v1,v2,v1" for knob k of v, as indexes without repeats. False with
@@ -64,11 +66,8 @@ static bool Plan_knobValues(const Variant *v, int k, const char *values, int *id
   *n = 0;
   char *copy = Util_xstrdup(values), *save = NULL;
   bool ok = true;
-  const int allowed = Registry_knobValueCount(&v->knobs[k]);
   for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
-    int found = -1;
-    for (int j = 0; j < allowed; j++)
-      if (strcmp(v->knobs[k].values[j], val) == 0) found = j;
+    int found = Registry_knobValueIndex(&v->knobs[k], val); /* numbers by value: 064 is 64 */
     if (found < 0) {
       char spec[200];
       KnobValues kv;
@@ -81,7 +80,7 @@ static bool Plan_knobValues(const Variant *v, int k, const char *values, int *id
     }
     bool dup = false;
     for (int j = 0; j < *n; j++) dup |= idx[j] == found;
-    if (!dup) idx[(*n)++] = found; /* at most `allowed` distinct values: never past the array */
+    if (!dup) idx[(*n)++] = found; /* at most nvalues distinct values: never past the array */
   }
   if (ok && *n == 0) {
     snprintf(err, errsize, "knob %s of %s: no value given", v->knobs[k].name, v->name);

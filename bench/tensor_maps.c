@@ -51,11 +51,10 @@ static bool TensorMaps_one(EncodeTiledFn enc, BtTensorMap *out, const void *ptr,
   return true;
 }
 
-bool TensorMaps_fill(const Variant *v, const KnobValues *kv, const Shape *s, AttnParams *p,
-                     char *err, size_t errsize) {
-  if (!v->tma_rows) return true;
-  int rows[4] = {0, 0, 0, 0};
-  v->tma_rows(s, kv, rows);
+bool TensorMaps_fill(const LaunchPlan *plan, const Shape *s, AttnParams *p, char *err,
+                     size_t errsize) {
+  const int *rows = plan->tma_rows;
+  if (!rows[0] && !rows[1] && !rows[2] && !rows[3]) return true;
   EncodeTiledFn enc = TensorMaps_encoder(err, errsize);
   if (!enc) return false;
   return TensorMaps_one(enc, &p->tmap_q, p->q, s, rows[0], "Q", err, errsize) &&

@@ -59,15 +59,13 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   }
   char arch[16];
   Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
-  if (v->check) {
-    /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
-    Shape probe = {1, 1, 128, D, false};
-    const char *why = v->check(&probe, &kv);
-    if (why) {
-      printf("%-9s %-40s D=%-3d %-7s n/a: %s\n", v->name, knobs_txt, D, arch, why);
-      (*nskipped)++;
-      return true;
-    }
+  /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
+  Shape probe = {1, 1, 128, D, false};
+  char why[400];
+  if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why)) {
+    printf("%-9s %-40s D=%-3d %-7s n/a: %s\n", v->name, knobs_txt, D, arch, why);
+    (*nskipped)++;
+    return true;
   }
   JitOutput out;
   bool ok = Jit_compileVariant(v, &kv, D, arch, false, &out, err, sizeof err);
@@ -80,7 +78,7 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   const BuildInfo *b = &out.build;
   if (b->regs < 0) {
     printf("%-9s %-40s D=%-3d %-7s FAIL no kernel '%s' in the ptxas report\n", v->name, knobs_txt,
-           D, arch, v->steps[v->nsteps - 1].entry);
+           D, arch, Jit_mainEntry(v));
     Jit_free(&out);
     return false;
   }
@@ -109,7 +107,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
   for (;;) {
     char knobs_txt[160];
     Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
-    for (int d = 0; d < 4 && v->head_dims[d]; d++) {
+    for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
       failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, nskipped);
       (*compiled)++;
     }
@@ -121,9 +119,9 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
 
 static int CheckKernels_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, CK_LIST_PRESETS)) {
-    for (int i = 0; i < Registry_count; i++)
-      for (int p = 0; p < VARIANT_MAX_PRESETS && Registry_variants[i]->presets[p]; p++)
-        printf("%s\t%s\n", Registry_variants[i]->name, Registry_variants[i]->presets[p]);
+    for (int i = 0; i < Registry_count(); i++)
+      for (int p = 0; p < Registry_at(i)->npresets; p++)
+        printf("%s\t%s\n", Registry_at(i)->name, Registry_at(i)->presets[p]);
     return BT_EXIT_OK;
   }
   const char *archs = CommandArgs_text(a, CK_ARCH, "sm_80,sm_89,sm_90");
@@ -140,15 +138,15 @@ static int CheckKernels_exec(const CommandArgs *a) {
       free(list);
       return BT_EXIT_USAGE;
     }
-    for (int i = 0; i < Registry_count; i++) {
-      const Variant *v = Registry_variants[i];
+    for (int i = 0; i < Registry_count(); i++) {
+      const Variant *v = Registry_at(i);
       if (only && strcmp(only, v->name) != 0) continue;
       if (all_knobs) {
         failures += CheckKernels_allKnobs(v, arch, verbose, &compiled, &skipped);
         continue;
       }
-      for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++)
-        for (int d = 0; d < 4 && v->head_dims[d]; d++) {
+      for (int p = 0; p < v->npresets; p++)
+        for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
           failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &skipped);
           compiled++;
         }

@@ -43,8 +43,8 @@ static int List_none(const char *what, const char *sub) {
 
 static int List_variants(const char *sub, bool names) {
   int n = 0;
-  for (int i = 0; i < Registry_count; i++) {
-    const Variant *v = Registry_variants[i];
+  for (int i = 0; i < Registry_count(); i++) {
+    const Variant *v = Registry_at(i);
     if (!List_match(v->name, sub)) continue;
     n++;
     if (names) {
@@ -53,16 +53,20 @@ static int List_variants(const char *sub, bool names) {
     }
     printf("%-10s %s\n", v->name, v->summary);
     printf("           head dims:");
-    for (int k = 0; k < 4 && v->head_dims[k]; k++) printf("%s%d", k ? ", " : " ", v->head_dims[k]);
+    for (int k = 0; k < VARIANT_MAX_HEAD_DIMS && v->head_dims[k]; k++)
+      printf("%s%d", k ? ", " : " ", v->head_dims[k]);
     printf("   min compute capability: %d.%d%s   tolerance: %.0e\n", v->min_cc / 10,
-           v->min_cc % 10, v->arch_specific ? " (sm_90a only: Hopper)" : "", v->tolerance);
+           v->min_cc % 10, v->arch_specific ? " (that architecture only)" : "", v->tolerance);
+    printf("           %s%s", v->path ? "file " : "built in: ", v->path ? v->path : v->source);
+    if (v->rung) printf("   rung %d", v->rung);
+    if (v->builds_on) printf("   builds on %s", v->builds_on);
+    printf("\n");
     for (int k = 0; k < v->nknobs; k++) {
       const KnobDesc *kd = &v->knobs[k];
-      printf("           knob %s =", kd->name);
-      for (int j = 0; j < Registry_knobValueCount(kd); j++)
-        printf("%s%s", j ? "|" : " ", kd->values[j]);
-      printf(" (default %s)%s%s\n", kd->values[0] ? kd->values[0] : "?", kd->help ? "  " : "",
-             kd->help ? kd->help : "");
+      char allowed[256];
+      Registry_formatAllowed(kd, allowed, sizeof allowed);
+      printf("           knob %s = %s (default %s)%s%s\n", kd->name, allowed, kd->values[kd->def],
+             kd->help[0] ? "  " : "", kd->help);
     }
     if (v->nknobs == 0) printf("           no knobs\n");
   }

@@ -1,9 +1,11 @@
 /* benchtop: dispatch to a command, or open the TUI (the command without a name). */
 #include <execinfo.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "kernels/registry.h"
 
 /* A crash prints its stack on stderr for the bug report, then takes the default action. */
 static void Main_onCrash(int sig) {
@@ -16,6 +18,9 @@ static void Main_onCrash(int sig) {
   raise(sig);
 }
 
+/* Kernel path notes (a broken declaration, a shadowed variant) as the registry loads. */
+static void Main_kernelNote(const char *line) { fprintf(stderr, "benchtop: %s\n", line); }
+
 int main(int argc, char **argv) {
   signal(SIGSEGV, Main_onCrash);
   signal(SIGBUS, Main_onCrash);
@@ -23,6 +28,9 @@ int main(int argc, char **argv) {
    * silent death that leaves a temporary file behind. */
   signal(SIGXFSZ, SIG_IGN);
   const Command *c = argc >= 2 ? Command_find(argv[1]) : NULL;
-  if (c) return Command_run(c, argc - 1, argv + 1);
+  if (c) {
+    Registry_setNoteSink(Main_kernelNote); /* the TUI shows them itself */
+    return Command_run(c, argc - 1, argv + 1);
+  }
   return Command_run(&Cmd_tui, argc, argv);
 }

@@ -21,14 +21,15 @@ typedef struct AttnParams {
   float *lse;            /* split-KV partial log-sum-exp, [splits, B, H, S] */
   void *q8, *k8, *v8;    /* fp8 (E4M3) copies made by the fp8 variant's quantize step */
   float *q_scale, *k_scale, *v_scale; /* per (b, h) dequantisation scales */
-  void *workspace;       /* variant-owned scratch, Variant.workspace_bytes long */
+  void *workspace;       /* variant-owned scratch, as long as its declaration's scratch line */
   int B, H, S, D;
   int causal;            /* 1: query i sees keys 0..i */
   int num_splits;        /* split-KV: number of key ranges per (b, h, query tile) */
   float scale;           /* softmax scale, 1/sqrt(D) */
   /* TMA tensor maps of Q, K, V, O as 3-D [B*H][S][D] tensors, 128-byte swizzle, boxes of 64
-   * columns by Variant.tma_rows rows; zero for variants that ask for none. A kernel that uses
-   * them takes `const __grid_constant__ AttnParams`, so they stay in parameter space. */
+   * columns by the rows of the declaration's `tma` line; zero for variants that ask for none.
+   * A kernel that uses them takes `const __grid_constant__ AttnParams`, so they stay in
+   * parameter space. */
   BtTensorMap tmap_q, tmap_k, tmap_v, tmap_o;
 } AttnParams;
 

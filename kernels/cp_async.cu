@@ -1,16 +1,31 @@
+/* benchtop
+name      cp_async
+summary   cp.async multi-stage K/V pipeline over swizzled tiles
+rung      4
+builds_on swizzle
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+knob stages STAGES {2, 3} : K/V tiles in flight (cp.async pipeline depth)
+# dynamic shared memory: the Q tile [64][D] fp16, `stages` K and V tiles [32][D] fp16, the
+# probabilities [64][32] fp32
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128) smem(64 * D * 2 + stages * 2 * 32 * D * 2 + 64 * 32 * 4)
+preset stages=2
+preset stages=3
+*/
 // Rung 4 of the ladder: cp_async. A cp.async multi-stage K/V pipeline over swizzled tiles
 // (knob STAGES: 2 or 3 tiles in flight).
 // Changes from swizzle: tiles move global -> shared with cp.async.cg (16 bytes, bypassing L1
 // and the registers; rows past S are zero-filled by the copy itself) into STAGES ring
 // buffers, so the loads of the next STAGES-1 tiles overlap the math on the current one and
-// a block needs only two barriers per tile. Shared memory is dynamic (registry dims_cp_async).
+// a block needs only two barriers per tile. Shared memory is dynamic (its size is in the declaration).
 // Expect in the metrics: zero tensor-pipe activity, no shared-load bank conflicts, fewer
 // stall cycles waiting on memory than swizzle; more shared memory per block (lower occupancy
 // at D=128, stages=3).
 #include "attn_params.h"
 #include "common.cuh"
 
-#define BM 64                 // query rows per block (must match dims_cp_async in registry.c)
+#define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile: one per lane
 #define THREADS 128           // 4 warps
 #define RPW 16                // query rows per warp

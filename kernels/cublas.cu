@@ -1,3 +1,16 @@
+/* benchtop
+name      cublas
+summary   unfused: cuBLAS batched GEMM QK^T, softmax kernel, GEMM PV (PyTorch's math path)
+rung      9
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+hook   cublas_qk
+kernel softmax_rows grid(S, B * H) block(256)
+hook   cublas_pv
+# fp32 scores and fp16 probabilities, [B*H, S, S] each
+scratch workspace B * H * S * S * (4 + 2)
+*/
 // Rung 9 of the ladder: cublas, the unfused library baseline (what PyTorch's math backend
 // does). The host runs cuBLAS strided-batched GEMM S = scale * Q K^T into fp32 scores, this
 // kernel turns each score row into fp16 probabilities (masked causal softmax), and a second
@@ -8,11 +21,11 @@
 // scores stays resident); no shared-memory bank conflicts worth noting.
 //
 // p.workspace: fp32 scores [B*H][S][S], immediately followed by fp16 probabilities
-// [B*H][S][S] (registry ws_cublas). One block of 256 threads per score row (dims_softmax).
+// [B*H][S][S] (the declaration's scratch). One block of 256 threads per score row.
 #include "attn_params.h"
 #include "common.cuh"
 
-#define SOFTMAX_THREADS 256 // must match dims_softmax in registry.c
+#define SOFTMAX_THREADS 256 // must match the declaration above
 
 // Online-softmax partial of a set of scores: its max m and sum of exp(x - m). Merging two
 // partials rescales both sums to the larger max; an empty partial is (-inf, 0).

@@ -8,11 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Kernel declarations read cc, sm_count (as `sms`), l2_bytes and smem_optin in their
+ * expressions, and every launch is checked against the limits; a field of 0 is unknown (no
+ * device: the check is left to the device itself). */
 typedef struct DeviceProps {
   int cc;             /* compute capability x10: 80, 86, 89, 90 */
   int sm_count;       /* multiprocessors */
   int64_t l2_bytes;   /* L2 cache size */
   int smem_optin;     /* shared memory one block may opt into (bytes); 0 = unknown */
+  int max_threads;    /* threads one block may have */
+  int max_block[3];   /* block dimensions */
+  int64_t max_grid[3]; /* grid dimensions */
 } DeviceProps;
 
 /* Blocks of a persistent launch: one per SM at most (the kernel walks the rest), never 0 for a

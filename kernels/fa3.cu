@@ -1,3 +1,55 @@
+/* benchtop
+name      fa3
+summary   Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong
+rung      10
+builds_on mma
+head_dims 64 128
+arch      sm_90a
+tolerance 2e-3
+knob block_m  BLOCK_M        {128, 64, 192} : query rows per block (64 per consumer warpgroup)
+knob block_n  BLOCK_N        {128, 176, 64} : keys per K/V tile (the N of the QK^T wgmma)
+knob stages   STAGES         {2, 3, 4}      : K/V tiles in flight per ring (TMA + mbarriers)
+knob kv_split KV_SPLIT       {1, 2}         : warpgroups per 64 query rows, each walking part of the keys, merged in shared memory
+knob sched    SCHED          {pingpong=0, plain=1, exp=2} : pingpong: consumer warpgroups take turns issuing GEMMs; exp: take turns on the exponentials
+knob persist  PERSIST        {1, 0}         : 1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue
+knob exp_poly EXP_POLY_EVERY {0, 8, 4}      : every n-th group of exponentials by a polynomial on the FMA pipe, not MUFU (0: none)
+
+# a producer warpgroup plus block_m/64 * kv_split consumer warpgroups; dynamic shared memory:
+# Q [block_m][D] (twice when persistent: O is staged apart so the next tile's Q loads under the
+# epilogue), kv_split rings of `stages` K and V tiles [block_n][D] fp16, their mbarriers, and
+# 1024 bytes of slack for the 128-byte-swizzle alignment
+let consumers = block_m / 64 * kv_split
+let smem = (1 + persist) * block_m * D * 2 + kv_split * stages * 2 * block_n * D * 2 + 8 * (2 + 4 * kv_split * stages) + 1024
+
+# What fa3.cu compiles without spills (NVRTC 13.0, sm_90a) and what fits one SM
+refuse kv_split == 2 && block_m != 64 : fa3: kv_split=2 needs block_m=64 (two warpgroups on 64 rows)
+refuse consumers > 3 : fa3: at most 3 consumer warpgroups (block_m/64 * kv_split)
+# three consumers get 160 registers each: S, P and O of D=128 or 176-key tiles do not fit
+refuse consumers == 3 && (D != 64 || block_n > 128) : fa3: block_m=192 fits the registers only with D=64 and block_n<=128
+refuse kv_split == 2 && persist : fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)
+# found by check-kernels --all-knobs: 12 bytes of spills
+refuse consumers == 3 && sched == "plain" && persist : fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)
+refuse sched != "plain" && consumers < 2 : fa3: sched=pingpong and sched=exp need 2-3 consumer warpgroups (block_m>=128, or kv_split=2)
+# 227 KiB: the most one block may use on sm_90
+refuse smem > 232448 : fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)
+
+kernel attn_fwd grid(cdiv(S, block_m), B * H) block(128 * (consumers + 1)) smem(smem) persistent(persist)
+# TMA boxes (64 columns wide): one box of Q and O per consumer warpgroup, a K/V tile each
+tma q(64) k(block_n) v(block_n) o(64)
+
+preset block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1
+preset block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0
+preset block_m=192,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1
+preset block_m=128,block_n=128,stages=2,kv_split=1,sched=plain,persist=0
+preset block_m=128,block_n=176,stages=2,kv_split=1,sched=pingpong,persist=0
+# small grids (B*H*S/64 near the SM count): 64-row blocks, keys split or not
+preset block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0
+preset block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0
+preset block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0
+preset block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0
+preset block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0
+preset block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8
+*/
 // Hopper variant (issue 8): fa3 — FlashAttention-3-style forward pass, sm_90a only.
 // One kernel, one launch. Per block: BLOCK_M query rows of one (b, h), a producer warpgroup and
 // NC consumer warpgroups (64 query rows each, or two per 64 rows when KV_SPLIT = 2).

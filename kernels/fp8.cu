@@ -1,3 +1,22 @@
+/* benchtop
+name      fp8
+summary   E4M3 Q/K with per-head scales through mma.sync e4m3, fp32 softmax
+rung      8
+builds_on mma
+head_dims 64 128
+arch      sm_89
+# E4M3 rounding gives ~3.7e-2 relative L2 on standard-normal inputs (see below)
+tolerance 5e-2
+# QK^T on fp8 tensor cores, PV in fp16: the floors count half the FLOPs at the fp8 rate
+qk_fp8
+# quantize: one block per head, grid.y 0 for Q and 1 for K. attn_fwd: fixed tiling, 64 query
+# rows, 4 warps, 2 stages of 64 keys; shared memory Q8 [64][D] + 2 K8 [64][D] bytes + 2 V [64][D]
+# fp16 = 7*64*D bytes
+kernel quantize grid(B * H, 2) block(256)
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128) smem(7 * 64 * D)
+# [q8: B*H*S*D bytes][k8: B*H*S*D bytes][q_scale: B*H floats][k_scale: B*H floats]
+scratch workspace 2 * B * H * S * D + 2 * B * H * 4
+*/
 // Rung 8 of the ladder: fp8 — E4M3 Q and K through mma.sync m16n8k32 (sm_89+).
 // Changes from mma (rung 7): a `quantize` step first scans each (b, h) head of Q and of K for
 // its absolute maximum and writes an E4M3 copy scaled by 448/amax (saturating), keeping
@@ -13,12 +32,12 @@
 // (scale-free: per-head or per-row scales cannot reduce it, only subnormals would add to it).
 // The output O = sum p v inherits that relative error: ~3.7e-2 relative L2 for standard-normal
 // inputs, ~1.2e-2 for uniform(-1, 1) inputs (whose products have a third of the spread). The
-// registry's tolerance (5e-2) covers normal inputs with a margin; fp16 variants hold 2e-3.
+// declared tolerance (5e-2) covers normal inputs with a margin; fp16 variants hold 2e-3.
 // Expect in the metrics: quantize is memory-bound (reads Q and K twice, writes half); the
 // attention kernel issues half the QK^T tensor instructions of mma and its error column reads
 // ~1e-2..4e-2 where every other rung reads ~3e-4.
 // Scratch: p.workspace, laid out [q8: N bytes][k8: N bytes][q_scale: B*H floats]
-// [k_scale: B*H floats], N = B*H*S*D (registry's workspace_bytes); p.q8/k8/v8 and the p.*_scale
+// [k_scale: B*H floats], N = B*H*S*D (the declaration's scratch); p.q8/k8/v8 and the p.*_scale
 // pointers are not used.
 #include "attn_params.h"
 #include "common.cuh"
@@ -28,7 +47,7 @@
 #ifndef HEAD_DIM
 #define HEAD_DIM 64
 #endif
-/* Fixed tiling (the registry's dims_fp8 uses the same numbers). */
+/* Fixed tiling (the declaration's launch uses the same numbers). */
 #define BLOCK_M 64
 #define BLOCK_N 64
 #define WARPS 4

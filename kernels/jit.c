@@ -306,44 +306,42 @@ done:
 
 char *Jit_knobDefine(const Variant *v, int k, int idx) {
   const KnobDesc *kd = &v->knobs[k];
-  if (kd->defines[idx]) return Util_asprintf("%s=%s", kd->macro, kd->defines[idx]);
-  char *end;
-  strtol(kd->values[idx], &end, 10);
-  if (*end == '\0' && end != kd->values[idx]) return Util_asprintf("%s=%s", kd->macro, kd->values[idx]);
-  return NULL; /* a word with no macro value: a registry bug, caught by test_ladder_dims */
+  if (idx < 0 || idx >= kd->nvalues) return NULL;
+  return Util_asprintf("%s=%lld", kd->macro, kd->numbers[idx]);
+}
+
+const char *Jit_mainEntry(const Variant *v) {
+  const char *main_entry = NULL;
+  for (int i = 0; i < v->nsteps; i++)
+    if (v->steps[i].hook == HOOK_NONE) main_entry = v->steps[i].entry;
+  for (int i = 0; i < v->nsteps; i++)
+    if (v->steps[i].hook == HOOK_NONE && strcmp(v->steps[i].entry, "attn_fwd") == 0)
+      main_entry = v->steps[i].entry;
+  return main_entry ? main_entry : "attn_fwd";
 }
 
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize) {
-  char *src = Jit_loadSource(v->source, err, errsize);
-  if (!src) {
-    memset(out, 0, sizeof *out);
-    Jit_initBuild(&out->build);
-    return false;
-  }
   char *defs[KNOB_MAX + 2];
   int nd = 0;
   defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
   for (int i = 0; i < v->nknobs; i++) {
     defs[nd] = Jit_knobDefine(v, i, kv->idx[i]);
     if (!defs[nd]) {
-      snprintf(err, errsize, "variant %s: knob %s=%s has no macro value (a registry bug: give it "
-               "KnobDesc.defines)", v->name, v->knobs[i].name, v->knobs[i].values[kv->idx[i]]);
+      snprintf(err, errsize, "variant %s: knob %s=%s has no macro value", v->name, v->knobs[i].name,
+               v->knobs[i].values[kv->idx[i]]);
       for (int d = 0; d < nd; d++) free(defs[d]);
-      free(src);
       memset(out, 0, sizeof *out);
+      Jit_initBuild(&out->build);
       return false;
     }
     nd++;
   }
   /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
-  const char *main_entry = v->steps[v->nsteps - 1].entry;
-  for (int i = 0; i < v->nsteps; i++)
-    if (strcmp(v->steps[i].entry, "attn_fwd") == 0) main_entry = v->steps[i].entry;
-  bool ok = Jit_compileSource(v->source, src, (const char *const *)defs, nd, main_entry, arch,
+  const char *main_entry = Jit_mainEntry(v);
+  bool ok = Jit_compileSource(v->source, v->text, (const char *const *)defs, nd, main_entry, arch,
                               use_cache, out, err, errsize);
   for (int i = 0; i < nd; i++) free(defs[i]);
-  free(src);
   return ok;
 }
 

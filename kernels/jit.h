@@ -23,9 +23,11 @@ typedef struct JitOutput {
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize);
 /* The define NVRTC gets for value idx of knob k of v, "MACRO=VALUE" (caller frees): a number
- * as itself, a word as its KnobDesc.defines entry (acc=fp16 -> ACC_FP16=1); NULL for a word
- * that has none. */
+ * as itself, a word as its declared macro value (acc=fp16 -> ACC_FP16=1). */
 char *Jit_knobDefine(const Variant *v, int k, int idx);
+/* The kernel whose resources a build reports: attn_fwd if the variant launches one, else its
+ * last kernel (not a quantize or combine step). */
+const char *Jit_mainEntry(const Variant *v);
 /* Any source (the reference, test kernels); defines like "HEAD_DIM=64". main_entry names the
  * kernel whose resources go into out->build. */
 bool Jit_compileSource(const char *name, const char *source, const char *const *defines,

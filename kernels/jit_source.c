@@ -18,7 +18,6 @@ const char *const Jit_headerNames[JIT_HEADERS] = {"attn_params.h", "common.cuh",
 
 char *Jit_loadSource(const char *name, char *err, size_t errsize) {
   /* Files are read through SafeFile_read: a FIFO or a directory is an error, never a hang. */
-  if (name[0] == '/') return SafeFile_read(name, JIT_SOURCE_MAX, NULL, err, errsize); /* external */
   const char *dir = getenv("BENCHTOP_KERNEL_DIR");
   if (dir && *dir) {
     /* The user edits kernels there: what cannot be read is an error, not the built-in copy
@@ -51,9 +50,9 @@ uint64_t Jit_hashSources(const char *source, const char *const *hdr_src) {
 }
 
 bool Jit_sourceHash(const Variant *v, char *buf, size_t size) {
+  if (!v || !v->text) return false;
+  const char *src = v->text; /* what the JIT compiles: the text the variant was loaded from */
   char err[512];
-  char *src = Jit_loadSource(v->source, err, sizeof err);
-  if (!src) return false;
   const char *hdr_src[JIT_HEADERS];
   char *hdr_owned[JIT_HEADERS];
   for (int i = 0; i < JIT_HEADERS; i++) {
@@ -62,7 +61,6 @@ bool Jit_sourceHash(const Variant *v, char *buf, size_t size) {
   }
   snprintf(buf, size, "%016llx", (unsigned long long)Jit_hashSources(src, hdr_src));
   for (int i = 0; i < JIT_HEADERS; i++) free(hdr_owned[i]);
-  free(src);
   return true;
 }
 

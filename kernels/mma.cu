@@ -1,3 +1,61 @@
+/* benchtop
+name      mma
+summary   FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers, split-KV
+rung      7
+builds_on wmma
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+knob block_m BLOCK_M  {64, 128, 32} : query rows per block
+knob block_n BLOCK_N  {64, 32, 128} : key rows per K/V tile
+knob warps   WARPS    {4, 8, 2}     : warps per block (each owns block_m/warps query rows)
+knob stages  STAGES   {2, 3}        : K/V tiles in flight (cp.async)
+# mma.cu compiles its split kernel unless SPLIT_KV == 1; the count itself is `splits` below.
+# Default 1: auto (2 splits at 2x8x512x64) measured slower on an H200, 15.2 vs 12.5 us.
+knob split   SPLIT_KV {1, 2, 4, 8, auto=0} : key-range splits per query block, merged by a combine step (auto: by shape, small grids)
+
+let rows   = block_m / warps
+let smem   = (block_m * D + stages * 2 * block_n * D) * 2
+let ktiles = cdiv(S, block_n)
+# split=auto doubles the splits (at most 8) while the grid stays within 8 warps per SM of this
+# device (2 per scheduler hide the mma/softmax latency) and every split keeps >= 2 key tiles
+let warps_total = cdiv(S, block_m) * B * H * warps
+let auto_splits = warps_total * 8 <= 8 * sms && ktiles >= 16 ? 8 : \
+                  warps_total * 4 <= 8 * sms && ktiles >= 8 ? 4 : \
+                  warps_total * 2 <= 8 * sms && ktiles >= 4 ? 2 : 1
+splits split == "auto" ? auto_splits : min(split, ktiles)
+
+# What compiles without spills (NVRTC 13.0, sm_80/89/90): every setting with 16 or 32 rows per
+# warp within the shared memory was compiled; these are the ones that spilled.
+refuse block_m % warps != 0 || (rows != 16 && rows != 32) : mma needs block_m/warps = 16 or 32 query rows per warp
+refuse rows == 32 && block_n > 64 : mma: 32 rows per warp fits the registers with block_n<=64
+# split=1: the module then leaves out attn_split, which spills 20 bytes here on sm_90
+refuse D == 128 && rows == 32 && block_n == 64 && (warps != 4 || stages != 2 || split != 1) : mma: D=128 with 32 rows per warp and block_n=64 fits the registers only as warps=4, stages=2, split=1
+refuse D == 128 && rows == 32 && warps == 2 && stages == 3 : mma: D=128 with 2 warps of 32 rows spills with 3 stages (use stages=2)
+refuse D == 128 && block_m == 64 && block_n == 32 && warps == 4 && stages == 2 : mma: D=128, block_m=64, block_n=32, 4 warps spills with 2 stages (use stages=3)
+# 99 KiB: the most one block may use on sm_86/sm_89; a setting must run on every supported GPU
+refuse smem > 101376 : mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)
+
+# attn_fwd runs unsplit shapes, attn_split split ones (an empty grid is not launched); combine
+# merges the splits: 128 threads, one per (row, 8 halves of d)
+kernel attn_fwd   grid(cdiv(S, block_m), B * H, splits > 1 ? 0 : 1)      block(32 * warps) smem(smem)
+kernel attn_split grid(cdiv(S, block_m), B * H, splits > 1 ? splits : 0) block(32 * warps) smem(smem)
+kernel combine    grid(splits > 1 ? cdiv(S, 128 / max(D / 8, 1)) : 0, B * H) block(128)
+scratch o_f32 splits > 1 ? splits * B * H * S * D * 4 : 0
+scratch lse   splits > 1 ? splits * B * H * S * 4 : 0
+
+preset block_m=64,block_n=64,warps=4,stages=2
+preset block_m=128,block_n=64,warps=8,stages=2
+preset block_m=64,block_n=32,warps=4,stages=3
+preset block_m=128,block_n=32,warps=8,stages=3
+preset block_m=32,block_n=64,warps=2,stages=2
+preset block_m=64,block_n=64,warps=4,stages=2,split=auto
+# fastest at 2x8x512x64 under ncu (H200): fewer, longer key tiles
+preset block_m=64,block_n=128,warps=4,stages=2
+preset block_m=128,block_n=32,warps=4,stages=2
+# FlashAttention-2's own tiling on sm_80/sm_90 at D=128
+preset block_m=128,block_n=64,warps=4,stages=2,split=1
+*/
 // Rung 7 of the ladder: mma — register-resident FlashAttention-2.
 // Changes from wmma (rung 6): the WMMA black box is replaced by raw mma.sync m16n8k16 (inline
 // PTX) whose fragment layout is known, so the score tile S = QK^T never leaves registers: the
@@ -14,7 +72,7 @@
 // p.lse[z][bh][S] (log2 domain: lse2 = max*scale*log2e + log2(sum)); the `combine` step then
 // merges the splits into fp16 O. With one split the registry gives `combine` an empty grid (the
 // engine skips it) and the block writes fp16 O itself, as before. Knob split (1|2|4|8|auto) only
-// steers the registry's grid; the kernel reads the split count from gridDim.z / p.num_splits;
+// steers the declaration's grid; the kernel reads the split count from gridDim.z / p.num_splits;
 // with split=1 the split kernel's body is left out of the module.
 // Session 4 (issue 8): the O rescale runs only when a row's max rises by more than 2^8 over the
 // base P is taken against (one warp vote per tile), and each thread's cp.async addresses are

@@ -1,374 +1,322 @@
-/* The variant table: each rung of the kernel ladder with its knobs, presets, launch geometry
- * and the settings it refuses. Lookups and knob parsing: registry_lookup.c. */
+/* The kernel path and its loader. Entries, in order: the built-in kernels (compiled into the
+ * binary; BENCHTOP_KERNEL_DIR=DIR reads those files from DIR instead), the user kernel
+ * directory (~/.config/benchtop/kernels), each entry of BENCHTOP_KERNEL_PATH (':'-separated;
+ * BENCHTOP_EXTRA_KERNELS is read as one more), then each --kernels DIR. Every .cu file of an
+ * entry is a variant described by its own declaration (decl.c); a later entry's variant
+ * shadows an earlier one of the same name, with a note. A file that cannot be read or
+ * declares nothing usable costs that file alone: one line naming it, everything else loads. */
 #include "kernels/registry.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* ---- launch geometry helpers ------------------------------------------------------------ */
+#include "common/safe_file.h"
+#include "common/util.h"
+#include "kernels/decl_private.h"
+#include "kernels/embedded.h"
+#include "kernels/jit.h"
 
-static unsigned Registry_ceilDiv(int a, int b) { return (unsigned)((a + b - 1) / b); }
+#define REGISTRY_MAX_FILE (4u << 20) /* a kernel file larger than this is refused */
 
-static void Registry_set(LaunchDims *d, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                         size_t smem) {
-  d->grid[0] = gx; d->grid[1] = gy; d->grid[2] = gz;
-  d->block[0] = bx; d->block[1] = 1; d->block[2] = 1;
-  d->smem = smem;
-  d->persistent = false;
+static struct {
+  bool loaded;
+  Variant **all; /* the variants, ladder order */
+  int count;
+  Variant **retired; /* replaced by a reload or shadowed: kept, pointers stay valid */
+  int nretired;
+  char **notes;
+  int nnotes;
+  char **dirs; /* the kernel path after the built-ins */
+  int ndirs;
+  char **added; /* --kernels, before loading */
+  int nadded;
+  void (*sink)(const char *line);
+} R;
+
+static void Registry_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void Registry_note(const char *fmt, ...) {
+  char line[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  R.notes = Util_xrealloc(R.notes, sizeof(char *) * (size_t)(R.nnotes + 1));
+  R.notes[R.nnotes++] = Util_xstrdup(line);
+  if (R.sink) R.sink(line);
 }
 
-/* naive: one thread per query row, 128 rows per block. */
-static void dims_naive(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                       LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 128), (unsigned)(s->B * s->H), 1, 128, 0);
+void Registry_setNoteSink(void (*sink)(const char *line)) { R.sink = sink; }
+
+static void Registry_retire(Variant *v) {
+  R.retired = Util_xrealloc(R.retired, sizeof(Variant *) * (size_t)(R.nretired + 1));
+  R.retired[R.nretired++] = v;
 }
 
-/* smem/swizzle: 64 query rows per block, 4 warps of 16 rows; K/V tiles of 32 keys in static
- * shared memory sized inside the kernel. */
-static void dims_rows64(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                        LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+/* A kernel file the user named: a regular file read without blocking (SafeFile_read: a FIFO
+ * or a device never hangs the loader), bounded in size, text without NUL bytes. */
+static char *Registry_readKernel(const char *path, char *err, size_t errsize) {
+  size_t n = 0;
+  char *buf = SafeFile_read(path, REGISTRY_MAX_FILE, &n, err, errsize);
+  if (buf && memchr(buf, '\0', n)) {
+    snprintf(err, errsize, "%s: not a text file (it holds NUL bytes)", path);
+    free(buf);
+    return NULL;
+  }
+  return buf;
 }
 
-/* cp_async: as smem/swizzle, with dynamic shared memory (the layout of cp_async.cu): the Q
- * tile [64][D] fp16, `stages` K and V tiles [32][D] fp16, the probabilities [64][32] fp32. */
-static const Variant variant_cp_async;
-static void dims_cp_async(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                          LaunchDims *d) {
-  (void)dev;
-  int stages = Registry_knobInt(&variant_cp_async, kv, "stages", 2);
-  size_t smem = (size_t)64 * s->D * 2 + (size_t)stages * 2 * 32 * s->D * 2 + (size_t)64 * 32 * 4;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, smem);
+/* "mine" of ".../mine.cu", when it is a valid variant name. */
+static bool Registry_stem(const char *file, char *out, size_t size) {
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  size_t n = strlen(base);
+  if (n < 4 || strcmp(base + n - 3, ".cu") != 0 || n - 3 >= size || n - 3 >= VARIANT_NAME_MAX) return false;
+  for (size_t i = 0; i < n - 3; i++)
+    if (!(base[i] == '_' || (base[i] >= 'a' && base[i] <= 'z') || (base[i] >= 'A' && base[i] <= 'Z') ||
+          (i > 0 && base[i] >= '0' && base[i] <= '9')))
+      return false;
+  memcpy(out, base, n - 3);
+  out[n - 3] = '\0';
+  return true;
 }
 
-/* wmma_qk / wmma: 4 warps, 64 query rows per block (16 rows a warp). */
-static void dims_wmma(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128, 0);
+/* Parses text into a checked variant; NULL with one line in err. bare_ok: a file with no
+ * declaration becomes a bare attn_fwd kernel named after the file. */
+static Variant *Registry_make(const char *source, const char *path, const char *text, int origin,
+                              bool bare_ok, bool *was_bare, char *err, size_t errsize) {
+  bool bare = false;
+  Variant *v = Decl_parse(source, text, &bare, err, errsize);
+  if (was_bare) *was_bare = bare;
+  if (!v && bare && bare_ok) {
+    char name[VARIANT_NAME_MAX];
+    if (!Registry_stem(source, name, sizeof name)) {
+      snprintf(err, errsize, "%s: no declaration, and the file name is no variant name", source);
+      return NULL;
+    }
+    v = Decl_bare(name, source, text);
+    if (!v) {
+      snprintf(err, errsize, "%s: no declaration (a comment block opening with '/* benchtop') and "
+               "no attn_fwd kernel", source);
+      return NULL;
+    }
+  }
+  if (!v) return NULL;
+  if (!Decl_probe(v, err, errsize)) {
+    Decl_free(v);
+    return NULL;
+  }
+  v->text = Decl_keep(v, text);
+  v->path = path ? Decl_keep(v, path) : NULL;
+  v->origin = origin;
+  snprintf(v->source_hash, sizeof v->source_hash, "%016llx",
+           (unsigned long long)Util_hash64(text, strlen(text), 0));
+  return v;
 }
 
-/* mma: block_m query rows per block, `warps` warps; dynamic shared memory for the Q tile and
- * `stages` K/V tiles of block_n rows; grid.z = key splits. */
-static const Variant variant_mma;
-/* Split-KV count. split=N asks for N (capped by the key tiles); split=auto doubles the splits
- * while the grid stays within 8 warps per SM of this device (2 per scheduler, enough to hide
- * the mma/softmax latency) and every split keeps >= 2 key tiles. dims and num_splits both
- * come from here, so the launch and the partial buffers always agree. */
-static int Registry_mmaSplits(const Shape *s, const KnobValues *kv, const DeviceProps *dev) {
-  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
-  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
-  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
-  int want = Registry_knobInt(&variant_mma, kv, "split", 0); /* 0: auto */
-  int ktiles = (int)Registry_ceilDiv(s->S, bn);
-  if (want > 0) return want < ktiles ? want : ktiles;
-  long warps_total = (long)Registry_ceilDiv(s->S, bm) * s->B * s->H * warps;
-  long sms = dev->sm_count > 0 ? dev->sm_count : 1;
-  int splits = 1;
-  while (splits < 8 && warps_total * splits * 2 <= 8L * sms && ktiles >= splits * 4)
-    splits *= 2;
-  return splits;
-}
-static int splits_mma(const Shape *s, const KnobValues *kv, const DeviceProps *dev) {
-  return Registry_mmaSplits(s, kv, dev);
-}
-static void dims_mma_grid(const Shape *s, const KnobValues *kv, LaunchDims *d, unsigned splits) {
-  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
-  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
-  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
-  int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
-  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
-  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), splits,
-               (unsigned)(32 * warps), smem);
-}
-/* attn_fwd runs unsplit shapes, attn_split split ones: each gets an empty grid otherwise. */
-static void dims_mma(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
-  dims_mma_grid(s, kv, d, Registry_mmaSplits(s, kv, dev) > 1 ? 0u : 1u);
-}
-static void dims_mma_split(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                           LaunchDims *d) {
-  int splits = Registry_mmaSplits(s, kv, dev);
-  dims_mma_grid(s, kv, d, splits > 1 ? (unsigned)splits : 0u);
-}
-/* mma's combine: 128 threads, one per (row, 8 halves of d); an empty grid (skipped) unsplit. */
-static void dims_mma_combine(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                             LaunchDims *d) {
-  int rows = 128 / (s->D / 8 > 0 ? s->D / 8 : 1);
-  unsigned gx = Registry_mmaSplits(s, kv, dev) > 1 ? Registry_ceilDiv(s->S, rows) : 0;
-  Registry_set(d, gx, (unsigned)(s->B * s->H), 1, 128, 0);
+static int Registry_indexOf(const char *name) {
+  for (int i = 0; i < R.count; i++)
+    if (strcmp(R.all[i]->name, name) == 0) return i;
+  return -1;
 }
 
-/* mma/fp8 share this shared-memory ceiling: the most one block may opt into on sm_86/sm_89
- * (99 KiB); sm_80 and sm_90 allow more, but a setting must run on every supported GPU. */
-#define REGISTRY_SMEM_MAX 101376
-/* The knob combinations mma.cu compiles without spills: every setting with 16 or 32 rows per
- * warp within the shared-memory ceiling was compiled for sm_80/89/90 (NVRTC 13.0 ptxas) and
- * these are the ones that spilled (docs/kernel-notes.md, session 4). */
-static const char *check_mma(const Shape *s, const KnobValues *kv) {
-  int bm = Registry_knobInt(&variant_mma, kv, "block_m", 64);
-  int bn = Registry_knobInt(&variant_mma, kv, "block_n", 64);
-  int warps = Registry_knobInt(&variant_mma, kv, "warps", 4);
-  int stages = Registry_knobInt(&variant_mma, kv, "stages", 2);
-  int rows = bm / warps;
-  if (bm % warps || (rows != 16 && rows != 32))
-    return "mma needs block_m/warps = 16 or 32 query rows per warp";
-  if (rows == 32 && bn > 64)
-    return "mma: 32 rows per warp fits the registers with block_n<=64";
-  if (s->D == 128 && rows == 32 && bn == 64 &&
-      (warps != 4 || stages != 2 || Registry_knobInt(&variant_mma, kv, "split", 0) != 1))
-    /* split=1: the module then leaves out attn_split, which spills 20 bytes here on sm_90 */
-    return "mma: D=128 with 32 rows per warp and block_n=64 fits the registers only as "
-           "warps=4, stages=2, split=1";
-  if (s->D == 128 && rows == 32 && warps == 2 && stages == 3)
-    return "mma: D=128 with 2 warps of 32 rows spills with 3 stages (use stages=2)";
-  if (s->D == 128 && bm == 64 && bn == 32 && warps == 4 && stages == 2)
-    return "mma: D=128, block_m=64, block_n=32, 4 warps spills with 2 stages (use stages=3)";
-  size_t smem = ((size_t)bm * s->D + (size_t)stages * 2 * bn * s->D) * 2;
-  if (smem > REGISTRY_SMEM_MAX)
-    return "mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)";
-  return NULL;
+static void Registry_add(Variant *v) {
+  int at = Registry_indexOf(v->name);
+  if (at >= 0) {
+    Variant *old = R.all[at];
+    if (old->origin == v->origin) {
+      Registry_note("%s:%d: variant %s is already declared by %s; this file is left out", v->source,
+                    v->decl->decl_line, v->name, old->source);
+      Decl_free(v);
+      return;
+    }
+    Registry_note("note: %s shadows variant %s of %s", v->source, v->name,
+                  old->origin == 0 ? "the built-ins" : old->source);
+    Registry_retire(old);
+    R.all[at] = v;
+    return;
+  }
+  R.all = Util_xrealloc(R.all, sizeof(Variant *) * (size_t)(R.count + 1));
+  R.all[R.count++] = v;
 }
 
-/* fp8: quantize Q and K per (b,h) (grid.y 0: Q, 1: K; one block per head), then attention
- * with fp8.cu's fixed tiling: 64 query rows, 4 warps, 2 stages of 64 keys; dynamic shared
- * memory Q8 [64][D] + 2 x K8 [64][D] bytes + 2 x V [64][D] fp16 = 7*64*D bytes. */
-static void dims_fp8_quant(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                           LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, (unsigned)(s->B * s->H), 2, 1, 256, 0);
-}
-static void dims_fp8(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, Registry_ceilDiv(s->S, 64), (unsigned)(s->B * s->H), 1, 128,
-               (size_t)7 * 64 * s->D);
-}
-/* p.workspace: [q8: N bytes][k8: N bytes][q_scale: B*H floats][k_scale: B*H floats],
- * N = B*H*S*D (E4M3 copies of Q and K, dequantisation scales). */
-static size_t ws_fp8(const Shape *s, const KnobValues *kv) {
-  (void)kv;
-  size_t bh = (size_t)s->B * s->H;
-  return 2 * bh * (size_t)s->S * s->D + 2 * bh * sizeof(float);
-}
-
-/* fa3 (sm_90a): one kernel; a producer warpgroup plus block_m/64 * kv_split consumer
- * warpgroups; dynamic shared memory Q [block_m][D] + kv_split rings of `stages` K and V tiles
- * [block_n][D], fp16, their mbarriers, and 1024 bytes of slack for the 128B-swizzle alignment. */
-static const Variant variant_fa3;
-#define FA3_SMEM_MAX 232448 /* the most one block may opt into on sm_90 (227 KiB) */
-static int Registry_fa3Consumers(const KnobValues *kv) {
-  return Registry_knobInt(&variant_fa3, kv, "block_m", 128) / 64 *
-         Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
-}
-/* Persistent blocks stage O apart from Q, so the next tile's Q can load under the epilogue. */
-static size_t Registry_fa3Smem(const Shape *s, const KnobValues *kv) {
-  size_t bm = (size_t)Registry_knobInt(&variant_fa3, kv, "block_m", 128);
-  size_t bn = (size_t)Registry_knobInt(&variant_fa3, kv, "block_n", 128);
-  size_t st = (size_t)Registry_knobInt(&variant_fa3, kv, "stages", 2);
-  size_t ks = (size_t)Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
-  size_t persist = (size_t)Registry_knobInt(&variant_fa3, kv, "persist", 0);
-  return (1 + persist) * bm * (size_t)s->D * 2 + ks * st * 2 * bn * (size_t)s->D * 2 +
-         8 * (2 + 4 * ks * st) + 1024;
-}
-static void dims_fa3(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *d) {
-  (void)dev;
-  int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
-  Registry_set(d, Registry_ceilDiv(s->S, bm), (unsigned)(s->B * s->H), 1,
-               (unsigned)(128 * (Registry_fa3Consumers(kv) + 1)), Registry_fa3Smem(s, kv));
-  d->persistent = Registry_knobInt(&variant_fa3, kv, "persist", 0) != 0;
-}
-static void tma_fa3(const Shape *s, const KnobValues *kv, int rows[4]) {
-  (void)s;
-  int bn = Registry_knobInt(&variant_fa3, kv, "block_n", 128);
-  rows[0] = 64; rows[1] = bn; rows[2] = bn; rows[3] = 64; /* one box of Q/O per warpgroup */
-}
-/* What fa3.cu compiles without spills (NVRTC 13.0 for sm_90a) and what fits one SM. */
-static const char *check_fa3(const Shape *s, const KnobValues *kv) {
-  int bm = Registry_knobInt(&variant_fa3, kv, "block_m", 128);
-  int bn = Registry_knobInt(&variant_fa3, kv, "block_n", 128);
-  int ks = Registry_knobInt(&variant_fa3, kv, "kv_split", 1);
-  const char *sched = Registry_knobStr(&variant_fa3, kv, "sched");
-  int persist = Registry_knobInt(&variant_fa3, kv, "persist", 0);
-  int nc = Registry_fa3Consumers(kv);
-  if (ks == 2 && bm != 64) return "fa3: kv_split=2 needs block_m=64 (two warpgroups on 64 rows)";
-  if (nc > 3) return "fa3: at most 3 consumer warpgroups (block_m/64 * kv_split)";
-  /* Three consumers get 160 registers each: S, P and O of D=128 or 176-key tiles do not fit. */
-  if (nc == 3 && (s->D != 64 || bn > 128))
-    return "fa3: block_m=192 fits the registers only with D=64 and block_n<=128";
-  if (ks == 2 && persist)
-    return "fa3: persist=1 needs kv_split=1 (the key halves merge through ring memory)";
-  /* found by check-kernels --all-knobs: 12 bytes of spills (4 before session 4's rescale) */
-  if (nc == 3 && sched && strcmp(sched, "plain") == 0 && persist)
-    return "fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)";
-  if (sched && strcmp(sched, "plain") != 0 && nc < 2)
-    return "fa3: sched=pingpong and sched=exp need 2-3 consumer warpgroups (block_m>=128, or kv_split=2)";
-  if (Registry_fa3Smem(s, kv) > FA3_SMEM_MAX)
-    return "fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)";
-  return NULL;
+static void Registry_loadBuiltins(void) {
+  const char *dir = getenv("BENCHTOP_KERNEL_DIR");
+  for (int i = 0; i < Embedded_count; i++) {
+    const char *file = Embedded_files[i].name;
+    size_t n = strlen(file);
+    if (n < 4 || strcmp(file + n - 3, ".cu") != 0) continue;
+    char err[600];
+    char *text = Jit_loadSource(file, err, sizeof err);
+    if (!text) { /* BENCHTOP_KERNEL_DIR's copy cannot be read: that variant is unavailable */
+      Registry_note("%s", err);
+      continue;
+    }
+    char path[4096] = "";
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, file);
+    bool bare = false;
+    Variant *v = Registry_make(file, path[0] && access(path, R_OK) == 0 ? path : NULL, text, 0,
+                               false, &bare, err, sizeof err);
+    if (v) Registry_add(v);
+    else if (!bare) Registry_note("%s", err); /* files with no declaration are engine kernels */
+    free(text);
+  }
 }
 
-/* cublas: the softmax kernel, one block per score row. */
-static void dims_softmax(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                         LaunchDims *d) {
-  (void)dev;
-  (void)kv;
-  Registry_set(d, (unsigned)s->S, (unsigned)(s->B * s->H), 1, 256, 0);
-}
-static size_t ws_cublas(const Shape *s, const KnobValues *kv) {
-  (void)kv; /* fp32 scores and fp16 probabilities, [B*H, S, S] */
-  return (size_t)s->B * s->H * (size_t)s->S * s->S * (4 + 2);
+static int Registry_cmpName(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* ---- the ladder ------------------------------------------------------------------------- */
+static void Registry_loadDir(const char *dir, int origin, bool quiet_if_missing) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    if (!(quiet_if_missing && errno == ENOENT))
+      Registry_note("kernel path: %s: %s", dir, strerror(errno));
+    return;
+  }
+  char **names = NULL;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".cu") != 0) continue;
+    if (n == 1000) {
+      Registry_note("kernel path: %s: more than 1000 .cu files; the rest are left out", dir);
+      break;
+    }
+    names = Util_xrealloc(names, sizeof(char *) * (size_t)(n + 1));
+    names[n++] = Util_xstrdup(e->d_name);
+  }
+  closedir(d);
+  if (n) qsort(names, (size_t)n, sizeof *names, Registry_cmpName);
+  for (int i = 0; i < n; i++) {
+    char path[4200], err[600];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    char *text = Registry_readKernel(path, err, sizeof err);
+    Variant *v = text ? Registry_make(path, path, text, origin, true, NULL, err, sizeof err) : NULL;
+    if (v && v->bare)
+      Registry_note("note: %s has no declaration: variant %s launches attn_fwd one thread per "
+                    "query row", path, v->name);
+    if (v) Registry_add(v);
+    else Registry_note("%s", err);
+    free(text);
+    free(names[i]);
+  }
+  free(names);
+}
 
-static const Variant variant_naive = {
-  .name = "naive", .source = "naive.cu",
-  .summary = "1 thread per query row, online softmax, no shared memory",
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_naive}}, .presets = {""},
-};
+static void Registry_pushDir(const char *dir) {
+  R.dirs = Util_xrealloc(R.dirs, sizeof(char *) * (size_t)(R.ndirs + 1));
+  R.dirs[R.ndirs++] = Util_xstrdup(dir);
+}
 
-static const KnobDesc smem_knobs[] = {
-  {"pad", "PAD", {"0", "8"}, "halves added to each 128-byte K/V row (0: 32-way bank conflicts)",
-   {NULL}},
-};
-static const Variant variant_smem = {
-  .name = "smem", .source = "smem.cu", .summary = "K/V tiles staged in shared memory",
-  .knobs = smem_knobs, .nknobs = 1,
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {"pad=0", "pad=8"},
-};
+/* Ladder order: by rung (none last), then kernel path order, then name. */
+static int Registry_cmpLadder(const void *a, const void *b) {
+  const Variant *x = *(Variant *const *)a, *y = *(Variant *const *)b;
+  int rx = x->rung ? x->rung : 1001, ry = y->rung ? y->rung : 1001;
+  if (rx != ry) return rx < ry ? -1 : 1;
+  if (x->origin != y->origin) return x->origin < y->origin ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
 
-static const Variant variant_swizzle = {
-  .name = "swizzle", .source = "swizzle.cu",
-  .summary = "XOR-swizzled shared-memory tiles, no padding",
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_rows64}}, .presets = {""},
-};
+static void Registry_load(void) {
+  if (R.loaded) return;
+  R.loaded = true;
+  Registry_loadBuiltins();
+  char config[4096], dir[4200];
+  Util_configDir(config, sizeof config);
+  snprintf(dir, sizeof dir, "%s/kernels", config);
+  Registry_pushDir(dir);
+  const char *envs[] = {getenv("BENCHTOP_KERNEL_PATH"), getenv("BENCHTOP_EXTRA_KERNELS")};
+  for (int e = 0; e < 2; e++) {
+    if (!envs[e] || !*envs[e]) continue;
+    char *copy = Util_xstrdup(envs[e]), *save = NULL;
+    for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+      if (*tok) Registry_pushDir(tok);
+    free(copy);
+  }
+  for (int i = 0; i < R.nadded; i++) Registry_pushDir(R.added[i]);
+  for (int i = 0; i < R.ndirs; i++) Registry_loadDir(R.dirs[i], i + 1, i == 0);
+  if (R.count > 1) qsort(R.all, (size_t)R.count, sizeof *R.all, Registry_cmpLadder);
+}
 
-static const KnobDesc cp_async_knobs[] = {
-  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async pipeline depth)", {NULL}},
-};
-static const Variant variant_cp_async = {
-  .name = "cp_async", .source = "cp_async.cu",
-  .summary = "cp.async multi-stage K/V pipeline over swizzled tiles",
-  .knobs = cp_async_knobs, .nknobs = 1,
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_cp_async}}, .presets = {"stages=2", "stages=3"},
-};
+bool Registry_addDir(const char *dir, char *err, size_t errsize) {
+  if (R.loaded) {
+    snprintf(err, errsize, "the kernel path is already loaded; --kernels %s comes too late", dir);
+    return false;
+  }
+  R.added = Util_xrealloc(R.added, sizeof(char *) * (size_t)(R.nadded + 1));
+  R.added[R.nadded++] = Util_xstrdup(dir);
+  return true;
+}
 
-static const Variant variant_wmma_qk = {
-  .name = "wmma_qk", .source = "wmma_qk.cu",
-  .summary = "WMMA 16x16x16 tensor cores for QK^T, scalar PV",
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_wmma}}, .presets = {""},
-};
+int Registry_count(void) {
+  Registry_load();
+  return R.count;
+}
 
-static const KnobDesc wmma_knobs[] = {
-  {"acc", "ACC_FP16", {"fp32", "fp16"}, "PV accumulator type (fp16: the notebook's 2x claim)",
-   {"0", "1"}},
-};
-static const Variant variant_wmma = {
-  .name = "wmma", .source = "wmma.cu", .summary = "WMMA for QK^T and PV",
-  .knobs = wmma_knobs, .nknobs = 1,
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 1, .steps = {{"attn_fwd", dims_wmma}}, .presets = {"acc=fp32", "acc=fp16"},
-};
+const Variant *Registry_at(int i) {
+  Registry_load();
+  return i >= 0 && i < R.count ? R.all[i] : NULL;
+}
 
-static const KnobDesc mma_knobs[] = {
-  {"block_m", "BLOCK_M", {"64", "128", "32"}, "query rows per block", {NULL}},
-  {"block_n", "BLOCK_N", {"64", "32", "128"}, "key rows per K/V tile", {NULL}},
-  {"warps", "WARPS", {"4", "8", "2"}, "warps per block (each owns block_m/warps query rows)",
-   {NULL}},
-  {"stages", "STAGES", {"2", "3"}, "K/V tiles in flight (cp.async)", {NULL}},
-  /* Default 1: auto (2 splits at 2x8x512x64) measured slower, 15.2 vs 12.5 us (H200,
-   * 2026-11-22, L2 flushed); see docs/kernel-notes.md. */
-  /* mma.cu compiles the split kernel unless SPLIT_KV == 1; the count itself comes from dims at
-   * run time, so auto is SPLIT_KV=0 (tests/kernels/test_ladder_dims.c checks). */
-  {"split", "SPLIT_KV", {"1", "2", "4", "8", "auto"},
-   "key-range splits per query block, merged by a combine step (auto: by shape, small grids)",
-   {NULL, NULL, NULL, NULL, "0"}},
-};
-static const Variant variant_mma = {
-  .name = "mma", .source = "mma.cu",
-  .summary = "FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers, split-KV",
-  .knobs = mma_knobs, .nknobs = 5,
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_KERNELS,
-  .nsteps = 3,
-  .steps = {{"attn_fwd", dims_mma}, {"attn_split", dims_mma_split}, {"combine", dims_mma_combine}},
-  .check = check_mma, .num_splits = splits_mma,
-  .presets = {"block_m=64,block_n=64,warps=4,stages=2", "block_m=128,block_n=64,warps=8,stages=2",
-              "block_m=64,block_n=32,warps=4,stages=3", "block_m=128,block_n=32,warps=8,stages=3",
-              "block_m=32,block_n=64,warps=2,stages=2", "block_m=64,block_n=64,warps=4,stages=2,split=auto",
-              /* fastest at 2x8x512x64 under ncu (H200, 2026-11-22): fewer, longer key tiles */
-              "block_m=64,block_n=128,warps=4,stages=2", "block_m=128,block_n=32,warps=4,stages=2",
-              /* FlashAttention-2's own tiling on sm_80/sm_90 at D=128 */
-              "block_m=128,block_n=64,warps=4,stages=2,split=1"},
-};
+const Variant *Registry_find(const char *name) {
+  Registry_load();
+  int i = Registry_indexOf(name);
+  return i < 0 ? NULL : R.all[i];
+}
 
-static const Variant variant_fp8 = {
-  .name = "fp8", .source = "fp8.cu",
-  .summary = "E4M3 Q/K with per-head scales through mma.sync e4m3, fp32 softmax",
-  /* 5e-2: E4M3 rounding gives ~3.7e-2 relative L2 on standard-normal inputs (fp8.cu header). */
-  .head_dims = {64, 128}, .min_cc = 89, .tolerance = 5e-2, .qk_fp8 = true,
-  .kind = LAUNCH_KERNELS, .nsteps = 2, .steps = {{"quantize", dims_fp8_quant}, {"attn_fwd", dims_fp8}},
-  .workspace_bytes = ws_fp8, .presets = {""},
-};
+int Registry_diagnosticCount(void) {
+  Registry_load();
+  return R.nnotes;
+}
 
-static const KnobDesc fa3_knobs[] = {
-  {"block_m", "BLOCK_M", {"128", "64", "192"}, "query rows per block (64 per consumer warpgroup)",
-   {NULL}},
-  {"block_n", "BLOCK_N", {"128", "176", "64"}, "keys per K/V tile (the N of the QK^T wgmma)",
-   {NULL}},
-  {"stages", "STAGES", {"2", "3", "4"}, "K/V tiles in flight per ring (TMA + mbarriers)", {NULL}},
-  {"kv_split", "KV_SPLIT", {"1", "2"},
-   "warpgroups per 64 query rows, each walking part of the keys, merged in shared memory", {NULL}},
-  {"sched", "SCHED", {"pingpong", "plain", "exp"},
-   "pingpong: consumer warpgroups take turns issuing GEMMs; exp: take turns on the exponentials",
-   {"0", "1", "2"}},
-  {"persist", "PERSIST", {"1", "0"},
-   "1: one block per SM walks the tiles; the next tile's loads overlap this one's epilogue",
-   {NULL}},
-  {"exp_poly", "EXP_POLY_EVERY", {"0", "8", "4"},
-   "every n-th group of exponentials by a polynomial on the FMA pipe, not MUFU (0: none)",
-   {NULL}},
-};
-static const Variant variant_fa3 = {
-  .name = "fa3", .source = "fa3.cu",
-  .summary = "Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong",
-  .knobs = fa3_knobs, .nknobs = 7,
-  .head_dims = {64, 128}, .min_cc = 90, .arch_specific = true, .tolerance = 2e-3,
-  .kind = LAUNCH_KERNELS, .nsteps = 1, .steps = {{"attn_fwd", dims_fa3}},
-  .check = check_fa3, .tma_rows = tma_fa3,
-  .presets = {"block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1",
-              "block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0",
-              "block_m=192,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1",
-              "block_m=128,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
-              "block_m=128,block_n=176,stages=2,kv_split=1,sched=pingpong,persist=0",
-              /* small grids (B*H*S/64 near the SM count): 64-row blocks, keys split or not */
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0",
-              "block_m=64,block_n=64,stages=2,kv_split=2,sched=plain,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0",
-              "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8"},
-};
+const char *Registry_diagnostic(int i) { return i >= 0 && i < R.nnotes ? R.notes[i] : NULL; }
 
-static const Variant variant_cublas = {
-  .name = "cublas", .source = "cublas.cu",
-  .summary = "unfused: cuBLAS batched GEMM QK^T, softmax kernel, GEMM PV (PyTorch's math path)",
-  .head_dims = {64, 128}, .min_cc = 80, .tolerance = 2e-3, .kind = LAUNCH_CUBLAS,
-  .nsteps = 1, .steps = {{"softmax_rows", dims_softmax}},
-  .workspace_bytes = ws_cublas, .presets = {""},
-};
+int Registry_dirCount(void) {
+  Registry_load();
+  return R.ndirs;
+}
 
-/* naive first: external kernels borrow its launch shape (registry_lookup.c). */
-const Variant *const Registry_variants[] = {
-  &variant_naive, &variant_smem, &variant_swizzle, &variant_cp_async, &variant_wmma_qk,
-  &variant_wmma, &variant_mma, &variant_fp8, &variant_cublas, &variant_fa3,
-};
-const int Registry_count = (int)(sizeof Registry_variants / sizeof Registry_variants[0]);
+const char *Registry_dir(int i) { return i >= 0 && i < R.ndirs ? R.dirs[i] : NULL; }
+
+const Variant *Registry_reload(const char *name, char *err, size_t errsize) {
+  Registry_load();
+  int at = Registry_indexOf(name);
+  if (at < 0) {
+    snprintf(err, errsize, "no variant %s", name);
+    return NULL;
+  }
+  Variant *old = R.all[at];
+  if (!old->path) return old; /* compiled into the binary: it cannot change */
+  char *text = Registry_readKernel(old->path, err, errsize);
+  if (!text) return NULL;
+  if (strcmp(text, old->text) == 0) {
+    free(text);
+    return old;
+  }
+  Variant *v = Registry_make(old->source, old->path, text, old->origin, old->bare, NULL, err,
+                             errsize);
+  free(text);
+  if (!v) return NULL;
+  if (strcmp(v->name, old->name) != 0) {
+    snprintf(err, errsize, "%s: the variant's name changed from %s to %s; restart benchtop to load "
+             "it under the new name", old->source, old->name, v->name);
+    Decl_free(v);
+    return NULL;
+  }
+  Registry_retire(old);
+  R.all[at] = v;
+  return v;
+}
+
+Variant *Registry_parseFile(const char *path, const char *text, char *err, size_t errsize) {
+  return Registry_make(path, path, text, 1, false, NULL, err, errsize);
+}
+
+void Registry_freeVariant(Variant *v) { Decl_free(v); }

@@ -1,6 +1,8 @@
-/* The kernel ladder: every variant, its knobs, what it supports and how it is launched.
- * Pure data and pure C: `benchtop list variants` and `check-kernels` use it without a GPU.
- * Adding a variant = one kernels/<name>.cu + one entry in registry.c. */
+/* The variants: every kernel on the kernel path (the built-ins, then the user's directories),
+ * each described by the declaration in its own .cu file (docs/kernel-declarations.md): knobs,
+ * constraints, launch geometry, steps, scratch buffers, head dims, architecture, tolerance.
+ * Pure C, no CUDA: `benchtop list variants` and `check-kernels` use it without a GPU.
+ * Adding a variant = adding one .cu file. */
 #ifndef BENCHTOP_REGISTRY_H
 #define BENCHTOP_REGISTRY_H
 
@@ -8,21 +10,31 @@
 #include <stddef.h>
 
 #include "kernels/device_props.h"
+#include "kernels/expr.h"
 #include "kernels/shape.h"
 
-#define KNOB_MAX 8
-#define KNOB_MAX_VALUES 8
-#define VARIANT_MAX_STEPS 3
-#define VARIANT_MAX_PRESETS 12
+#define KNOB_MAX 16
+#define KNOB_MAX_VALUES 256    /* a range may not expand to more */
+#define VARIANT_MAX_STEPS 8
+#define VARIANT_MAX_PRESETS 256 /* Variant.presets is NULL-terminated; this bounds the loops */
+#define VARIANT_MAX_HEAD_DIMS 8
+#define VARIANT_NAME_MAX 32     /* with its NUL, as records store it */
 
 typedef struct KnobDesc {
   const char *name;   /* as typed: --knob pad=8 */
   const char *macro;  /* passed to NVRTC as -D<macro>=<value> */
-  const char *values[KNOB_MAX_VALUES]; /* allowed values, NULL-terminated; [0] is the default */
+  /* The allowed values as typed, nvalues of them (NULL-terminated); a declared range is
+   * expanded to its values. KnobValues holds an index into this list. */
+  const char *const *values;
+  int nvalues;
+  int def;            /* index of the default value */
   const char *help;
-  /* The macro's value for each word value, by index ("auto" -> "0"); a number passes as
-   * itself and needs none. A word without one does not compile (Jit_knobDefine). */
-  const char *defines[KNOB_MAX_VALUES];
+  /* The macro's value for each word value, by index ("auto" -> "0"); NULL for a number. */
+  const char *const *defines;
+  const long long *numbers; /* what expressions see: the number, or the word's macro value */
+  bool is_range;      /* declared as lo..hi step s (the values are then lo, lo+s, ...) */
+  long long lo, hi, step;
+  int line;           /* of its declaration */
 } KnobDesc;
 
 /* One knob setting per knob of the variant: index into KnobDesc.values. */
@@ -37,62 +49,118 @@ typedef struct LaunchDims {
                       walks the grid's blocks itself (x fastest, then y, then z) */
 } LaunchDims;
 
-/* Launch geometry may depend on the device (mma's split=auto on its SM count): dims gets the
- * device's own properties, never NULL. */
+/* What cannot be data: code in the engine that a declaration names (`hook NAME`). */
+typedef enum {
+  HOOK_NONE,
+  HOOK_CUBLAS_QK, /* scores = scale * Q K^T into the workspace, fp32 (bench/cublas_hooks.c) */
+  HOOK_CUBLAS_PV, /* O = P V from the workspace's fp16 probabilities */
+} RegistryHook;
+
 typedef struct KernelStep {
-  const char *entry; /* extern "C" __global__ name in the variant's .cu */
-  void (*dims)(const Shape *s, const KnobValues *kv, const DeviceProps *dev, LaunchDims *out);
+  const char *entry; /* extern "C" __global__ name in the .cu, or the hook's name */
+  RegistryHook hook; /* HOOK_NONE: a kernel launched with the declared geometry */
+  ExprId grid[3], block[3], smem, persistent; /* -1: 1 (grid, block) or 0 */
+  int line;
 } KernelStep;
 
-typedef enum { LAUNCH_KERNELS, LAUNCH_CUBLAS } LaunchKind;
+/* Scratch buffers a variant may ask for, by their AttnParams field. */
+typedef enum { SCRATCH_WORKSPACE, SCRATCH_O_F32, SCRATCH_LSE, SCRATCH_COUNT } ScratchBuffer;
+
+typedef struct VariantDecl VariantDecl; /* the expressions (registry_eval.c) */
 
 typedef struct Variant {
   const char *name;
-  const char *source;    /* file name under kernels/, e.g. "mma.cu" */
   const char *summary;   /* one line: the rung of the ladder */
+  const char *builds_on; /* the variant this one changes (NULL: none) */
+  int rung;              /* place in the ladder; 0: none (listed after it) */
+  const char *source;    /* as shown and compiled: "mma.cu" for a built-in, else its path */
+  const char *path;      /* the file on disk; NULL for a built-in compiled into the binary */
+  const char *text;      /* the source the declaration was read from, compiled as it is */
+  char source_hash[20];  /* 16 hex digits of text */
+  int origin;            /* kernel path entry: 0 built-in, 1.. the user's directories */
   const KnobDesc *knobs;
   int nknobs;
-  int head_dims[4];      /* supported D, 0-terminated */
+  int head_dims[VARIANT_MAX_HEAD_DIMS]; /* supported D, 0-terminated */
   int min_cc;            /* lowest compute capability x10 (80, 89, 90) */
-  bool arch_specific;    /* compiled for sm_90a: Hopper only */
+  bool arch_specific;    /* compiled for sm_XXa: that architecture only */
   double tolerance;      /* relative L2 error allowed against the fp32 reference */
   bool qk_fp8;           /* QK^T on fp8 tensor cores (PV stays fp16): the floors count half
-                            the FLOPs at the fp8 rate (sessions/floors.h) */
-  LaunchKind kind;
-  int nsteps;            /* LAUNCH_KERNELS: run in order on one stream */
+                            the FLOPs at the fp8 rate (sessions/floors.h); declared `qk_fp8` */
+  int nsteps;            /* run in order on one stream */
   KernelStep steps[VARIANT_MAX_STEPS];
-  /* Extra constraints beyond head_dims/min_cc; NULL or returns NULL when fine, else why not. */
-  const char *(*check)(const Shape *s, const KnobValues *kv);
-  /* Scratch the variant needs (AttnParams.workspace etc.); NULL means none. */
-  size_t (*workspace_bytes)(const Shape *s, const KnobValues *kv);
-  int (*num_splits)(const Shape *s, const KnobValues *kv, const DeviceProps *dev); /* NULL: 1 */
-  /* TMA tensor maps the kernels read from AttnParams (bench/tensor_maps.c builds them): rows of
-   * the box for Q, K, V, O, each 64 columns wide; 0 = no map. NULL: the variant uses none. */
-  void (*tma_rows)(const Shape *s, const KnobValues *kv, int rows[4]);
-  const char *presets[VARIANT_MAX_PRESETS]; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
+  const char *const *presets; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
+  int npresets;
+  bool bare;             /* a file with no declaration: attn_fwd launched like naive */
+  VariantDecl *decl;
 } Variant;
 
-extern const Variant *const Registry_variants[];
-extern const int Registry_count;
+/* Everything the engine needs to launch one record: evaluated from the declaration. */
+typedef struct LaunchPlan {
+  int nsteps;
+  LaunchDims dims[VARIANT_MAX_STEPS]; /* zero for hooks */
+  bool skip[VARIANT_MAX_STEPS];       /* a kernel whose grid has a zero: not launched */
+  int num_splits;                     /* AttnParams.num_splits */
+  size_t scratch[SCRATCH_COUNT];      /* bytes per ScratchBuffer */
+  int tma_rows[4];                    /* box rows of the Q, K, V, O tensor maps; 0: no map */
+} LaunchPlan;
 
+/* The variants, in ladder order (rung, then kernel path order, then name). The first call
+ * loads the kernel path; Registry_addDir before it adds --kernels directories. */
+int Registry_count(void);
+const Variant *Registry_at(int i);
 const Variant *Registry_find(const char *name);
+/* A --kernels DIR (after ~/.config/benchtop/kernels and BENCHTOP_KERNEL_PATH); false with one
+ * line in err when the registry is already loaded. */
+bool Registry_addDir(const char *dir, char *err, size_t errsize);
+/* Lines about the kernel path the user should see once: declaration errors ("FILE:LINE: ...",
+ * the variant left out), shadowing notes. Kept for Registry_diagnostic; with a sink set (the
+ * command line prints them on stderr; the TUI shows them itself) each is also handed to it as
+ * it is found. */
+int Registry_diagnosticCount(void);
+const char *Registry_diagnostic(int i);
+void Registry_setNoteSink(void (*sink)(const char *line));
+/* The directories of the kernel path after the built-ins, in order ("" = not set). */
+int Registry_dirCount(void);
+const char *Registry_dir(int i);
+/* Reads the declaration of a file again when it changed on disk (hot reload). Returns the
+ * variant now registered under name (the old pointer stays valid: it is never freed), or NULL
+ * with one line in err when the file no longer declares a usable variant. */
+const Variant *Registry_reload(const char *name, char *err, size_t errsize);
+/* Parses one file on its own, outside the kernel path (tests, `benchtop new`): a Variant the
+ * caller frees with Registry_freeVariant, or NULL and the first error in err. */
+Variant *Registry_parseFile(const char *path, const char *text, char *err, size_t errsize);
+void Registry_freeVariant(Variant *v);
+
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);
-/* How many values knob k allows (its NULL-terminated value list). */
+/* How many values knob k allows. */
 int Registry_knobValueCount(const KnobDesc *k);
+/* Index of the knob called name, or -1. */
+int Registry_knobIndex(const Variant *v, const char *name);
+/* What expressions see for knob k at kv (a number, or a word's macro value). */
+long long Registry_knobNumber(const Variant *v, const KnobValues *kv, int k);
 /* Applies "k=v,k=v"; unknown knobs or values give one line in err. ignore_unknown skips knobs
  * the variant does not have (a plan-wide --knob applies to the variants that have it). */
 bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,
                          char *err, size_t errsize);
-/* Integer value of knob `name` (its value string parsed); `fallback` if absent or not numeric. */
-int Registry_knobInt(const Variant *v, const KnobValues *kv, const char *name, int fallback);
-const char *Registry_knobStr(const Variant *v, const KnobValues *kv, const char *name);
+/* Index of value text in knob k's list, or -1 (numbers compare by value: "064" is 64). */
+int Registry_knobValueIndex(const KnobDesc *k, const char *text);
 /* "k=v,k=v" for all knobs. */
 void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, size_t size);
-/* NULL when the variant can run this shape on device dev (its compute capability, and the
- * shared memory each step asks for against what one block may opt into there; NULL dev: any
- * supported device), else a reason ("n/a: ..." is prefixed by the caller). */
-const char *Registry_supports(const Variant *v, const Shape *s, const KnobValues *kv,
-                              const DeviceProps *dev, char *buf, size_t size);
+/* "64|128|32" or "16..128 step 16": what knob k allows, for messages and listings. */
+void Registry_formatAllowed(const KnobDesc *k, char *buf, size_t size);
+
+/* Why the variant cannot run this shape with these knobs on this device, or NULL when it can.
+ * dev NULL: any device (architecture and device limits are not checked). The reason is in buf
+ * ("n/a: ..." is prefixed by the caller). */
+const char *Registry_refusal(const Variant *v, const Shape *s, const KnobValues *kv,
+                             const DeviceProps *dev, char *buf, size_t size);
+/* The launch of one record (geometry, splits, scratch, tensor maps) on dev, checked against
+ * its limits. False with one line naming the declaration's file and line in err. */
+bool Registry_plan(const Variant *v, const Shape *s, const KnobValues *kv, const DeviceProps *dev,
+                   LaunchPlan *out, char *err, size_t errsize);
+/* The limits every GPU benchtop supports has (1024 threads a block, 227 KiB of shared memory
+ * at most, ...), with cc and the SM count unknown: what the loader checks declarations with. */
+void Registry_anyDevice(DeviceProps *dev);
 
 #endif

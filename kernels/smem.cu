@@ -1,3 +1,17 @@
+/* benchtop
+name      smem
+summary   K/V tiles staged in shared memory
+rung      2
+builds_on naive
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+knob pad PAD {0, 8} : halves added to each 128-byte K/V row (0: 32-way bank conflicts)
+# 64 query rows a block, 4 warps of 16 rows; the K/V tiles are static shared memory
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128)
+preset pad=0
+preset pad=8
+*/
 // Rung 2 of the ladder: smem. K/V tiles staged in shared memory (knob PAD: 0 or 8 halves).
 // Changes from naive: a block of 4 warps owns 64 query rows (16 per warp) and walks the keys
 // in tiles of 32; the block loads each K/V tile into shared memory once (coalesced 16-byte
@@ -16,7 +30,7 @@
 #define PAD 0
 #endif
 
-#define BM 64                 // query rows per block (must match dims_rows64 in registry.c)
+#define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile: one per lane
 #define THREADS 128           // 4 warps
 #define RPW 16                // query rows per warp

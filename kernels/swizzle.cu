@@ -1,3 +1,13 @@
+/* benchtop
+name      swizzle
+summary   XOR-swizzled shared-memory tiles, no padding
+rung      3
+builds_on smem
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128)
+*/
 // Rung 3 of the ladder: swizzle. XOR-swizzled shared-memory tiles, no padding.
 // Changes from smem: the K/V tiles keep their natural 128/256-byte rows (no pad bytes wasted),
 // and the 16-byte chunk c of key row r is stored at chunk c ^ (r % 8). The 8 lanes of a
@@ -8,7 +18,7 @@
 #include "attn_params.h"
 #include "common.cuh"
 
-#define BM 64                 // query rows per block (must match dims_rows64 in registry.c)
+#define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile: one per lane
 #define THREADS 128           // 4 warps
 #define RPW 16                // query rows per warp

@@ -1,3 +1,16 @@
+/* benchtop
+name      wmma
+summary   WMMA for QK^T and PV
+rung      6
+builds_on wmma_qk
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+knob acc ACC_FP16 {fp32=0, fp16=1} : PV accumulator type (fp16: the notebook's 2x claim)
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128)
+preset acc=fp32
+preset acc=fp16
+*/
 // Rung 6 of the ladder: wmma. WMMA 16x16x16 for QK^T and for PV (knob ACC_FP16: the PV
 // accumulator is fp32 (acc=fp32) or fp16 (acc=fp16)).
 // Changes from wmma_qk: the probabilities are written as fp16 into a per-warp tile and
@@ -20,7 +33,7 @@
 
 using namespace nvcuda;
 
-#define BM 64                 // query rows per block (must match dims_wmma in registry.c)
+#define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile
 #define THREADS 128           // 4 warps of 16 rows
 #define NCHUNK (HEAD_DIM / 8) // 16-byte chunks per row

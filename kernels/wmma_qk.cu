@@ -1,3 +1,14 @@
+/* benchtop
+name      wmma_qk
+summary   WMMA 16x16x16 tensor cores for QK^T, scalar PV
+rung      5
+builds_on cp_async
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+# 4 warps, 64 query rows a block (16 a warp)
+kernel attn_fwd grid(cdiv(S, 64), B * H) block(128)
+*/
 // Rung 5 of the ladder: wmma_qk. Tensor cores (nvcuda::wmma 16x16x16, fp16 in, fp32 out) for
 // QK^T; softmax and PV stay scalar fp32.
 // Changes from cp_async: each warp keeps its 16 query rows as WMMA A fragments in registers
@@ -15,7 +26,7 @@
 
 using namespace nvcuda;
 
-#define BM 64                 // query rows per block (must match dims_wmma in registry.c)
+#define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile
 #define THREADS 128           // 4 warps of 16 rows
 #define NCHUNK (HEAD_DIM / 8) // 16-byte chunks per row

@@ -83,9 +83,9 @@ void App_requestQuit(App *a) {
 static void App_initPanels(App *a) {
   VariantsView *vv = &a->variants;
   vv->count = 0;
-  for (int i = 0; i < Registry_count && vv->count < (int)(sizeof vv->rows / sizeof vv->rows[0]); i++) {
+  for (int i = 0; i < Registry_count() && vv->count < (int)(sizeof vv->rows / sizeof vv->rows[0]); i++) {
     VariantRow *vr = &vv->rows[vv->count++];
-    vr->variant = Registry_variants[i];
+    vr->variant = Registry_at(i);
     vr->checked = false;
     vr->knobs_set = false;
     vr->auto_shown[0] = '\0';

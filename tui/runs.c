@@ -287,7 +287,7 @@ void App_prebuild(App *a, const VariantRow *vr) {
     Plan_defaultOptions(&e.opts);
     Util_strlcpy(e.metrics, "none", sizeof e.metrics);
     char why[256];
-    if (Registry_supports(vr->variant, &e.shape, &e.knobs, NULL, why, sizeof why)) continue;
+    if (Registry_refusal(vr->variant, &e.shape, &e.knobs, NULL, why, sizeof why)) continue;
     Runner_prebuild(a->run.runner, &e);
   }
   if (!a->run.running) Util_strlcpy(a->run.worker, "compiling in the background", sizeof a->run.worker);

@@ -26,14 +26,14 @@ static KnobValues DeviceTest_knobs(const Variant *v, const char *spec) {
  * warps per SM of the device it runs on. */
 static int DeviceTest_mmaSplits(const DeviceProps *dev, const char *shape_knobs, const Shape *s) {
   const Variant *v = Registry_find("mma");
-  CHECK(v && v->num_splits && v->nsteps == 3);
+  CHECK(v && v->nsteps == 3);
   if (!v) return -1;
   KnobValues kv = DeviceTest_knobs(v, shape_knobs);
-  int splits = v->num_splits(s, &kv, dev);
-  LaunchDims fwd, split, combine;
-  v->steps[0].dims(s, &kv, dev, &fwd);
-  v->steps[1].dims(s, &kv, dev, &split);
-  v->steps[2].dims(s, &kv, dev, &combine);
+  LaunchPlan plan;
+  char err[300];
+  CHECK(Registry_plan(v, s, &kv, dev, &plan, err, sizeof err));
+  int splits = plan.num_splits;
+  LaunchDims fwd = plan.dims[0], split = plan.dims[1], combine = plan.dims[2];
   if (splits > 1) {
     CHECK(fwd.grid[2] == 0 && split.grid[2] == (unsigned)splits && combine.grid[0] > 0);
     long warps = (long)split.grid[0] * split.grid[1] * split.grid[2] * (split.block[0] / 32);
@@ -70,8 +70,10 @@ static void DeviceTest_persistent(void) {
   if (!v) return;
   KnobValues kv = DeviceTest_knobs(v, "persist=1");
   Shape s = {4, 16, 2048, 128, false};
-  LaunchDims d;
-  v->steps[0].dims(&s, &kv, &Test_H100, &d);
+  LaunchPlan plan;
+  char err[300];
+  CHECK(Registry_plan(v, &s, &kv, &Test_H100, &plan, err, sizeof err));
+  LaunchDims d = plan.dims[0];
   CHECK(d.persistent);
   unsigned long long blocks = (unsigned long long)d.grid[0] * d.grid[1] * d.grid[2];
   CHECK(blocks == 16 * 64);
@@ -92,43 +94,34 @@ static void DeviceTest_flush(void) {
 
 /* A kernel asking for more shared memory than the device lets one block opt into is refused
  * before launch, saying both numbers; the same kernel runs where the device allows it. */
-static void dims_big(const Shape *s, const KnobValues *kv, const DeviceProps *dev,
-                     LaunchDims *d) {
-  (void)kv; (void)dev;
-  memset(d, 0, sizeof *d);
-  d->grid[0] = (unsigned)s->S; d->grid[1] = d->grid[2] = 1;
-  d->block[0] = 128; d->block[1] = d->block[2] = 1;
-  d->smem = 100 * 1024;
-}
-
 static void DeviceTest_smem(void) {
-  Variant big;
-  memset(&big, 0, sizeof big);
-  big.name = "big";
-  big.head_dims[0] = 64;
-  big.min_cc = 80;
-  big.kind = LAUNCH_KERNELS;
-  big.nsteps = 1;
-  big.steps[0] = (KernelStep){"attn_fwd", dims_big};
-  KnobValues kv;
-  memset(&kv, 0, sizeof kv);
-  Shape s = {1, 1, 128, 64, false};
+  static const char big_cu[] =
+      "/* benchtop\nname big\nhead_dims 64\narch sm_80\ntolerance 2e-3\n"
+      "kernel attn_fwd grid(S) block(128) smem(100 * 1024)\n*/\n"
+      "extern \"C\" __global__ void attn_fwd() {}\n";
   char why[256];
-  const char *no = Registry_supports(&big, &s, &kv, &Test_L4, why, sizeof why);
+  Variant *big = Registry_parseFile("big.cu", big_cu, why, sizeof why);
+  CHECK(big != NULL);
+  if (!big) return;
+  KnobValues kv;
+  Registry_defaults(big, &kv);
+  Shape s = {1, 1, 128, 64, false};
+  const char *no = Registry_refusal(big, &s, &kv, &Test_L4, why, sizeof why);
   CHECK(no && strstr(no, "102400") && strstr(no, "101376"));
-  CHECK(Registry_supports(&big, &s, &kv, &Test_H100, why, sizeof why) == NULL);
-  CHECK(Registry_supports(&big, &s, &kv, &Test_A100, why, sizeof why) == NULL);
-  CHECK(Registry_supports(&big, &s, &kv, NULL, why, sizeof why) == NULL); /* any device */
+  CHECK(Registry_refusal(big, &s, &kv, &Test_H100, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(big, &s, &kv, &Test_A100, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(big, &s, &kv, NULL, why, sizeof why) == NULL); /* any device */
+  Registry_freeVariant(big);
   /* Every shipped preset of every variant the L4 can run fits its 99 KiB. */
   int runnable = 0;
-  for (int i = 0; i < Registry_count; i++) {
-    const Variant *v = Registry_variants[i];
-    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+  for (int i = 0; i < Registry_count(); i++) {
+    const Variant *v = Registry_at(i);
+    for (int p = 0; p < v->npresets; p++) {
       KnobValues k = DeviceTest_knobs(v, v->presets[p]);
       for (int D = 64; D <= 128; D += 64) {
         Shape t = {2, 8, 512, D, false};
-        if (Registry_supports(v, &t, &k, NULL, why, sizeof why)) continue;
-        const char *l4 = Registry_supports(v, &t, &k, &Test_L4, why, sizeof why);
+        if (Registry_refusal(v, &t, &k, NULL, why, sizeof why)) continue;
+        const char *l4 = Registry_refusal(v, &t, &k, &Test_L4, why, sizeof why);
         CHECK(l4 == NULL || v->min_cc > 89 || v->arch_specific);
         runnable += l4 == NULL;
       }
@@ -147,14 +140,14 @@ static void DeviceTest_arch(void) {
   CHECK(fa3 && fp8 && mma);
   if (!fa3 || !fp8 || !mma) return;
   Registry_defaults(fa3, &kv);
-  const char *no = Registry_supports(fa3, &s, &kv, &Test_L4, why, sizeof why);
+  const char *no = Registry_refusal(fa3, &s, &kv, &Test_L4, why, sizeof why);
   CHECK(no && strstr(no, "sm_90") && strstr(no, "sm_89"));
-  CHECK(Registry_supports(fa3, &s, &kv, &Test_H100, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(fa3, &s, &kv, &Test_H100, why, sizeof why) == NULL);
   Registry_defaults(fp8, &kv);
-  CHECK(Registry_supports(fp8, &s, &kv, &Test_L4, why, sizeof why) == NULL);
-  CHECK(Registry_supports(fp8, &s, &kv, &Test_A100, why, sizeof why) != NULL);
+  CHECK(Registry_refusal(fp8, &s, &kv, &Test_L4, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(fp8, &s, &kv, &Test_A100, why, sizeof why) != NULL);
   Registry_defaults(mma, &kv);
-  CHECK(Registry_supports(mma, &s, &kv, &Test_L4, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(mma, &s, &kv, &Test_L4, why, sizeof why) == NULL);
   Jit_archFor(Test_L4.cc, false, arch, sizeof arch);
   CHECK(strcmp(arch, "sm_89") == 0);
   Jit_archFor(Test_H100.cc, true, arch, sizeof arch);

@@ -113,8 +113,8 @@ static void LadderCompile_tensorUse(void) {
     const Variant *v = Registry_find(rungs[i].variant);
     CHECK(v != NULL);
     if (!v) continue;
-    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++)
-      for (int d = 0; d < 4 && v->head_dims[d]; d++) {
+    for (int p = 0; p < v->npresets; p++)
+      for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
         KnobValues kv;
         char err[256];
         Registry_defaults(v, &kv);

@@ -22,6 +22,34 @@ static const struct {
 
 static const int Ragged[] = {1, 2, 31, 63, 64, 65, 127, 128, 129, 300, 4095, 4097, 16383, 16384};
 
+/* The declaration's launch on a device of compute capability cc with `sms` SMs. */
+static bool LadderDims_plan(const Variant *v, const Shape *s, const KnobValues *kv, int cc, int sms,
+                            LaunchPlan *plan) {
+  DeviceProps dev;
+  Registry_anyDevice(&dev);
+  dev.cc = cc;
+  dev.sm_count = sms;
+  char err[300];
+  bool ok = Registry_plan(v, s, kv, &dev, plan, err, sizeof err);
+  if (!ok) fprintf(stderr, "%s\n", err);
+  return ok;
+}
+
+static const char *LadderDims_refusal(const Variant *v, const Shape *s, const KnobValues *kv,
+                                      int cc, char *why, size_t size) {
+  DeviceProps dev;
+  Registry_anyDevice(&dev);
+  dev.cc = cc;
+  dev.sm_count = 132;
+  return Registry_refusal(v, s, kv, &dev, why, size);
+}
+
+static int LadderDims_knob(const Variant *v, const KnobValues *kv, const char *name) {
+  int k = Registry_knobIndex(v, name);
+  CHECK(k >= 0);
+  return k < 0 ? -1 : (int)Registry_knobNumber(v, kv, k);
+}
+
 static void LadderDims_checkGrid(const LaunchDims *d, const Shape *s, int rows, int threads) {
   CHECK(d->grid[1] == (unsigned)(s->B * s->H));
   CHECK(d->grid[2] == 1);
@@ -38,7 +66,7 @@ static void LadderDims_variants(void) {
     if (!v) continue;
     CHECK(v->nsteps == 1 && strcmp(v->steps[0].entry, "attn_fwd") == 0);
     CHECK(v->min_cc == 80 && !v->arch_specific);
-    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+    for (int p = 0; p < v->npresets; p++) {
       KnobValues kv;
       char err[256];
       Registry_defaults(v, &kv);
@@ -47,15 +75,16 @@ static void LadderDims_variants(void) {
         for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
           Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
           char why[256];
-          CHECK(Registry_supports(v, &s, &kv, &Test_A100, why, sizeof why) == NULL);
-          LaunchDims d;
-          memset(&d, 0xff, sizeof d);
-          v->steps[0].dims(&s, &kv, &Test_A100, &d);
+          CHECK(LadderDims_refusal(v, &s, &kv, 80, why, sizeof why) == NULL);
+          LaunchPlan plan;
+          CHECK(LadderDims_plan(v, &s, &kv, 80, 108, &plan));
+          const LaunchDims d = plan.dims[0];
           LadderDims_checkGrid(&d, &s, Ladder[i].rows, Ladder[i].threads);
+          CHECK(plan.num_splits == 1 && plan.scratch[SCRATCH_WORKSPACE] == 0 && !plan.skip[0]);
           if (strcmp(v->name, "cp_async") == 0) {
             /* Q [64][D] + stages * (K + V) [32][D] fp16 + P [64][32] fp32, as cp_async.cu
              * carves it; the most stays under the 99 KiB an sm_89 block may opt into. */
-            int stages = Registry_knobInt(v, &kv, "stages", -1);
+            int stages = LadderDims_knob(v, &kv, "stages");
             CHECK(stages == 2 || stages == 3);
             CHECK(d.smem == (size_t)(64 * D * 2 + stages * 2 * 32 * D * 2 + 64 * 32 * 4));
             CHECK(d.smem <= 99 * 1024);
@@ -66,7 +95,7 @@ static void LadderDims_variants(void) {
       /* D outside {64, 128} is refused, with a reason. */
       Shape odd = {1, 1, 128, 96, false};
       char why[256];
-      CHECK(Registry_supports(v, &odd, &kv, &Test_A100, why, sizeof why) != NULL);
+      CHECK(LadderDims_refusal(v, &odd, &kv, 80, why, sizeof why) != NULL);
     }
   }
 }
@@ -75,21 +104,22 @@ static void LadderDims_cublasSoftmax(void) {
   const Variant *v = Registry_find("cublas");
   CHECK(v != NULL);
   if (!v) return;
-  CHECK(v->kind == LAUNCH_CUBLAS && v->nsteps == 1);
-  CHECK(strcmp(v->steps[0].entry, "softmax_rows") == 0);
-  CHECK(v->workspace_bytes != NULL);
+  /* the GEMMs are hooks around the declaration's softmax kernel */
+  CHECK(v->nsteps == 3 && v->steps[0].hook == HOOK_CUBLAS_QK && v->steps[2].hook == HOOK_CUBLAS_PV);
+  CHECK(v->steps[1].hook == HOOK_NONE && strcmp(v->steps[1].entry, "softmax_rows") == 0);
+  CHECK(strcmp(Jit_mainEntry(v), "softmax_rows") == 0);
   KnobValues kv;
   Registry_defaults(v, &kv);
   for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
     Shape s = {2, 3, Ragged[k], 64, (k & 1) != 0};
-    LaunchDims d;
-    v->steps[0].dims(&s, &kv, &Test_L4, &d);
+    LaunchPlan plan;
+    CHECK(LadderDims_plan(v, &s, &kv, 80, 108, &plan));
+    const LaunchDims d = plan.dims[1];
     CHECK(d.grid[0] == (unsigned)s.S); /* one block per score row */
     CHECK(d.grid[1] == 6 && d.grid[2] == 1);
     CHECK(d.block[0] == 256 && d.smem == 0);
     /* fp32 scores then fp16 probabilities, [B*H][S][S] each */
-    if (v->workspace_bytes)
-      CHECK(v->workspace_bytes(&s, &kv) == (size_t)6 * (size_t)s.S * (size_t)s.S * 6);
+    CHECK(plan.scratch[SCRATCH_WORKSPACE] == (size_t)6 * (size_t)s.S * (size_t)s.S * 6);
   }
 }
 
@@ -113,32 +143,31 @@ static void LadderDims_fa3(void) {
   const Variant *v = Registry_find("fa3");
   CHECK(v != NULL);
   if (!v) return;
-  CHECK(v->arch_specific && v->min_cc == 90 && v->nsteps == 1 && v->tma_rows != NULL);
+  CHECK(v->arch_specific && v->min_cc == 90 && v->nsteps == 1);
   int accepted = 0;
-  for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+  for (int p = 0; p < v->npresets; p++) {
     KnobValues kv;
     char err[256], why[256];
     Registry_defaults(v, &kv);
     CHECK(Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err));
-    int bm = Registry_knobInt(v, &kv, "block_m", -1), bn = Registry_knobInt(v, &kv, "block_n", -1);
-    int ks = Registry_knobInt(v, &kv, "kv_split", -1), persist = Registry_knobInt(v, &kv, "persist", -1);
+    int bm = LadderDims_knob(v, &kv, "block_m"), bn = LadderDims_knob(v, &kv, "block_n");
+    int ks = LadderDims_knob(v, &kv, "kv_split"), persist = LadderDims_knob(v, &kv, "persist");
     for (int D = 64; D <= 128; D += 64)
       for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
         Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
-        const char *no = Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why);
+        const char *no = LadderDims_refusal(v, &s, &kv, 90, why, sizeof why);
         if (no) {
           CHECK(strncmp(no, "fa3: ", 5) == 0);
           continue;
         }
         accepted++;
-        LaunchDims d;
-        memset(&d, 0xff, sizeof d);
-        v->steps[0].dims(&s, &kv, &Test_H100, &d);
+        LaunchPlan plan;
+        CHECK(LadderDims_plan(v, &s, &kv, 90, 132, &plan));
+        const LaunchDims d = plan.dims[0];
         LadderDims_checkGrid(&d, &s, bm, 128 * (bm / 64 * ks + 1));
         CHECK(d.smem <= 232448);
         CHECK(d.persistent == (persist == 1));
-        int rows[4] = {0, 0, 0, 0};
-        v->tma_rows(&s, &kv, rows);
+        const int *rows = plan.tma_rows;
         CHECK(rows[0] == 64 && rows[1] == bn && rows[2] == bn && rows[3] == 64);
       }
   }
@@ -150,17 +179,42 @@ static void LadderDims_fa3(void) {
   Shape s = {1, 1, 512, 64, false}, s128 = {1, 1, 512, 128, false};
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=64,kv_split=2,sched=plain,persist=1", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) != NULL);
+  CHECK(LadderDims_refusal(v, &s, &kv, 90, why, sizeof why) != NULL);
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=192", &kv, false, err, sizeof err));
-  CHECK(Registry_supports(v, &s128, &kv, &Test_H100, why, sizeof why) != NULL);
+  CHECK(LadderDims_refusal(v, &s128, &kv, 90, why, sizeof why) != NULL);
   Registry_defaults(v, &kv);
-  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) == NULL);
-  CHECK(Registry_supports(v, &s, &kv, &Test_L4, why, sizeof why) != NULL);
+  CHECK(LadderDims_refusal(v, &s, &kv, 90, why, sizeof why) == NULL);
+  CHECK(LadderDims_refusal(v, &s, &kv, 89, why, sizeof why) != NULL);
+}
+
+/* mma's split=auto reads the device's own SM count: a small grid on a GPU with few SMs gets
+ * fewer splits than on one with many; a fixed split is capped by the key tiles. */
+static void LadderDims_mmaSplits(void) {
+  const Variant *v = Registry_find("mma");
+  CHECK(v != NULL);
+  if (!v) return;
+  KnobValues kv;
+  char err[256];
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "split=auto", &kv, false, err, sizeof err));
+  Shape s = {2, 8, 512, 64, false}; /* 8 blocks a head x 16 heads x 4 warps = 512 warps */
+  LaunchPlan h100, l4, tiny;
+  CHECK(LadderDims_plan(v, &s, &kv, 90, 132, &h100) && h100.num_splits == 2);
+  CHECK(LadderDims_plan(v, &s, &kv, 89, 58, &l4) && l4.num_splits == 1);
+  CHECK(LadderDims_plan(v, &s, &kv, 89, 1, &tiny) && tiny.num_splits == 1);
+  CHECK(h100.skip[0] && !h100.skip[1] && !h100.skip[2] && h100.dims[1].grid[2] == 2);
+  CHECK(l4.skip[1] && l4.skip[2] && !l4.skip[0] && l4.scratch[SCRATCH_O_F32] == 0);
+  CHECK(h100.scratch[SCRATCH_O_F32] == (size_t)2 * 2 * 8 * 512 * 64 * 4);
+  CHECK(h100.scratch[SCRATCH_LSE] == (size_t)2 * 2 * 8 * 512 * 4);
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "split=8,block_n=128", &kv, false, err, sizeof err));
+  LaunchPlan capped;
+  CHECK(LadderDims_plan(v, &s, &kv, 90, 132, &capped) && capped.num_splits == 4); /* 512/128 tiles */
 }
 
 /* Every knob value of every variant reaches NVRTC as a macro value: a number as itself, a word
- * through KnobDesc.defines. The kernels' contracts: mma.cu leaves out its split kernel only
+ * through its declared value. The kernels' contracts: mma.cu leaves out its split kernel only
  * when SPLIT_KV == 1 (auto must not be 1), fa3.cu's SCHED is 0 pingpong / 1 plain / 2 exp,
  * wmma.cu's ACC_FP16 is 1 for fp16. */
 static int LadderDims_defineIs(const char *variant, const char *macro, const char *value,
@@ -169,7 +223,7 @@ static int LadderDims_defineIs(const char *variant, const char *macro, const cha
   if (!v) return 0;
   for (int k = 0; k < v->nknobs; k++) {
     if (strcmp(v->knobs[k].macro, macro) != 0) continue;
-    for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
+    for (int i = 0; i < v->knobs[k].nvalues; i++) {
       if (strcmp(v->knobs[k].values[i], value) != 0) continue;
       char *def = Jit_knobDefine(v, k, i);
       int ok = def && strcmp(def, want) == 0;
@@ -181,10 +235,10 @@ static int LadderDims_defineIs(const char *variant, const char *macro, const cha
 }
 
 static void LadderDims_knobDefines(void) {
-  for (int n = 0; n < Registry_count; n++) {
-    const Variant *v = Registry_variants[n];
+  for (int n = 0; n < Registry_count(); n++) {
+    const Variant *v = Registry_at(n);
     for (int k = 0; k < v->nknobs; k++)
-      for (int i = 0; i < KNOB_MAX_VALUES && v->knobs[k].values[i]; i++) {
+      for (int i = 0; i < v->knobs[k].nvalues; i++) {
         char *def = Jit_knobDefine(v, k, i);
         CHECK(def != NULL);
         if (!def) fprintf(stderr, "%s: %s=%s has no macro value\n", v->name, v->knobs[k].name,
@@ -200,22 +254,12 @@ static void LadderDims_knobDefines(void) {
   CHECK(LadderDims_defineIs("fa3", "SCHED", "exp", "SCHED=2"));
   CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp16", "ACC_FP16=1"));
   CHECK(LadderDims_defineIs("wmma", "ACC_FP16", "fp32", "ACC_FP16=0"));
-  /* A word without a macro value compiles to nothing: Jit_knobDefine says so with NULL. */
-  static const KnobDesc word = {"w", "W", {"1", "some_word"}, "test knob", {NULL, NULL}};
-  Variant fake;
-  memset(&fake, 0, sizeof fake);
-  fake.name = "fake";
-  fake.knobs = &word;
-  fake.nknobs = 1;
-  char *def = Jit_knobDefine(&fake, 0, 0);
-  CHECK(def && strcmp(def, "W=1") == 0);
-  free(def);
-  CHECK(Jit_knobDefine(&fake, 0, 1) == NULL);
 }
 
 int main(void) {
   LadderDims_variants();
   LadderDims_fa3();
+  LadderDims_mmaSplits();
   LadderDims_knobDefines();
   LadderDims_cublasSoftmax();
   LadderDims_reference();

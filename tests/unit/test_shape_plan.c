@@ -38,7 +38,7 @@ static void test_shapes(void) {
 }
 
 static void test_registry(void) {
-  CHECK(Registry_count >= 9);
+  CHECK(Registry_count() >= 9);
   const char *ladder[] = {"naive", "smem", "swizzle", "cp_async", "wmma_qk", "wmma", "mma", "fp8", "cublas"};
   for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) CHECK(Registry_find(ladder[i]) != NULL);
   CHECK(Registry_find("nope") == NULL);
@@ -47,17 +47,18 @@ static void test_registry(void) {
   char err[256];
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "pad=8", &kv, false, err, sizeof err));
-  CHECK(Registry_knobInt(v, &kv, "pad", -1) == 8);
+  CHECK(Registry_knobIndex(v, "pad") == 0 && Registry_knobNumber(v, &kv, 0) == 8);
+  CHECK(Registry_knobIndex(v, "pda") == -1); /* a typo is no silent fallback */
   CHECK(!Registry_applyKnobs(v, "pad=3", &kv, false, err, sizeof err) && strstr(err, "allowed"));
   CHECK(!Registry_applyKnobs(v, "bogus=1", &kv, false, err, sizeof err) && strstr(err, "no knob"));
   CHECK(Registry_applyKnobs(v, "bogus=1", &kv, true, err, sizeof err));
   Shape s = {1, 1, 64, 96, false};
   char why[256];
-  CHECK(Registry_supports(v, &s, &kv, &Test_H100, why, sizeof why) != NULL);
+  CHECK(Registry_refusal(v, &s, &kv, NULL, why, sizeof why) != NULL);
   /* Every shipped preset parses, and every variant's geometry covers every query row. */
-  for (int i = 0; i < Registry_count; i++) {
-    const Variant *x = Registry_variants[i];
-    for (int p = 0; p < VARIANT_MAX_PRESETS && x->presets[p]; p++) {
+  for (int i = 0; i < Registry_count(); i++) {
+    const Variant *x = Registry_at(i);
+    for (int p = 0; p < x->npresets; p++) {
       KnobValues k;
       Registry_defaults(x, &k);
       CHECK(Registry_applyKnobs(x, x->presets[p], &k, false, err, sizeof err));
@@ -72,7 +73,7 @@ static void test_plan(void) {
   Plan_defaultOptions(&p.opts);
   CHECK(p.opts.reps == 100 && p.opts.warmup == 10 && p.opts.watchdog_s == 10.0);
   CHECK(!Plan_setVariants(&p, "naive,bogus", err, sizeof err) && strstr(err, "bogus"));
-  CHECK(Plan_setVariants(&p, "all", err, sizeof err) && p.nvariants == Registry_count);
+  CHECK(Plan_setVariants(&p, "all", err, sizeof err) && p.nvariants == Registry_count());
   CHECK(Plan_setVariants(&p, "smem,naive,smem", err, sizeof err) && p.nvariants == 2);
   CHECK(Shape_parseList("1x1x64x64,1x1x128x64", &p.shapes, &p.nshapes, err, sizeof err));
   CHECK(Plan_addKnob(&p, "pad=0,8", err, sizeof err));
