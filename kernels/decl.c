@@ -559,6 +559,14 @@ static const char *Decl_findBlock(const char *text, int *line) {
 
 /* Runs every directive of the block starting at body (the line after the opening one). */
 static bool Decl_block(DeclParser *p, const char *body, int open_line, const char **after) {
+  /* Without its closing the block would swallow the code below it as directives. */
+  const char *end = strstr(body, "*/");
+  int lines = 0;
+  for (const char *q = body; end && q < end; q++) lines += *q == '\n';
+  if (!end || lines >= DECL_MAX_LINES) {
+    p->line = open_line;
+    return Decl_fail(p, "the declaration opened here has no closing '*/' within %d lines", DECL_MAX_LINES);
+  }
   char logical[DECL_MAX_LINE];
   size_t ll = 0;
   int logical_line = 0;
@@ -645,24 +653,38 @@ static bool Decl_finish(DeclParser *p, int open_line) {
   return true;
 }
 
-/* The entry points exist in the source, outside the declaration (a typo is caught here, not
- * by a launch that finds no kernel). */
-static bool Decl_entriesExist(DeclParser *p, const char *text, const char *block, const char *after) {
+/* Whether name occurs as an identifier in code: outside comments, strings and the block. */
+static bool Decl_inCode(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *q = text; *q;) {
+    if (q[0] == '/' && q[1] == '/') {
+      while (*q && *q != '\n') q++;
+    } else if (q[0] == '/' && q[1] == '*') {
+      const char *e = strstr(q + 2, "*/");
+      q = e ? e + 2 : q + strlen(q);
+    } else if (*q == '"' || *q == '\'') {
+      char quote = *q++;
+      while (*q && *q != quote && *q != '\n') q += (*q == '\\' && q[1]) ? 2 : 1;
+      if (*q == quote) q++;
+    } else if (isalpha((unsigned char)*q) || *q == '_') {
+      const char *start = q;
+      while (isalnum((unsigned char)*q) || *q == '_') q++;
+      if ((size_t)(q - start) == n && strncmp(start, name, n) == 0) return true;
+    } else {
+      q++;
+    }
+  }
+  return false;
+}
+
+/* The entry points exist in the source's code (a typo is caught here, not by a launch that
+ * finds no kernel). */
+static bool Decl_entriesExist(DeclParser *p, const char *text) {
   for (int i = 0; i < p->v->nsteps; i++) {
     const KernelStep *st = &p->v->steps[i];
-    if (st->hook != HOOK_NONE) continue;
-    size_t n = strlen(st->entry);
-    bool found = false;
-    for (const char *q = text; !found && (q = strstr(q, st->entry)) != NULL; q += n) {
-      if (q >= block && q < after) continue;
-      bool left = q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '_');
-      bool right = !(isalnum((unsigned char)q[n]) || q[n] == '_');
-      found = left && right;
-    }
-    if (!found) {
-      p->line = st->line;
-      return Decl_fail(p, "kernel %s: no such function in the file", st->entry);
-    }
+    if (st->hook != HOOK_NONE || Decl_inCode(text, st->entry)) continue;
+    p->line = st->line;
+    return Decl_fail(p, "kernel %s: no such function in the file", st->entry);
   }
   return true;
 }
@@ -692,7 +714,7 @@ static Variant *Decl_run(const char *source, const char *text, const char *body,
     p.line = base + second - 1;
     ok = Decl_fail(&p, "a second declaration (the first opens at line %d)", open_line);
   }
-  ok = ok && Decl_finish(&p, open_line) && (!check_entries || Decl_entriesExist(&p, text, body, after));
+  ok = ok && Decl_finish(&p, open_line) && (!check_entries || Decl_entriesExist(&p, text));
   free(p.presets);
   free(p.preset_lines);
   if (!ok) {
@@ -716,14 +738,7 @@ Variant *Decl_parse(const char *source, const char *text, bool *bare, char *err,
 
 Variant *Decl_bare(const char *name, const char *source, const char *file_text) {
   char text[512], err[300];
-  const char *q = file_text;
-  bool found = false;
-  while (!found && (q = strstr(q, "attn_fwd")) != NULL) {
-    found = (q == file_text || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
-            !(isalnum((unsigned char)q[8]) || q[8] == '_');
-    q += 8;
-  }
-  if (!found) return NULL;
+  if (!Decl_inCode(file_text, "attn_fwd")) return NULL;
   snprintf(text, sizeof text,
            "name %s\nsummary bare kernel (no declaration): attn_fwd, one thread per query row\n"
            "head_dims 64 128\narch sm_80\ntolerance 2e-3\n"

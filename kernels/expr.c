@@ -158,8 +158,11 @@ static ExprId Parser_primary(Parser *ps) {
     }
     int slot = ps->scope->lookup(ps->scope->user, start, len);
     if (slot < 0) {
+      if (!ps->failed)
+        snprintf(ps->err, ps->errsize, "unknown name '%.*s'", len > 40 ? 40 : (int)len, start);
+      ps->failed = true;
       ps->s = start;
-      return Parser_fail(ps, "unknown name");
+      return -1;
     }
     return Parser_node(ps, OP_SLOT, -1, -1, -1, slot);
   }

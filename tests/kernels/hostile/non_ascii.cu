@@ -1,0 +1,11 @@
+/* benchtop
+name non_ascii
+head_dims 64
+arch sm_80
+tolerance 2e-3
+summary café au lait
+kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)
+*/
+#include "attn_params.h"
+extern "C" __global__ void attn_fwd(const AttnParams p) {}
+// expect: 6: byte 0xc3

@@ -1,0 +1,10 @@
+/* benchtop
+name tolerance
+head_dims 64
+arch sm_80
+tolerance 0
+kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)
+*/
+#include "attn_params.h"
+extern "C" __global__ void attn_fwd(const AttnParams p) {}
+// expect: 5: tolerance is a relative L2 error

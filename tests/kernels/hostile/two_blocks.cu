@@ -1,0 +1,14 @@
+/* benchtop
+name two_blocks
+head_dims 64
+arch sm_80
+tolerance 2e-3
+kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)
+*/
+/* benchtop
+name again
+*/
+
+#include "attn_params.h"
+extern "C" __global__ void attn_fwd(const AttnParams p) {}
+// expect: 8: a second declaration
