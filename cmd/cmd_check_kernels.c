@@ -12,7 +12,7 @@
 #include "kernels/jit.h"
 #include "kernels/registry.h"
 
-enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_NOPTS };
+enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_KERNELS, CK_NOPTS };
 
 static const CommandOption ck_options[] = {
   [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
@@ -27,6 +27,7 @@ static const CommandOption ck_options[] = {
   /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
   [CK_LIST_PRESETS] = {.name = "list-presets", .value = CMD_FLAG,
                        .help = "print every variant's presets and exit", .flags = CMD_OPT_HIDDEN},
+  [CK_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 #if BENCHTOP_GPU
@@ -118,6 +119,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
 }
 
 static int CheckKernels_exec(const CommandArgs *a) {
+  Command_kernelDirs(a, CK_KERNELS);
   if (CommandArgs_has(a, CK_LIST_PRESETS)) {
     for (int i = 0; i < Registry_count(); i++)
       for (int p = 0; p < Registry_at(i)->npresets; p++)
@@ -153,8 +155,13 @@ static int CheckKernels_exec(const CommandArgs *a) {
     }
   }
   free(list);
+  /* A kernel file on the path that declares nothing usable fails the check too (its line is
+   * on stderr, from the loader). */
+  int broken = Registry_errorCount();
+  if (broken) printf("check-kernels: %d kernel file%s on the kernel path not loaded (see above)\n",
+                     broken, broken == 1 ? "" : "s");
   printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled - skipped, skipped, failures);
-  return failures ? BT_EXIT_FAILED : BT_EXIT_OK;
+  return failures || broken ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
 
 #endif

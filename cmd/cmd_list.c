@@ -14,7 +14,7 @@
 #include "kernels/shape.h"
 #include "sessions/catalog.h"
 
-enum { LIST_CHIP, LIST_DEVICE, LIST_NAMES, LIST_NOPTS };
+enum { LIST_CHIP, LIST_DEVICE, LIST_NAMES, LIST_KERNELS, LIST_NOPTS };
 
 static const CommandOption list_options[] = {
   [LIST_CHIP] = {.name = "chip", .value = CMD_TEXT, .arg = "NAME",
@@ -24,6 +24,7 @@ static const CommandOption list_options[] = {
                    .help = "metrics: the GPU to ask (default 0)", .lo = 0, .hi = 63},
   [LIST_NAMES] = {.name = "names", .value = CMD_FLAG,
                   .help = "names only, one per line (for scripts and completion)"},
+  [LIST_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 static const CommandArg list_args[] = {
@@ -164,6 +165,7 @@ static int List_metrics(const char *sub, const char *chip, int device, bool name
 static int List_exec(const CommandArgs *a) {
   const char *what = a->pos[0], *sub = a->npos > 1 ? a->pos[1] : NULL;
   bool names = CommandArgs_has(a, LIST_NAMES);
+  Command_kernelDirs(a, LIST_KERNELS);
   if (strcmp(what, "metrics") == 0)
     return List_metrics(sub, CommandArgs_text(a, LIST_CHIP, NULL),
                         (int)CommandArgs_int(a, LIST_DEVICE, 0), names);

@@ -14,7 +14,8 @@
 #include "common/util.h"
 #include "sessions/diff.h"
 
-enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_NOPTS };
+enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_KERNELS,
+       REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
@@ -28,6 +29,7 @@ static const CommandOption replay_options[] = {
                          .help = "exit 1 when a record's p50 got more than PCT % slower than "
                                  "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
   [REPLAY_FORMAT] = CMD_OPTION_FORMAT,
+  [REPLAY_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 static const CommandArg replay_args[] = {
@@ -58,6 +60,7 @@ static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
 }
 
 static int Replay_exec(const CommandArgs *a) {
+  Command_kernelDirs(a, REPLAY_KERNELS);
   RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL};
   double fail_above = CommandArgs_number(a, REPLAY_FAIL_ABOVE, NAN);
   OutputFormat fmt = (OutputFormat)Command_format(a, REPLAY_FORMAT);

@@ -15,7 +15,8 @@
 
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
-  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT, RUN_NOPTS
+  RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT,
+  RUN_KERNELS, RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -58,9 +59,11 @@ static const CommandOption run_options[] = {
                  .help = "replace the -o file (a session of another GPU, or another regular "
                          "file) instead of appending to it"},
   [RUN_FORMAT] = CMD_OPTION_FORMAT,
+  [RUN_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 static int Run_exec(const CommandArgs *a) {
+  Command_kernelDirs(a, RUN_KERNELS);
   Plan plan;
   Plan_init(&plan);
   Plan_defaultOptions(&plan.opts);

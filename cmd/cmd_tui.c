@@ -9,11 +9,12 @@
 #include "common/util.h"
 #include "tui/tui_main.h"
 
-enum { TUI_VERSION, TUI_NOPTS };
+enum { TUI_VERSION, TUI_KERNELS, TUI_NOPTS };
 
 static const CommandOption tui_options[] = {
   [TUI_VERSION] = {.name = "version", .short_name = 'V', .value = CMD_FLAG,
                    .help = "print the version and the source revision, and exit"},
+  [TUI_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 static const CommandArg tui_args[] = {
@@ -27,6 +28,7 @@ static int Tui_exec(const CommandArgs *a) {
            BENCHTOP_GPU ? "" : ", viewer build (no GPU support)");
     return BT_EXIT_OK;
   }
+  Command_kernelDirs(a, TUI_KERNELS);
   const char *path = a->npos ? a->pos[0] : NULL;
   /* A mistyped command must not become a new session file named after it. */
   size_t n = path ? strlen(path) : 0;

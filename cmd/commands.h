@@ -182,8 +182,18 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .help = "kill a launch that runs longer than this",                                     \
    .lo = PLAN_WATCHDOG_MIN, .hi = PLAN_WATCHDOG_MAX}
 
+/* --kernels DIR, shared by the commands that read variants: one more directory on the kernel
+ * path (docs/kernel-declarations.md), after BENCHTOP_KERNEL_PATH's. Command_kernelDirs adds
+ * every one given to BENCHTOP_KERNEL_PATH (made absolute), so that the worker this process
+ * starts sees the same variants; call it before the first variant is looked up. */
+#define CMD_OPTION_KERNELS                                                                   \
+  {.name = "kernels", .value = CMD_TEXT, .arg = "DIR",                                      \
+   .help = "also load the kernels (.cu files) in DIR; may be repeated",                     \
+   .complete = CMD_COMPLETE_DIR, .flags = CMD_OPT_REPEAT}
+void Command_kernelDirs(const CommandArgs *a, int opt);
+
 extern const Command Cmd_tui, Cmd_help, Cmd_run, Cmd_tune, Cmd_list, Cmd_show, Cmd_diff,
-    Cmd_merge, Cmd_replay, Cmd_checkKernels, Cmd_worker, Cmd_benchMetrics, Cmd_generate,
+    Cmd_merge, Cmd_replay, Cmd_checkKernels, Cmd_new, Cmd_worker, Cmd_benchMetrics, Cmd_generate,
     Cmd_tuneTable;
 /* Every command (Cmd_tui, the one without a name, first), NULL-terminated. */
 extern const Command *const Command_table[];

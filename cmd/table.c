@@ -1,5 +1,7 @@
 /* The command table, `benchtop --help`, and `benchtop help [COMMAND]`. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -8,7 +10,8 @@
 
 const Command *const Command_table[] = {
   &Cmd_tui, &Cmd_run, &Cmd_tune, &Cmd_tuneTable, &Cmd_list, &Cmd_show, &Cmd_diff, &Cmd_merge,
-  &Cmd_replay, &Cmd_checkKernels, &Cmd_help, &Cmd_benchMetrics, &Cmd_worker, &Cmd_generate, NULL,
+  &Cmd_replay, &Cmd_checkKernels, &Cmd_new, &Cmd_help, &Cmd_benchMetrics, &Cmd_worker,
+  &Cmd_generate, NULL,
 };
 
 const CommandExitCode Command_exitCodes[] = {
@@ -25,6 +28,19 @@ const Command *Command_find(const char *name) {
     if (Command_table[i]->name[0] && strcmp(Command_table[i]->name, name) == 0)
       return Command_table[i];
   return NULL;
+}
+
+void Command_kernelDirs(const CommandArgs *a, int opt) {
+  for (int i = 0; i < CommandArgs_count(a, opt); i++) {
+    const char *dir = CommandArgs_nth(a, opt, i);
+    char abs[PATH_MAX];
+    /* A directory that does not exist stays as typed: the loader says so, naming it. */
+    if (!realpath(dir, abs)) Util_strlcpy(abs, dir, sizeof abs);
+    const char *old = getenv("BENCHTOP_KERNEL_PATH");
+    char *path = old && *old ? Util_asprintf("%s:%s", old, abs) : Util_xstrdup(abs);
+    setenv("BENCHTOP_KERNEL_PATH", path, 1);
+    free(path);
+  }
 }
 
 int Command_format(const CommandArgs *a, int opt) {

@@ -9,7 +9,10 @@ typedef struct BuildInfo {
   int regs, smem_static, smem_dynamic, stack_bytes, spill_stores, spill_loads; /* -1: unknown */
   double compile_ms;
   bool cache_hit;
-  char source_hash[20]; /* 16 hex digits */
+  char source_hash[20]; /* 16 hex digits: the variant's .cu with the headers it may include */
+  /* Where that source came from: the file's path for a kernel on the kernel path, the bare file
+   * name ("mma.cu") for one compiled into the binary; "" unknown (older records). */
+  char source_path[512];
   char arch[16];        /* sm_90, sm_90a, ... */
 } BuildInfo;
 

@@ -39,6 +39,7 @@ typedef struct DeclValue {
 struct VariantDecl {
   ExprPool pool;
   int decl_line;          /* where the declaration block starts (0: bare kernel) */
+  int name_line, builds_on_line; /* of those directives (0: none), for Registry_copyAs */
   DeclLet lets[DECL_MAX_LETS];
   int nlets;
   int splits_let;         /* the let `splits` sets (AttnParams.num_splits), -1: one split */

@@ -149,7 +149,7 @@ static void Jit_initBuild(BuildInfo *b) {
   b->spill_stores = b->spill_loads = -1;
   b->compile_ms = NAN;
   b->cache_hit = false;
-  b->source_hash[0] = b->arch[0] = '\0';
+  b->source_hash[0] = b->arch[0] = b->source_path[0] = '\0';
 }
 
 static bool Jit_cachePaths(uint64_t key, char *cubin, char *info, size_t size) {
@@ -341,6 +341,7 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
   const char *main_entry = Jit_mainEntry(v);
   bool ok = Jit_compileSource(v->source, v->text, (const char *const *)defs, nd, main_entry, arch,
                               use_cache, out, err, errsize);
+  Util_strlcpy(out->build.source_path, v->path ? v->path : v->source, sizeof out->build.source_path);
   for (int i = 0; i < nd; i++) free(defs[i]);
   return ok;
 }

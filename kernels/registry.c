@@ -1,7 +1,8 @@
 /* The kernel path and its loader. Entries, in order: the built-in kernels (compiled into the
  * binary; BENCHTOP_KERNEL_DIR=DIR reads those files from DIR instead), the user kernel
  * directory (~/.config/benchtop/kernels), each entry of BENCHTOP_KERNEL_PATH (':'-separated;
- * BENCHTOP_EXTRA_KERNELS is read as one more), then each --kernels DIR. Every .cu file of an
+ * the command line's --kernels DIRs are appended to it, so a worker process sees them too),
+ * then BENCHTOP_EXTRA_KERNELS as one more. Every .cu file of an
  * entry is a variant described by its own declaration (decl.c); a later entry's variant
  * shadows an earlier one of the same name, with a note. A file that cannot be read or
  * declares nothing usable costs that file alone: one line naming it, everything else loads. */
@@ -32,10 +33,9 @@ static struct {
   int nretired;
   char **notes;
   int nnotes;
+  int nerrors; /* of the notes: files left out */
   char **dirs; /* the kernel path after the built-ins */
   int ndirs;
-  char **added; /* --kernels, before loading */
-  int nadded;
   void (*sink)(const char *line);
 } R;
 
@@ -46,6 +46,7 @@ static void Registry_note(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
+  if (strncmp(line, "note: ", 6) != 0) R.nerrors++;
   R.notes = Util_xrealloc(R.notes, sizeof(char *) * (size_t)(R.nnotes + 1));
   R.notes[R.nnotes++] = Util_xstrdup(line);
   if (R.sink) R.sink(line);
@@ -240,19 +241,8 @@ static void Registry_load(void) {
       if (*tok) Registry_pushDir(tok);
     free(copy);
   }
-  for (int i = 0; i < R.nadded; i++) Registry_pushDir(R.added[i]);
   for (int i = 0; i < R.ndirs; i++) Registry_loadDir(R.dirs[i], i + 1, i == 0);
   if (R.count > 1) qsort(R.all, (size_t)R.count, sizeof *R.all, Registry_cmpLadder);
-}
-
-bool Registry_addDir(const char *dir, char *err, size_t errsize) {
-  if (R.loaded) {
-    snprintf(err, errsize, "the kernel path is already loaded; --kernels %s comes too late", dir);
-    return false;
-  }
-  R.added = Util_xrealloc(R.added, sizeof(char *) * (size_t)(R.nadded + 1));
-  R.added[R.nadded++] = Util_xstrdup(dir);
-  return true;
 }
 
 int Registry_count(void) {
@@ -277,6 +267,11 @@ int Registry_diagnosticCount(void) {
 }
 
 const char *Registry_diagnostic(int i) { return i >= 0 && i < R.nnotes ? R.notes[i] : NULL; }
+
+int Registry_errorCount(void) {
+  Registry_load();
+  return R.nerrors;
+}
 
 int Registry_dirCount(void) {
   Registry_load();

@@ -105,13 +105,10 @@ typedef struct LaunchPlan {
 } LaunchPlan;
 
 /* The variants, in ladder order (rung, then kernel path order, then name). The first call
- * loads the kernel path; Registry_addDir before it adds --kernels directories. */
+ * loads the kernel path (registry.c says where it looks). */
 int Registry_count(void);
 const Variant *Registry_at(int i);
 const Variant *Registry_find(const char *name);
-/* A --kernels DIR (after ~/.config/benchtop/kernels and BENCHTOP_KERNEL_PATH); false with one
- * line in err when the registry is already loaded. */
-bool Registry_addDir(const char *dir, char *err, size_t errsize);
 /* Lines about the kernel path the user should see once: declaration errors ("FILE:LINE: ...",
  * the variant left out), shadowing notes. Kept for Registry_diagnostic; with a sink set (the
  * command line prints them on stderr; the TUI shows them itself) each is also handed to it as
@@ -119,6 +116,8 @@ bool Registry_addDir(const char *dir, char *err, size_t errsize);
 int Registry_diagnosticCount(void);
 const char *Registry_diagnostic(int i);
 void Registry_setNoteSink(void (*sink)(const char *line));
+/* How many of them are errors (a file left out), not notes ("note: ..."). */
+int Registry_errorCount(void);
 /* The directories of the kernel path after the built-ins, in order ("" = not set). */
 int Registry_dirCount(void);
 const char *Registry_dir(int i);
@@ -130,6 +129,13 @@ const Variant *Registry_reload(const char *name, char *err, size_t errsize);
  * caller frees with Registry_freeVariant, or NULL and the first error in err. */
 Variant *Registry_parseFile(const char *path, const char *text, char *err, size_t errsize);
 void Registry_freeVariant(Variant *v);
+/* The source of v as a new variant called name (`benchtop new`): its declaration's name line
+ * rewritten and builds_on set to v (a bare kernel gets a declaration of its defaults). A heap
+ * string the caller frees. */
+char *Registry_copyAs(const Variant *v, const char *name);
+/* True when name can name a variant: letters, digits and '_', not starting with a digit,
+ * shorter than VARIANT_NAME_MAX. */
+bool Registry_validName(const char *name);
 
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);

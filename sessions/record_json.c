@@ -75,6 +75,7 @@ static const JsonField Build_fields[] = {
   JSON_FIELD(BuildInfo, compile_ms, JF_DOUBLE),
   JSON_FIELD(BuildInfo, cache_hit, JF_BOOL),
   JSON_FIELD(BuildInfo, source_hash, JF_STR),
+  JSON_FIELD(BuildInfo, source_path, JF_STR),
   JSON_FIELD(BuildInfo, arch, JF_STR),
 };
 
