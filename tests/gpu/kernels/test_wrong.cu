@@ -1,3 +1,11 @@
+/* benchtop
+name      test_wrong
+summary   Deliberately wrong (verification test): writes every element, but half of them are zero.
+head_dims 64 128
+arch      sm_80
+tolerance 2e-3
+kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)
+*/
 // Deliberately wrong (verification test): writes every element, but half of them are zero.
 #include "attn_params.h"
 #include <cuda_fp16.h>
