@@ -38,9 +38,9 @@ void Jit_free(JitOutput *out);
 /* The hash a build of v records in BuildInfo.source_hash (16 hex digits): its source and the
  * shared headers as the JIT would read them now. False when the source cannot be read. */
 bool Jit_sourceHash(const Variant *v, char *buf, size_t size);
-/* $BENCHTOP_KERNEL_DIR/name when that file exists, else the embedded source; an absolute name
- * is read as is. NULL with one line in err when it is unknown or cannot be read (the directory
- * missing, the file a FIFO, a directory or over 16 MiB). Caller frees. */
+/* $BENCHTOP_KERNEL_DIR/name when that file exists, else the embedded source (the built-in
+ * kernels and the shared headers). NULL with one line in err when it is unknown or cannot be
+ * read (the directory missing, the file a FIFO, a directory or over 16 MiB). Caller frees. */
 char *Jit_loadSource(const char *name, char *err, size_t errsize);
 /* "sm_89" for cc 89; "sm_90a" when the variant is arch-specific. */
 void Jit_archFor(int cc, bool arch_specific, char *buf, size_t size);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fuzzes the session loader for SECONDS, seeded with tests/malformed, the examples, a small
-# valid session and the corpus kept from earlier runs in BUILD_DIR. Exits non-zero when
+# valid session and the corpus kept from earlier runs in BUILD_DIR, then kernel declarations
+# for a third of that, seeded with the tree's kernel files. Exits non-zero when
 # libFuzzer finds a crash, a sanitizer report, a leak, a timeout or a broken invariant; the
 # input that did it is left in BUILD_DIR/tests/fuzz/artifacts/.
 # usage: tests/fuzz/run-fuzz.sh BUILD_DIR SECONDS   (BUILD_DIR configured with -Dfuzz=true)
@@ -42,5 +43,21 @@ if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
   echo "$0: the fuzzer found a problem (exit $rc); inputs in $artifacts:" >&2
   ls -l "$artifacts" >&2
   exit 1
+fi
+# Kernel declarations, a third as long again, seeded with every kernel file in the tree.
+decl="$build/tests/fuzz/fuzz_decl"
+if [ -x "$decl" ]; then
+  dcorpus="$work/decl-corpus"; dseeds="$work/decl-seeds"
+  mkdir -p "$dcorpus" "$dseeds" || exit 2
+  cp "$src"/kernels/*.cu "$src"/examples/kernels/*.cu "$src"/tests/kernels/hostile/*.cu "$dseeds"/ 2>/dev/null
+  "$decl" -max_total_time=$((secs / 3 + 1)) -max_len=65536 -timeout=10 -rss_limit_mb=2560 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "$dcorpus" "$dseeds"
+  rc=$?
+  found=$(ls "$artifacts" 2>/dev/null | wc -l)
+  if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
+    echo "$0: the declaration fuzzer found a problem (exit $rc); inputs in $artifacts:" >&2
+    ls -l "$artifacts" >&2
+    exit 1
+  fi
 fi
 echo "$0: ${secs}s of fuzzing, nothing found"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kernels/embedded.h"
 #include "kernels/jit.h"
 #include "kernels/reference.h"
 #include "kernels/registry.h"
@@ -48,7 +49,7 @@ static char *LadderCompile_ptx(const Variant *v, const KnobValues *kv, int D) {
   char lerr[512];
   char *hdr[2] = {Jit_loadSource(hdr_names[0], lerr, sizeof lerr),
                   Jit_loadSource(hdr_names[1], lerr, sizeof lerr)};
-  char *src = Jit_loadSource(v->source, lerr, sizeof lerr);
+  char *src = Util_xstrdup(v->text);
   char *ptx = NULL;
   char *owned[KNOB_MAX + 2];
   int nowned = 0;
