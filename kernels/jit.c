@@ -131,6 +131,34 @@ void Jit_parsePtxasLog(const char *log, const char *entry, BuildInfo *b) {
   }
 }
 
+void Jit_firstError(const char *log, char *line, size_t size) {
+  line[0] = '\0';
+  const char *first = strstr(log, ": error");
+  if (!first) first = strstr(log, "error");
+  if (!first || size < 2) return;
+  const char *start = first;
+  while (start > log && start[-1] != '\n') start--;
+  size_t len = strcspn(start, "\n"), o = 0;
+  /* NVRTC says "mine.cu(42): error: ..."; editors and the declaration errors say "mine.cu:42:". */
+  const char *paren = memchr(start, '(', len);
+  if (paren && paren < first) {
+    const char *close = paren + 1;
+    while (close < first && *close >= '0' && *close <= '9') close++;
+    if (close > paren + 1 && *close == ')' && close + 1 == first) {
+      int n = snprintf(line, size, "%.*s:%.*s", (int)(paren - start), start,
+                       (int)(close - paren - 1), paren + 1);
+      o = n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
+      len -= (size_t)(close + 1 - start);
+      start = close + 1;
+    }
+  }
+  for (size_t i = 0; i < len && o + 1 < size; i++) {
+    unsigned char c = (unsigned char)start[i];
+    line[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c; /* never a control byte on a terminal */
+  }
+  line[o] = '\0';
+}
+
 /* Worst spill over every entry in the log (a spill anywhere is a spill). */
 static void Jit_worstSpills(const char *log, BuildInfo *b) {
   const char *p = log;
@@ -255,16 +283,8 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
     out->log[0] = '\0';
     if (log_size) nvrtcGetProgramLog(prog, out->log);
     if (r != NVRTC_SUCCESS) {
-      const char *first = strstr(out->log, "error");
-      char line[200] = "";
-      if (first) {
-        const char *start = first;
-        while (start > out->log && start[-1] != '\n') start--;
-        size_t len = strcspn(start, "\n");
-        if (len >= sizeof line) len = sizeof line - 1;
-        memcpy(line, start, len);
-        line[len] = '\0';
-      }
+      char line[240];
+      Jit_firstError(out->log, line, sizeof line);
       snprintf(err, errsize, "%s failed to compile for %s: %s", name, arch,
                line[0] ? line : nvrtcGetErrorString(r));
       nvrtcDestroyProgram(&prog);
@@ -339,8 +359,10 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
   }
   /* Resources are reported for the attention kernel itself, not a quantize or combine step. */
   const char *main_entry = Jit_mainEntry(v);
-  bool ok = Jit_compileSource(v->source, v->text, (const char *const *)defs, nd, main_entry, arch,
-                              use_cache, out, err, errsize);
+  /* The file name, not its directory, names the program: NVRTC's messages say "mine.cu(42)". */
+  const char *base = strrchr(v->source, '/');
+  bool ok = Jit_compileSource(base ? base + 1 : v->source, v->text, (const char *const *)defs, nd,
+                              main_entry, arch, use_cache, out, err, errsize);
   Util_strlcpy(out->build.source_path, v->path ? v->path : v->source, sizeof out->build.source_path);
   for (int i = 0; i < nd; i++) free(defs[i]);
   return ok;

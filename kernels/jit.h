@@ -58,6 +58,9 @@ bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsuppo
 bool Jit_targetFor(int cc, bool arch_specific, char *arch, size_t archsize, char *note,
                    size_t notesize);
 void Jit_nvrtcVersion(int *major, int *minor);
+/* The first error line of an NVRTC log, "mine.cu:42: error: ..." (NVRTC writes the line in
+ * parentheses), control bytes replaced; "" when the log has none. */
+void Jit_firstError(const char *log, char *line, size_t size);
 /* Parses a ptxas -v report for function `entry` into b (regs, smem, stack, spills). */
 void Jit_parsePtxasLog(const char *log, const char *entry, BuildInfo *b);
 
