@@ -109,7 +109,8 @@ bool Tuner_begin(Tuner *t, const DeviceInfo *d, char *err, size_t errsize) {
   t->device = *d;
   /* What the registry's refusals need to know of the device; an unknown one (cc -1) is "any".
    * The per-block shared-memory ceiling is not in the hello: the worker refuses those itself. */
-  DeviceProps props = {d->cc_major * 10 + d->cc_minor, d->sm_count, d->l2_bytes, 0};
+  DeviceProps props = {.cc = d->cc_major * 10 + d->cc_minor, .sm_count = d->sm_count,
+                       .l2_bytes = d->l2_bytes};
   const DeviceProps *dev = d->cc_major >= 0 ? &props : NULL;
   int npairs = 0, nshapes;
   for (int i = 0; i < plan->nvariants; i++) {

@@ -96,7 +96,7 @@ bool TuneSpace_build(TuneSpace *sp, const Variant *v, const Shape *s, char *cons
     Registry_defaults(v, &kv);
     for (int k = 0; k < sp->nknobs; k++) kv.idx[k] = sp->vals[k][genes[k]];
     char why[256];
-    const char *refused = Registry_supports(v, s, &kv, dev, why, sizeof why);
+    const char *refused = Registry_refusal(v, s, &kv, dev, why, sizeof why);
     if (refused) {
       if (!sp->refused) snprintf(sp->refusal, sizeof sp->refusal, "%.190s", refused);
       sp->refused++;

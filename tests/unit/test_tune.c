@@ -17,8 +17,8 @@
 #include "common/util.h"
 #include "kernels/jit.h"
 
-static const DeviceProps test_h200 = {90, 132, 60 << 20, 232448};
-static const DeviceProps test_l4 = {89, 58, 48 << 20, 101376};
+static const DeviceProps test_h200 = {.cc = 90, .sm_count = 132, .l2_bytes = 60 << 20, .smem_optin = 232448};
+static const DeviceProps test_l4 = {.cc = 89, .sm_count = 58, .l2_bytes = 48 << 20, .smem_optin = 101376};
 
 static Shape test_shape(const char *text) {
   Shape s;
@@ -41,7 +41,7 @@ static void test_space(void) {
   bool all_ok = true;
   for (int i = 0; i < sp.nconfigs; i++) {
     char why[256];
-    all_ok &= Registry_supports(mma, &s, &sp.configs[i], &test_h200, why, sizeof why) == NULL;
+    all_ok &= Registry_refusal(mma, &s, &sp.configs[i], &test_h200, why, sizeof why) == NULL;
     all_ok &= TuneSpace_find(&sp, &sp.configs[i]) == i;
     all_ok &= TuneSpace_lookup(&sp, sp.genes + (size_t)i * sp.nknobs) == i;
   }
@@ -56,7 +56,7 @@ static void test_space(void) {
   char *only64[] = {"block_m=64", "sched=plain"};
   CHECK(TuneSpace_build(&sp, mma, &s, only64, 2, &test_h200, err, sizeof err));
   CHECK(sp.nconfigs > 0 && sp.nconfigs < full);
-  for (int i = 0; i < sp.nconfigs; i++) CHECK(Registry_knobInt(mma, &sp.configs[i], "block_m", 0) == 64);
+  for (int i = 0; i < sp.nconfigs; i++) CHECK(Registry_knobNumber(mma, &sp.configs[i], Registry_knobIndex(mma, "block_m")) == 64);
   TuneSpace_free(&sp);
   char *two[] = {"block_m=64,128,64"};
   CHECK(TuneSpace_build(&sp, mma, &s, two, 1, &test_h200, err, sizeof err) && sp.nvals[0] == 2);
