@@ -35,8 +35,8 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
                        JitOutput *out, char *err, size_t errsize);
 void Jit_free(JitOutput *out);
 
-/* The hash a build of v records in BuildInfo.source_hash (16 hex digits): its source and the
- * shared headers as the JIT would read them now. False when the source cannot be read. */
+/* The hash a build of v records in BuildInfo.source_hash (16 hex digits): the text v was
+ * loaded from and the shared headers. False when v has no text. */
 bool Jit_sourceHash(const Variant *v, char *buf, size_t size);
 /* $BENCHTOP_KERNEL_DIR/name when that file exists, else the embedded source (the built-in
  * kernels and the shared headers). NULL with one line in err when it is unknown or cannot be
