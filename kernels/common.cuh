@@ -1,6 +1,7 @@
 // Device helpers shared by the attention kernels (NVRTC in-memory header, next to
-// attn_params.h). Plain CUDA C: index math, guarded 16-byte tile loads, cp.async wrappers and
-// the online-softmax pieces every rung uses the same way.
+// attn_params.h). Plain CUDA C for every architecture: index math, guarded 16-byte tile loads
+// and the online-softmax pieces every rung uses the same way. The sm_80 instructions (cp.async,
+// ldmatrix, mma.sync) are in sm80.cuh, the Hopper ones in hopper.cuh.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -89,21 +90,6 @@ __device__ __forceinline__ uint4 bt_load_chunk(const __half *base, int bh, int S
                                               int col, int D) {
   if (row >= S) return make_uint4(0u, 0u, 0u, 0u);
   return *reinterpret_cast<const uint4 *>(base + bt_row_offset(bh, S, row, D) + col);
-}
-
-// cp.async (sm_80+): 16 bytes global -> shared, bypassing L1 (.cg); src_bytes = 0 zero-fills.
-__device__ __forceinline__ void bt_cp_async16(void *smem_dst, const void *gmem_src, bool valid) {
-  unsigned dst = (unsigned)__cvta_generic_to_shared(smem_dst);
-  int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void bt_cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N> __device__ __forceinline__ void bt_cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 // XOR swizzle of 16-byte chunks: chunk c of row r lives at chunk c ^ (r % 8). Within every

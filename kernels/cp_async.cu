@@ -24,6 +24,7 @@ preset stages=3
 // at D=128, stages=3).
 #include "attn_params.h"
 #include "common.cuh"
+#include "sm80.cuh"
 
 #define BM 64                 // query rows per block (must match the declaration above)
 #define BN 32                 // keys per tile: one per lane

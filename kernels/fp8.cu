@@ -41,6 +41,7 @@ scratch workspace 2 * B * H * S * D + 2 * B * H * 4
 // pointers are not used.
 #include "attn_params.h"
 #include "common.cuh"
+#include "sm80.cuh"
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
@@ -70,10 +71,6 @@ static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "fp8: HEAD_DIM must be 64 or 12
 
 namespace {
 
-__device__ __forceinline__ unsigned smem_u32(const void *p) {
-  return (unsigned)__cvta_generic_to_shared(p);
-}
-
 // fp16 tiles [rows][HEAD_DIM]: element offset of chunk `chunk` of `row` (chunk ^ row%8).
 __device__ __forceinline__ int swz16(int row, int chunk) {
   return row * HEAD_DIM + ((chunk ^ (row & 7)) << 3);
@@ -84,34 +81,6 @@ __device__ __forceinline__ int swz16(int row, int chunk) {
 __device__ __forceinline__ int sw8(int row) { return CPR8 == 8 ? (row & 7) : ((row >> 1) & 3); }
 __device__ __forceinline__ int swz8(int row, int chunk) {
   return row * HEAD_DIM + ((chunk ^ sw8(row)) << 4);
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void *src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
-                                          unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // D += A(16x32 e4m3, row) * B(32x8 e4m3, col). Same register layout as the 16-bit shape with
@@ -136,7 +105,7 @@ __device__ __forceinline__ void load_tile16(half *tile, const half *g, int row0,
     int idx = tid + i * NT;
     int r = idx / CPR, c = idx % CPR;
     bool ok = row0 + r < S;
-    cp_async16(smem_u32(tile + swz16(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 8, ok);
+    bt_cp_async16(bt_smem_u32(tile + swz16(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 8, ok);
   }
 }
 // ROWS rows of an fp8 head (bytes) into a swizzled tile; rows >= S zero-filled.
@@ -148,7 +117,7 @@ __device__ __forceinline__ void load_tile8(unsigned char *tile, const unsigned c
     int idx = tid + i * NT;
     int r = idx / CPR8, c = idx % CPR8;
     bool ok = row0 + r < S;
-    cp_async16(smem_u32(tile + swz8(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 16, ok);
+    bt_cp_async16(bt_smem_u32(tile + swz8(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 16, ok);
   }
 }
 
@@ -237,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       load_tile8<BLOCK_N>(sK8 + s * BLOCK_N * HEAD_DIM, K8, s * BLOCK_N, S, tid);
       load_tile16<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, s * BLOCK_N, S, tid);
     }
-    cp_async_commit();
+    bt_cp_async_commit();
   }
 
   // Scores come out of the mma in units of q_scale*k_scale; fold that into the exp2 factor.
@@ -254,17 +223,17 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 
   // ldmatrix lanes (see mma.cu): fragment row blocks start at multiples of 16 rows, so the
   // swizzle term depends on the lane only and chunk 2k+x maps to (2k) ^ (x ^ swizzle).
-  const unsigned q_addr = smem_u32(sQ8 + (warp * 16 + (lane & 15)) * HEAD_DIM);
+  const unsigned q_addr = bt_smem_u32(sQ8 + (warp * 16 + (lane & 15)) * HEAD_DIM);
   const int q_x = (lane >> 4) ^ sw8(lane & 15);
   const int k_row = (lane & 7) + ((lane >> 4) << 3);
-  const unsigned k_lane = smem_u32(sK8 + k_row * HEAD_DIM);
+  const unsigned k_lane = bt_smem_u32(sK8 + k_row * HEAD_DIM);
   const int k_x = ((lane >> 3) & 1) ^ sw8(k_row);
-  const unsigned v_lane = smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  const unsigned v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
   const int v_x = (lane >> 4) ^ (lane & 7);
 
   int st_read = 0, st_write = STAGES - 1;
   for (int t = 0; t < n_tiles; t++) {
-    cp_async_wait<STAGES - 2>();
+    bt_cp_async_wait<STAGES - 2>();
     __syncthreads();
     {
       const int tn = t + STAGES - 1;
@@ -272,7 +241,7 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
         load_tile8<BLOCK_N>(sK8 + st_write * BLOCK_N * HEAD_DIM, K8, tn * BLOCK_N, S, tid);
         load_tile16<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, tn * BLOCK_N, S, tid);
       }
-      cp_async_commit();
+      bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
     }
     const int st = st_read;
@@ -280,7 +249,7 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 #if FP8_Q_IN_REGS
     if (t == 0) {
 #pragma unroll
-      for (int kk = 0; kk < HEAD_DIM / 32; kk++) ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
+      for (int kk = 0; kk < HEAD_DIM / 32; kk++) bt_ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
     }
 #endif
     const int n0 = t * BLOCK_N;
@@ -295,12 +264,12 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 #pragma unroll
     for (int kk = 0; kk < HEAD_DIM / 32; kk++) {
 #if !FP8_Q_IN_REGS
-      ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
+      bt_ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
 #endif
 #pragma unroll
       for (int jp = 0; jp < NTILES / 2; jp++) {
         unsigned b[4];
-        ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM) + (((2 * kk) ^ k_x) << 4));
+        bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM) + (((2 * kk) ^ k_x) << 4));
         mma_16832_e4m3(s[2 * jp], qf[kk], b[0], b[1]);
         mma_16832_e4m3(s[2 * jp + 1], qf[kk], b[2], b[3]);
       }
@@ -354,13 +323,13 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 #pragma unroll
       for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
         unsigned b[4];
-        ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
-        mma_16816(o[2 * dp], a, b[0], b[1]);
-        mma_16816(o[2 * dp + 1], a, b[2], b[3]);
+        bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
+        bt_mma_16816(o[2 * dp], a, b[0], b[1]);
+        bt_mma_16816(o[2 * dp + 1], a, b[2], b[3]);
       }
     }
   }
-  cp_async_wait<0>();
+  bt_cp_async_wait<0>();
   __syncthreads(); // every warp is done with the V stages: stage 0 becomes the output tile
 
   half *sO = sV + warp * 16 * HEAD_DIM;

@@ -2,15 +2,12 @@
 // (cp.async.bulk.tensor with a CUtensorMap the engine builds on the host, see
 // bench/tensor_maps.c), warpgroup MMA (wgmma) with shared-memory descriptors, named barriers and
 // setmaxnreg. NVRTC in-memory header, next to attn_params.h; only arch-specific variants
-// include it. The wgmma wrappers list every accumulator register as an operand: the PTX
+// include it. It builds on sm80.cuh (bt_smem_u32 and the sm_80 instructions Hopper keeps). The wgmma wrappers list every accumulator register as an operand: the PTX
 // instruction names them one by one, so the lists are long by necessity.
 #pragma once
 
 #include "attn_params.h"
-
-__device__ __forceinline__ unsigned bt_smem_u32(const void *p) {
-  return (unsigned)__cvta_generic_to_shared(p);
-}
+#include "sm80.cuh"
 
 // ---- mbarriers (transaction-counting barriers in shared memory) ---------------------------
 __device__ __forceinline__ void bt_mbar_init(unsigned bar, unsigned count) {

@@ -290,6 +290,14 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
       nvrtcDestroyProgram(&prog);
       goto done;
     }
+    size_t ptx_size = 0; /* kept for tools that compare builds; the engine loads the image */
+    if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 0) {
+      out->ptx = Util_xmalloc(ptx_size);
+      if (nvrtcGetPTX(prog, out->ptx) != NVRTC_SUCCESS) {
+        free(out->ptx);
+        out->ptx = NULL;
+      }
+    }
     if (ptx_only) { /* PTX for the driver to compile */
       r = nvrtcGetPTXSize(prog, &out->cubin_size);
       if (r == NVRTC_SUCCESS) {
@@ -370,6 +378,7 @@ bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, co
 
 void Jit_free(JitOutput *out) {
   free(out->cubin);
+  free(out->ptx);
   free(out->log);
   memset(out, 0, sizeof *out);
 }

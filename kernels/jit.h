@@ -13,6 +13,7 @@
 typedef struct JitOutput {
   void *cubin;       /* the image to load: a cubin, or NUL-terminated PTX for a compute_NN target */
   size_t cubin_size;
+  char *ptx;         /* the PTX NVRTC made on the way, owned; NULL on a cache hit */
   BuildInfo build;   /* of the variant's last step (the attention kernel); spills: the worst */
   char *log;         /* NVRTC log, owned (may be empty) */
   bool ptxas_warning;

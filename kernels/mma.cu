@@ -82,6 +82,7 @@ preset block_m=128,block_n=64,warps=4,stages=2,split=1
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
 #include "attn_params.h"
 #include "common.cuh"
+#include "sm80.cuh"
 #include <cuda_fp16.h>
 
 #ifndef HEAD_DIM
@@ -117,44 +118,10 @@ static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
 
 namespace {
 
-__device__ __forceinline__ unsigned smem_u32(const void *p) {
-  return (unsigned)__cvta_generic_to_shared(p);
-}
-
 // Element offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][HEAD_DIM] tile.
 // Eight consecutive rows at the same logical chunk land in eight distinct bank groups.
 __device__ __forceinline__ int swz(int row, int chunk) {
   return row * HEAD_DIM + ((chunk ^ (row & 7)) << 3);
-}
-
-__device__ __forceinline__ void cp_async16(unsigned dst, const void *src, bool valid) {
-  // src-size 0 zero-fills the 16 bytes without reading: rows past S become zeros.
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-__device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-// D += A(16x16 row) * B(16x8 col), fp16 in, fp32 accumulate.
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
-                                          unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
@@ -168,12 +135,12 @@ template <int ROWS>
 __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, int S, int tid) {
   const int r0 = tid / CPR, c = tid % CPR;
   const half *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
-  const unsigned dst = smem_u32(tile);
+  const unsigned dst = bt_smem_u32(tile);
 #pragma unroll
   for (int i = 0; i < ROWS / RSTEP; i++) {
     const bool ok = row0 + r0 + i * RSTEP < S;
     const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * HEAD_DIM : swz(r0 + i * RSTEP, c);
-    cp_async16(dst + off * 2, ok ? src + i * RSTEP * HEAD_DIM : g, ok);
+    bt_cp_async16(dst + off * 2, ok ? src + i * RSTEP * HEAD_DIM : g, ok);
   }
 }
 
@@ -225,7 +192,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
       load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (tile0 + s) * BLOCK_N, S, tid);
       load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (tile0 + s) * BLOCK_N, S, tid);
     }
-    cp_async_commit();
+    bt_cp_async_commit();
   }
 
   const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
@@ -249,18 +216,18 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
   // lane's row%8 is lane%8 and, the logical chunk being 2k + (0 or 1), its swizzled chunk is
   // (2k) ^ x with x = (0 or 1) ^ lane%8: one XOR per k-step, the row block an immediate offset.
   // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
-  const unsigned q_addr = smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
+  const unsigned q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
   const int q_x = (lane >> 4) ^ (lane & 7);
   // K (B operand, keys x d): matrices (keys 0-7, chunk 2k), (0-7, 2k+1), (8-15, 2k), (8-15, 2k+1).
-  const unsigned k_lane = smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
+  const unsigned k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
   const int k_x = ((lane >> 3) & 1) ^ (lane & 7);
   // V (B operand via .trans, keys x d): (keys 0-7, chunk 2k), (8-15, 2k), (0-7, 2k+1), (8-15, 2k+1).
-  const unsigned v_lane = smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  const unsigned v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
   const int v_x = (lane >> 4) ^ (lane & 7);
 
   int st_read = 0, st_write = STAGES - 1; // stage of tile t, stage of tile t+STAGES-1
   for (int t = 0; t < n_tiles; t++) {
-    cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
+    bt_cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
     __syncthreads();             // everyone's have; and everyone is done with tile t-1's stage
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
@@ -268,7 +235,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
         load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (tile0 + tn) * BLOCK_N, S, tid);
         load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (tile0 + tn) * BLOCK_N, S, tid);
       }
-      cp_async_commit();
+      bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
     }
     const int st = st_read;
@@ -276,7 +243,7 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #if Q_IN_REGS
     if (t == 0) {
 #pragma unroll
-      for (int kk = 0; kk < HEAD_DIM / 16; kk++) ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
+      for (int kk = 0; kk < HEAD_DIM / 16; kk++) bt_ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
     }
 #endif
     const int n0 = (tile0 + t) * BLOCK_N;
@@ -300,17 +267,17 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #if Q_IN_REGS
         a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
 #else
-        ldsm_x4(a[mt], q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ q_x) << 4));
+        bt_ldsm_x4(a[mt], q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ q_x) << 4));
 #endif
       }
 #pragma unroll
       for (int jp = 0; jp < NTILES / 2; jp++) {
         unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
-        ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ k_x) << 4));
+        bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ k_x) << 4));
 #pragma unroll
         for (int mt = 0; mt < MT; mt++) {
-          mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
-          mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
+          bt_mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
+          bt_mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
         }
       }
     }
@@ -400,16 +367,16 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #pragma unroll
       for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
         unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
-        ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
+        bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
 #pragma unroll
         for (int mt = 0; mt < MT; mt++) {
-          mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
-          mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+          bt_mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
+          bt_mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
         }
       }
     }
   }
-  cp_async_wait<0>();
+  bt_cp_async_wait<0>();
 
   // ---- epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows and
   // store 16-byte rows. Split-KV: the fp32 partial O and its log2-sum-exp2 go straight from the

@@ -1,16 +1,14 @@
 /* Compiles, without a GPU, what check-kernels does not cover for the ladder rungs:
  *  - the fp32 reference (reference.cu) for sm_80, sm_89 and sm_90: no spills, no ptxas
  *    warning, static shared memory within the 48 KiB a block gets without opting in;
- *  - every preset of naive .. wmma and cublas's softmax to PTX: the scalar rungs (naive,
- *    smem, swizzle, cp_async, cublas's softmax) contain no tensor-core instruction at all,
- *    wmma_qk and wmma do, and cp_async really uses cp.async. */
-#include <nvrtc.h>
+ *  - the PTX of every preset of naive .. wmma and cublas's softmax (as built for sm_80): the
+ *    scalar rungs (naive, smem, swizzle, cp_async, cublas's softmax) contain no tensor-core
+ *    instruction at all, wmma_qk and wmma do, and cp_async really uses cp.async. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
-#include "kernels/embedded.h"
 #include "kernels/jit.h"
 #include "kernels/reference.h"
 #include "kernels/registry.h"
@@ -43,61 +41,17 @@ static void LadderCompile_reference(void) {
   free(src);
 }
 
-/* PTX of variant v at knobs kv and head dim D for compute_80; NULL on failure (printed). */
+/* PTX of variant v at knobs kv and head dim D, as the engine builds it for sm_80; NULL on
+ * failure (printed). */
 static char *LadderCompile_ptx(const Variant *v, const KnobValues *kv, int D) {
-  static const char *const hdr_names[] = {"attn_params.h", "common.cuh"};
-  char lerr[512];
-  char *hdr[2] = {Jit_loadSource(hdr_names[0], lerr, sizeof lerr),
-                  Jit_loadSource(hdr_names[1], lerr, sizeof lerr)};
-  char *src = Util_xstrdup(v->text);
+  JitOutput out;
+  char err[512] = "";
   char *ptx = NULL;
-  char *owned[KNOB_MAX + 2];
-  int nowned = 0;
-  const char *opts[KNOB_MAX + 8];
-  int nopt = 0;
-  opts[nopt++] = "--gpu-architecture=compute_80";
-  opts[nopt++] = owned[nowned++] = Util_asprintf("-I%s", BENCHTOP_CUDA_INCLUDE);
-  opts[nopt++] = "-std=c++17";
-  opts[nopt++] = "-default-device";
-  opts[nopt++] = owned[nowned++] = Util_asprintf("-DHEAD_DIM=%d", D);
-  for (int i = 0; i < v->nknobs; i++) { /* the defines Jit_compileVariant passes */
-    char *def = Jit_knobDefine(v, i, kv->idx[i]); /* never NULL: test_ladder_dims checks */
-    opts[nopt++] = owned[nowned++] = Util_asprintf("-D%s", def ? def : "BT_NO_MACRO_VALUE");
-    free(def);
-  }
-  nvrtcProgram prog;
-  if (!src || !hdr[0] || !hdr[1] ||
-      nvrtcCreateProgram(&prog, src, v->source, 2, (const char *const *)hdr, hdr_names) !=
-          NVRTC_SUCCESS) {
-    fprintf(stderr, "%s: cannot create the NVRTC program\n", v->name);
-    goto done;
-  }
-  if (nvrtcCompileProgram(prog, nopt, opts) != NVRTC_SUCCESS) {
-    size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    char *log = Util_xmalloc(n + 1);
-    log[0] = '\0';
-    nvrtcGetProgramLog(prog, log);
-    fprintf(stderr, "%s D=%d: compile failed:\n%s\n", v->name, D, log);
-    free(log);
-  } else {
-    size_t n = 0;
-    if (nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS) {
-      ptx = Util_xmalloc(n + 1);
-      if (nvrtcGetPTX(prog, ptx) != NVRTC_SUCCESS) {
-        free(ptx);
-        ptx = NULL;
-      } else {
-        ptx[n] = '\0';
-      }
-    }
-  }
-  nvrtcDestroyProgram(&prog);
-done:
-  for (int i = 0; i < nowned; i++) free(owned[i]);
-  free(src);
-  free(hdr[0]);
-  free(hdr[1]);
+  if (!Jit_compileVariant(v, kv, D, "sm_80", false, &out, err, sizeof err))
+    fprintf(stderr, "%s D=%d: %s\n%s\n", v->name, D, err, out.log ? out.log : "");
+  else if (out.ptx)
+    ptx = Util_xstrdup(out.ptx);
+  Jit_free(&out);
   return ptx;
 }
 
