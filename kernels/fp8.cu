@@ -73,7 +73,7 @@ namespace {
 
 // fp16 tiles [rows][HEAD_DIM]: element offset of chunk `chunk` of `row` (chunk ^ row%8).
 __device__ __forceinline__ int swz16(int row, int chunk) {
-  return row * HEAD_DIM + ((chunk ^ (row & 7)) << 3);
+  return row * HEAD_DIM + (bt_swizzle(row, chunk) << 3);
 }
 // fp8 tiles [rows][HEAD_DIM] bytes. 128-byte rows (D=128) use chunk ^ row%8; 64-byte rows (D=64)
 // put two rows in a 128-byte bank line, so XOR with (row/2)%4: 8 consecutive rows at one

@@ -67,16 +67,19 @@ preset block_m=128,block_n=64,warps=4,stages=2,split=1
 // ldmatrix reads and the staged output. Causal blocks skip key tiles above the diagonal and are
 // scheduled heaviest first. Knobs: BLOCK_M query rows per block, BLOCK_N keys per tile, WARPS
 // (each owns BLOCK_M/WARPS = 16 or 32 query rows), STAGES (cp.async depth).
-// Split-KV (issue 8): with gridDim.z = splits > 1, block z walks only its share of the key tiles
-// and writes a normalised fp32 partial O to p.o_f32[z][bh][S][D] and its log2-sum-exp2 to
+// Split-KV: with gridDim.z = splits > 1, block z walks only its share of the key tiles and
+// writes a normalised fp32 partial O to p.o_f32[z][bh][S][D] and its log2-sum-exp2 to
 // p.lse[z][bh][S] (log2 domain: lse2 = max*scale*log2e + log2(sum)); the `combine` step then
 // merges the splits into fp16 O. With one split the registry gives `combine` an empty grid (the
-// engine skips it) and the block writes fp16 O itself, as before. Knob split (1|2|4|8|auto) only
-// steers the declaration's grid; the kernel reads the split count from gridDim.z / p.num_splits;
-// with split=1 the split kernel's body is left out of the module.
-// Session 4 (issue 8): the O rescale runs only when a row's max rises by more than 2^8 over the
-// base P is taken against (one warp vote per tile), and each thread's cp.async addresses are
-// one base plus immediates: FlashAttention-2's own D=128 tiling (128x64, 4 warps) fits.
+// engine skips it) and the block writes fp16 O itself. Knob split (1|2|4|8|auto) only steers the
+// declaration's grid; the kernel reads the split count from gridDim.z / p.num_splits; with split=1
+// the split kernel's body is left out of the module.
+// Two details let FlashAttention-2's own D=128 tiling (128x64, 4 warps) fit in registers: the O
+// rescale runs only when a row's max rises by more than 2^8 over the base P is taken against
+// (one warp vote per tile), and each thread's cp.async addresses are one base plus immediates.
+// The body reads as its phases: key_range, load_prologue, then per key tile qk_tile, mask_tile,
+// softmax_tile and pv_tile, and store_o (force-inlined: registers and spills are those of one
+// long function).
 // Expect in the metrics: far fewer instructions than wmma; tensor pipe utilisation the highest
 // of the fp16 ladder; shared-memory bank conflicts ~0; occupancy bounded by registers
 // (see `check-kernels`) and by dynamic shared memory (Q tile + STAGES K/V tiles).
@@ -121,7 +124,7 @@ namespace {
 // Element offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][HEAD_DIM] tile.
 // Eight consecutive rows at the same logical chunk land in eight distinct bank groups.
 __device__ __forceinline__ int swz(int row, int chunk) {
-  return row * HEAD_DIM + ((chunk ^ (row & 7)) << 3);
+  return row * HEAD_DIM + (bt_swizzle(row, chunk) << 3);
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
@@ -144,245 +147,215 @@ __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, i
   }
 }
 
-} // namespace
+// ---- the phases of one block, in the order attn_body runs them ----
 
-// The whole attention body; SPLIT: this block owns one key range of gridDim.z and writes a
-// partial. Two instantiations (attn_fwd, attn_split) so that the unsplit kernel keeps its own
-// register allocation: one kernel with both epilogues needed ~30 more registers and spilled.
-template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  half *sQ = reinterpret_cast<half *>(smem_raw);
-  half *sK = sQ + BLOCK_M * HEAD_DIM;
-  half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
-
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int S = p.S;
-  const bool causal = p.causal != 0;
-  // Causal: the last query blocks have the most key tiles; start them first.
-  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-  const int m0 = mblk * BLOCK_M;
-  const size_t head = (size_t)blockIdx.y * S * HEAD_DIM;
-  const half *Q = static_cast<const half *>(p.q) + head;
-  const half *K = static_cast<const half *>(p.k) + head;
-  const half *V = static_cast<const half *>(p.v) + head;
-  half *O = static_cast<half *>(p.o) + head;
-
-  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-  // Split-KV: split z owns key tiles [tile0, tile0 + per) of all ceil(S/BLOCK_N) tiles (the same
-  // share for every query block, so the longest block is `per` tiles long), cut at kv_end.
+// The key tiles this block walks: [tile0, tile0 + n_tiles). Causal blocks stop at their last
+// row. Split-KV: split z owns key tiles [z * per, z * per + per) of all ceil(S/BLOCK_N) tiles
+// (the same share for every query block, so the longest block is `per` tiles long), cut at the
+// block's last visible key.
+struct KeyRange {
+  int tile0, n_tiles;
+};
+template <bool SPLIT>
+__device__ __forceinline__ KeyRange key_range(int S, int kv_end) {
   const int splits = SPLIT ? (int)gridDim.z : 1;
   const int per = ((S + BLOCK_N - 1) / BLOCK_N + splits - 1) / splits;
-  const int tile0 = SPLIT ? (int)blockIdx.z * per : 0;
-  const int n_tiles = SPLIT ? max(0, min((kv_end + BLOCK_N - 1) / BLOCK_N - tile0, per))
-                            : (kv_end + BLOCK_N - 1) / BLOCK_N;
-  if (SPLIT && n_tiles == 0) {
-    // Nothing visible in this key range (causal, early query block): an empty partial.
-    const float NEG = __int_as_float(0xff800000);
-    for (int r = tid; r < BLOCK_M; r += NT)
-      if (m0 + r < S) p.lse[((size_t)blockIdx.z * gridDim.y + blockIdx.y) * S + m0 + r] = NEG;
-    return;
-  }
+  KeyRange r;
+  r.tile0 = SPLIT ? (int)blockIdx.z * per : 0;
+  r.n_tiles = SPLIT ? max(0, min((kv_end + BLOCK_N - 1) / BLOCK_N - r.tile0, per))
+                    : (kv_end + BLOCK_N - 1) / BLOCK_N;
+  return r;
+}
 
-  // Prologue: Q with tile 0 in the first group, then tiles 1..STAGES-2, one group each
-  // (empty groups keep the wait_group arithmetic uniform).
+// Loads, prologue: Q with the first key tile in the first cp.async group, then tiles
+// 1..STAGES-2, one group each (empty groups keep the wait_group arithmetic uniform).
+__device__ __forceinline__ void load_prologue(half *sQ, half *sK, half *sV, const half *Q,
+                                              const half *K, const half *V, int m0,
+                                              const KeyRange &kr, int S, int tid) {
   load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
-    if (s < n_tiles) {
-      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (tile0 + s) * BLOCK_N, S, tid);
-      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (tile0 + s) * BLOCK_N, S, tid);
+    if (s < kr.n_tiles) {
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (kr.tile0 + s) * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (kr.tile0 + s) * BLOCK_N, S, tid);
     }
     bt_cp_async_commit();
   }
+}
 
-  const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
-  const float NEG_INF = __int_as_float(0xff800000);
-  const int wrow0 = m0 + warp * WARP_ROWS; // first query row of this warp
-  const int g = lane >> 2, c4 = lane & 3;  // mma fragment coordinates
-
-  float o[MT][DTILES][4];
-  float row_m[MT][2], row_l[MT][2];
-#pragma unroll
-  for (int mt = 0; mt < MT; mt++) {
-#pragma unroll
-    for (int dt = 0; dt < DTILES; dt++) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.f;
-    row_m[mt][0] = row_m[mt][1] = NEG_INF;
-    row_l[mt][0] = row_l[mt][1] = 0.f;
-  }
-#if Q_IN_REGS
-  unsigned qf[HEAD_DIM / 16][4];
-#endif
-  // ldmatrix lane addresses. Every fragment row block starts at a multiple of 8 rows, so a
-  // lane's row%8 is lane%8 and, the logical chunk being 2k + (0 or 1), its swizzled chunk is
-  // (2k) ^ x with x = (0 or 1) ^ lane%8: one XOR per k-step, the row block an immediate offset.
+// ldmatrix lane addresses. Every fragment row block starts at a multiple of 8 rows, so a
+// lane's row%8 is lane%8 and, the logical chunk being 2k + (0 or 1), its swizzled chunk is
+// (2k) ^ x with x = (0 or 1) ^ lane%8: one XOR per k-step, the row block an immediate offset.
+struct Lanes {
+  unsigned q_addr, k_lane, v_lane; // this lane's row in the Q tile, K stage 0, V stage 0
+  int q_x, k_x, v_x;               // its chunk XOR
+};
+__device__ __forceinline__ Lanes lane_addresses(const half *sQ, const half *sK, const half *sV,
+                                                int warp, int lane) {
+  Lanes l;
   // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
-  const unsigned q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
-  const int q_x = (lane >> 4) ^ (lane & 7);
+  l.q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
+  l.q_x = (lane >> 4) ^ (lane & 7);
   // K (B operand, keys x d): matrices (keys 0-7, chunk 2k), (0-7, 2k+1), (8-15, 2k), (8-15, 2k+1).
-  const unsigned k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
-  const int k_x = ((lane >> 3) & 1) ^ (lane & 7);
+  l.k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
+  l.k_x = ((lane >> 3) & 1) ^ (lane & 7);
   // V (B operand via .trans, keys x d): (keys 0-7, chunk 2k), (8-15, 2k), (0-7, 2k+1), (8-15, 2k+1).
-  const unsigned v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
-  const int v_x = (lane >> 4) ^ (lane & 7);
+  l.v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  l.v_x = (lane >> 4) ^ (lane & 7);
+  return l;
+}
 
-  int st_read = 0, st_write = STAGES - 1; // stage of tile t, stage of tile t+STAGES-1
-  for (int t = 0; t < n_tiles; t++) {
-    bt_cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
-    __syncthreads();             // everyone's have; and everyone is done with tile t-1's stage
-    {
-      const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
-      if (tn < n_tiles) {
-        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (tile0 + tn) * BLOCK_N, S, tid);
-        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (tile0 + tn) * BLOCK_N, S, tid);
-      }
-      bt_cp_async_commit();
-      st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
-    }
-    const int st = st_read;
-    st_read = st_read == STAGES - 1 ? 0 : st_read + 1;
+// Main loop, GEMM 1: S = Q K^T for this warp's 16*MT rows and the BLOCK_N keys of the stage at
+// k_addr, fp32 in registers. Q comes from qf (held across the loop) or, with two m-tiles, from
+// shared memory per k-step.
+__device__ __forceinline__ void qk_tile(float (&s)[MT][NTILES][4], const unsigned (&qf)[HEAD_DIM / 16][4],
+                                        const Lanes &ln, unsigned k_addr) {
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int j = 0; j < NTILES; j++) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < HEAD_DIM / 16; kk++) {
+    unsigned a[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
 #if Q_IN_REGS
-    if (t == 0) {
-#pragma unroll
-      for (int kk = 0; kk < HEAD_DIM / 16; kk++) bt_ldsm_x4(qf[kk], q_addr + (((2 * kk) ^ q_x) << 4));
-    }
-#endif
-    const int n0 = (tile0 + t) * BLOCK_N;
-    // Causal: every key of this tile lies after every query row of this warp.
-    if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
-
-    const unsigned k_addr = k_lane + st * (BLOCK_N * HEAD_DIM * 2);
-    const unsigned v_addr = v_lane + st * (BLOCK_N * HEAD_DIM * 2);
-
-    // ---- S = Q K^T (16*MT x BLOCK_N per warp, fp32 in registers) ----
-    float s[MT][NTILES][4];
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-      for (int j = 0; j < NTILES; j++) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < HEAD_DIM / 16; kk++) {
-      unsigned a[MT][4];
-#pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-#if Q_IN_REGS
-        a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
+      a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
 #else
-        bt_ldsm_x4(a[mt], q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ q_x) << 4));
+      (void)qf;
+      bt_ldsm_x4(a[mt], ln.q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.q_x) << 4));
 #endif
-      }
-#pragma unroll
-      for (int jp = 0; jp < NTILES / 2; jp++) {
-        unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
-        bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ k_x) << 4));
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++) {
-          bt_mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
-          bt_mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
-        }
-      }
     }
-
-    // ---- mask keys past S and (causal) keys after the query ----
-    if (n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > wrow0)) {
 #pragma unroll
-      for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int j = 0; j < NTILES; j++)
-#pragma unroll
-          for (int e = 0; e < 4; e++) {
-            const int key = n0 + 8 * j + 2 * c4 + (e & 1);
-            const int row = wrow0 + 16 * mt + g + 8 * (e >> 1);
-            if (key >= S || (causal && key > row)) s[mt][j][e] = NEG_INF;
-          }
-    }
-
-    // ---- online softmax on the accumulators (rows g and g+8 of each m-tile) ----
-    // row_m is the base P is taken against, in the log2 domain (score * sl2). It moves only when
-    // a tile's max exceeds it by more than BT_RESCALE_SLACK (common.cuh), so O/l are rescaled
-    // rarely; the result is exact since O and l share the base.
-    float alpha[MT][2];
-    bool moved = false;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        float mx = NEG_INF;
-#pragma unroll
-        for (int j = 0; j < NTILES; j++) mx = fmaxf(mx, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float tm = mx * sl2; // -inf for a row with no visible key in this tile
-        alpha[mt][h] = 1.f;
-        if (tm > row_m[mt][h] + BT_RESCALE_SLACK) {
-          alpha[mt][h] = bt_ex2(row_m[mt][h] - tm);
-          row_m[mt][h] = tm;
-          moved = true;
-        }
-      }
-    // One vote per tile: the O rescale (the softmax's largest cost at D=128) runs only when a
-    // row of this warp moved its base; alpha is 0 when the old base was -inf.
-    if (__any_sync(0xffffffffu, moved)) {
+    for (int jp = 0; jp < NTILES / 2; jp++) {
+      unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
+      bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.k_x) << 4));
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) {
-        row_l[mt][0] *= alpha[mt][0];
-        row_l[mt][1] *= alpha[mt][1];
-#pragma unroll
-        for (int dt = 0; dt < DTILES; dt++) {
-          o[mt][dt][0] *= alpha[mt][0];
-          o[mt][dt][1] *= alpha[mt][0];
-          o[mt][dt][2] *= alpha[mt][1];
-          o[mt][dt][3] *= alpha[mt][1];
-        }
-      }
-    }
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        // A row with no visible key yet keeps base -inf: use 0 so that -inf - -inf never occurs.
-        const float ms = row_m[mt][h] == NEG_INF ? 0.f : row_m[mt][h];
-        float rs = 0.f;
-#pragma unroll
-        for (int j = 0; j < NTILES; j++) {
-          const float p0 = bt_ex2(fmaf(s[mt][j][2 * h], sl2, -ms));
-          const float p1 = bt_ex2(fmaf(s[mt][j][2 * h + 1], sl2, -ms));
-          s[mt][j][2 * h] = p0;
-          s[mt][j][2 * h + 1] = p1;
-          rs += p0 + p1;
-        }
-        row_l[mt][h] += rs; // quad-partial; reduced once at the end
-      }
-
-    // ---- O += P V: P repacked from the S accumulators as fp16 A-fragments ----
-#pragma unroll
-    for (int kk = 0; kk < BLOCK_N / 16; kk++) {
-      unsigned a[MT][4];
-#pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-        a[mt][0] = bt_pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-        a[mt][1] = bt_pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-        a[mt][2] = bt_pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-        a[mt][3] = bt_pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-      }
-#pragma unroll
-      for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
-        unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
-        bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++) {
-          bt_mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
-          bt_mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
-        }
+        bt_mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
+        bt_mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
       }
     }
   }
-  bt_cp_async_wait<0>();
+}
 
-  // ---- epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows and
-  // store 16-byte rows. Split-KV: the fp32 partial O and its log2-sum-exp2 go straight from the
-  // accumulators to global memory (a quad writes 32 contiguous bytes per d-tile: whole sectors).
+// Keys past S and (causal) keys after the query row to -inf. A thread holds rows g and g+8 of
+// each m-tile, keys 2*c4 and 2*c4+1 of each n8 tile.
+__device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int S, bool causal,
+                                          int wrow0, int g, int c4) {
+  const float NEG_INF = __int_as_float(0xff800000);
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int j = 0; j < NTILES; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int key = n0 + 8 * j + 2 * c4 + (e & 1);
+        const int row = wrow0 + 16 * mt + g + 8 * (e >> 1);
+        if (key >= S || (causal && key > row)) s[mt][j][e] = NEG_INF;
+      }
+}
+
+// Softmax on the accumulators (rows g and g+8 of each m-tile); s becomes P, unnormalised.
+// The state of this thread's rows: the O accumulators, the base P is taken against (row_m, log2
+// domain: score * sl2) and the quad-partial row sums (row_l). row_m moves only when a tile's max exceeds it by more than BT_RESCALE_SLACK (common.cuh), so
+// O and l are rescaled rarely; the result is exact since O and l share the base.
+__device__ __forceinline__ void softmax_tile(float (&s)[MT][NTILES][4], float (&o)[MT][DTILES][4],
+                                             float (&row_m)[MT][2], float (&row_l)[MT][2], float sl2) {
+  const float NEG_INF = __int_as_float(0xff800000);
+  float alpha[MT][2];
+  bool moved = false;
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      float mx = NEG_INF;
+#pragma unroll
+      for (int j = 0; j < NTILES; j++) mx = fmaxf(mx, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float tm = mx * sl2; // -inf for a row with no visible key in this tile
+      alpha[mt][h] = 1.f;
+      if (tm > row_m[mt][h] + BT_RESCALE_SLACK) {
+        alpha[mt][h] = bt_ex2(row_m[mt][h] - tm);
+        row_m[mt][h] = tm;
+        moved = true;
+      }
+    }
+  // One vote per tile: the O rescale (the softmax's largest cost at D=128) runs only when a
+  // row of this warp moved its base; alpha is 0 when the old base was -inf.
+  if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
+      row_l[mt][0] *= alpha[mt][0];
+      row_l[mt][1] *= alpha[mt][1];
+#pragma unroll
+      for (int dt = 0; dt < DTILES; dt++) {
+        o[mt][dt][0] *= alpha[mt][0];
+        o[mt][dt][1] *= alpha[mt][0];
+        o[mt][dt][2] *= alpha[mt][1];
+        o[mt][dt][3] *= alpha[mt][1];
+      }
+    }
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      // A row with no visible key yet keeps base -inf: use 0 so that -inf - -inf never occurs.
+      const float ms = row_m[mt][h] == NEG_INF ? 0.f : row_m[mt][h];
+      float rs = 0.f;
+#pragma unroll
+      for (int j = 0; j < NTILES; j++) {
+        const float p0 = bt_ex2(fmaf(s[mt][j][2 * h], sl2, -ms));
+        const float p1 = bt_ex2(fmaf(s[mt][j][2 * h + 1], sl2, -ms));
+        s[mt][j][2 * h] = p0;
+        s[mt][j][2 * h + 1] = p1;
+        rs += p0 + p1;
+      }
+      row_l[mt][h] += rs; // quad-partial; reduced once at the end
+    }
+}
+
+// Main loop, GEMM 2: O += P V, P repacked from the S accumulators as fp16 A-fragments (the
+// accumulator layout of m16n8 is the A-fragment layout of m16k16), V from the stage at v_addr.
+__device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (&s)[MT][NTILES][4],
+                                        const Lanes &ln, unsigned v_addr) {
+#pragma unroll
+  for (int kk = 0; kk < BLOCK_N / 16; kk++) {
+    unsigned a[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
+      a[mt][0] = bt_pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+      a[mt][1] = bt_pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+      a[mt][2] = bt_pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+      a[mt][3] = bt_pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+    }
+#pragma unroll
+    for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
+      unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
+      bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ ln.v_x) << 4));
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++) {
+        bt_mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
+        bt_mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// Epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows (only this
+// warp ever read them) and store 16-byte rows. Split-KV: the fp32 partial O and its
+// log2-sum-exp2 go straight from the accumulators to global memory (a quad writes 32
+// contiguous bytes per d-tile: whole sectors).
+template <bool SPLIT>
+__device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const float (&row_m)[MT][2],
+                                        const float (&row_l)[MT][2], const AttnParams &p, half *sQ, half *O,
+                                        int warp, int lane, int wrow0, int S) {
+  const float NEG_INF = __int_as_float(0xff800000);
+  const int g = lane >> 2, c4 = lane & 3;
   __syncwarp();
-  half *sO = sQ + warp * WARP_ROWS * HEAD_DIM; // only this warp ever read these Q rows
+  half *sO = sQ + warp * WARP_ROWS * HEAD_DIM;
   const size_t zb = (size_t)blockIdx.z * gridDim.y + blockIdx.y; // (split, head) of a partial
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -416,6 +389,96 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
       *reinterpret_cast<uint4 *>(O + (size_t)(wrow0 + r) * HEAD_DIM + c * 8) =
           *reinterpret_cast<const uint4 *>(sO + swz(r, c));
   }
+}
+
+} // namespace
+
+// The whole attention body; SPLIT: this block owns one key range of gridDim.z and writes a
+// partial. Two instantiations (attn_fwd, attn_split) so that the unsplit kernel keeps its own
+// register allocation: one kernel with both epilogues needed ~30 more registers and spilled.
+template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  half *sQ = reinterpret_cast<half *>(smem_raw);
+  half *sK = sQ + BLOCK_M * HEAD_DIM;
+  half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int S = p.S;
+  const bool causal = p.causal != 0;
+  // Causal: the last query blocks have the most key tiles; start them first.
+  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+  const int m0 = mblk * BLOCK_M;
+  const size_t head = (size_t)blockIdx.y * S * HEAD_DIM;
+  const half *Q = static_cast<const half *>(p.q) + head;
+  const half *K = static_cast<const half *>(p.k) + head;
+  const half *V = static_cast<const half *>(p.v) + head;
+  half *O = static_cast<half *>(p.o) + head;
+
+  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
+  const KeyRange kr = key_range<SPLIT>(S, kv_end);
+  if (SPLIT && kr.n_tiles == 0) {
+    // Nothing visible in this key range (causal, early query block): an empty partial.
+    const float NEG = __int_as_float(0xff800000);
+    for (int r = tid; r < BLOCK_M; r += NT)
+      if (m0 + r < S) p.lse[((size_t)blockIdx.z * gridDim.y + blockIdx.y) * S + m0 + r] = NEG;
+    return;
+  }
+  load_prologue(sQ, sK, sV, Q, K, V, m0, kr, S, tid);
+
+  const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
+  const float NEG_INF = __int_as_float(0xff800000);
+  const int wrow0 = m0 + warp * WARP_ROWS; // first query row of this warp
+  const int g = lane >> 2, c4 = lane & 3;  // mma fragment coordinates
+
+  // The online-softmax state of this thread's rows (see softmax_tile).
+  float o[MT][DTILES][4];
+  float row_m[MT][2], row_l[MT][2];
+#pragma unroll
+  for (int mt = 0; mt < MT; mt++) {
+#pragma unroll
+    for (int dt = 0; dt < DTILES; dt++) o[mt][dt][0] = o[mt][dt][1] = o[mt][dt][2] = o[mt][dt][3] = 0.f;
+    row_m[mt][0] = row_m[mt][1] = NEG_INF;
+    row_l[mt][0] = row_l[mt][1] = 0.f;
+  }
+  unsigned qf[HEAD_DIM / 16][4]; // Q fragments, loaded once (Q_IN_REGS only)
+  const Lanes ln = lane_addresses(sQ, sK, sV, warp, lane);
+
+  // Main loop: wait for tile t, refill the stage tile t-1 used, then QK^T, mask, softmax, PV.
+  int st_read = 0, st_write = STAGES - 1; // stage of tile t, stage of tile t+STAGES-1
+  for (int t = 0; t < kr.n_tiles; t++) {
+    bt_cp_async_wait<STAGES - 2>(); // this thread's copies of tile t have landed
+    __syncthreads();                // everyone's have; and everyone is done with tile t-1's stage
+    {
+      const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
+      if (tn < kr.n_tiles) {
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (kr.tile0 + tn) * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (kr.tile0 + tn) * BLOCK_N, S, tid);
+      }
+      bt_cp_async_commit();
+      st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
+    }
+    const int st = st_read;
+    st_read = st_read == STAGES - 1 ? 0 : st_read + 1;
+#if Q_IN_REGS
+    if (t == 0) {
+#pragma unroll
+      for (int kk = 0; kk < HEAD_DIM / 16; kk++) bt_ldsm_x4(qf[kk], ln.q_addr + (((2 * kk) ^ ln.q_x) << 4));
+    }
+#endif
+    const int n0 = (kr.tile0 + t) * BLOCK_N;
+    // Causal: every key of this tile lies after every query row of this warp.
+    if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
+
+    const unsigned k_addr = ln.k_lane + st * (BLOCK_N * HEAD_DIM * 2);
+    const unsigned v_addr = ln.v_lane + st * (BLOCK_N * HEAD_DIM * 2);
+    float s[MT][NTILES][4];
+    qk_tile(s, qf, ln, k_addr);
+    if (n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > wrow0)) mask_tile(s, n0, S, causal, wrow0, g, c4);
+    softmax_tile(s, o, row_m, row_l, sl2);
+    pv_tile(o, s, ln, v_addr);
+  }
+  bt_cp_async_wait<0>();
+  store_o<SPLIT>(o, row_m, row_l, p, sQ, O, warp, lane, wrow0, S);
 }
 
 // 2-warp blocks: the default occupancy heuristic capped attn_fwd at 168 registers and spilled.
