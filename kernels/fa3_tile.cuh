@@ -1,6 +1,6 @@
 // The per-tile steps of fa3.cu (sm_90a): GEMM issue, masking and the online softmax of one
 // consumer warpgroup's 64 rows. fa3.cu defines the tile macros (HEAD_DIM, BLOCK_N, SREGS, OREGS)
-// and includes this after them; the schedules that order these steps stay in fa3.cu.
+// and includes this after them; the schedule that orders these steps is in fa3_consumer.cuh.
 #pragma once
 
 #include "common.cuh"

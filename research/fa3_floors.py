@@ -59,7 +59,7 @@ SOFTMAX_EXP_NONE = SOFTMAX_EXP + """#pragma unroll
   asm volatile("" : "+f"(r.l_a), "+f"(r.l_b) : "f"(sl2), "f"(al_a), "f"(al_b));
   return;
 """
-KV_HEAD = """    const unsigned full = BAR(r, st, FULL_K + kind);
+KV_HEAD = """  const unsigned full = sm.bar(r, st, FULL_K + kind);
 """
 ENTRY = "attn_fwd(const __grid_constant__ AttnParams p) {\n"
 
@@ -84,7 +84,7 @@ def main():
                                    (SOFTMAX_EXP, SOFTMAX_EXP_NONE, "the exponentials")]},
     }
     for mode, cond in (("loads_qk", "kind == 1"), ("loads_q", "true")):
-        skip = KV_HEAD + f"    if ({cond}) {{ bt_mbar_arrive(full); return; }}\n"
+        skip = KV_HEAD + f"  if ({cond}) {{ bt_mbar_arrive(full); return; }}\n"
         modes[mode] = dict(modes["loads"], **{"fa3.cu": [(KV_HEAD, skip, "the K/V load")]})
     for mode, files in modes.items():
         d = out / mode

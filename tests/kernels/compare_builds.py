@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compare every kernel build of two source trees: ptxas resources, SASS and PTX.
 
-  tests/kernels/compare_builds.py [--base REF] [--all-knobs] [--arch LIST] [--variant NAME]
-                                  [--build DIR] [--keep DIR]
+  tests/kernels/compare_builds.py [--base REF] [--all-knobs | --knobs SPEC] [--arch LIST]
+                                  [--variant NAME] [--build DIR] [--keep DIR]
 
 Builds what check-kernels builds (presets, or every knob setting with --all-knobs) twice with
 the product's NVRTC path (BUILD/tests/kernels/kernel_dump): once from git REF's kernels/
@@ -37,6 +37,8 @@ def dump(build, src_dir, out, args):
         cmd.append("--all-knobs")
     if args.variant:
         cmd += ["--variant", args.variant]
+    if args.knobs:
+        cmd += ["--knobs", args.knobs]
     env = dict(os.environ, BENCHTOP_KERNEL_DIR=str(src_dir))
     return subprocess.Popen(cmd, env=env)
 
@@ -148,6 +150,7 @@ def main():
     ap.add_argument("--all-knobs", action="store_true")
     ap.add_argument("--arch", default="sm_80,sm_89,sm_90")
     ap.add_argument("--variant")
+    ap.add_argument("--knobs", help="one knob setting (k=v,k=v) instead of the presets; use with --variant")
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--keep", help="write the dumps here (base/, head/) and keep them")
     args = ap.parse_args()

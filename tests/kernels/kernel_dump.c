@@ -1,7 +1,8 @@
-/* kernel_dump OUTDIR [--all-knobs] [--arch sm_80,sm_89,sm_90] [--variant NAME]
+/* kernel_dump OUTDIR [--all-knobs | --knobs SPEC] [--arch sm_80,sm_89,sm_90] [--variant NAME]
  *
  * Compiles what check-kernels compiles (every variant at its shipped presets, or with
- * --all-knobs every knob setting its check accepts, for each head dimension and architecture)
+ * --all-knobs every knob setting its check accepts, or the one setting SPEC, "k=v,k=v") for each
+ * head dimension and architecture)
  * through the product's own NVRTC path, and writes for each build OUTDIR/NAME.cubin,
  * NAME.ptx and NAME.log (the ptxas report), NAME = variant__knobs__D64__sm_80. The kernel
  * sources are the embedded ones, or $BENCHTOP_KERNEL_DIR's: tests/kernels/compare_builds.py
@@ -47,15 +48,18 @@ static bool KernelDump_one(const char *dir, const Variant *v, const KnobValues *
 }
 
 /* Every knob setting of v (an odometer over the value lists), or its presets. */
-static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs, int cc) {
+static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs, const char *spec,
+                              int cc) {
   int failures = 0;
   KnobValues kv;
   if (!all_knobs) {
-    for (int p = 0; p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+    const char *one[2] = {spec, NULL};
+    const char *const *specs = spec ? one : v->presets;
+    for (int p = 0; p < VARIANT_MAX_PRESETS && specs[p]; p++) {
       char err[256];
       Registry_defaults(v, &kv);
-      if (!Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err)) {
-        fprintf(stderr, "kernel_dump: %s preset %s: %s\n", v->name, v->presets[p], err);
+      if (!Registry_applyKnobs(v, specs[p], &kv, false, err, sizeof err)) {
+        fprintf(stderr, "kernel_dump: %s knobs %s: %s\n", v->name, specs[p], err);
         failures++;
         continue;
       }
@@ -78,15 +82,16 @@ static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs,
 }
 
 int main(int argc, char **argv) {
-  const char *dir = NULL, *archs = "sm_80,sm_89,sm_90", *only = NULL;
+  const char *dir = NULL, *archs = "sm_80,sm_89,sm_90", *only = NULL, *spec = NULL;
   bool all_knobs = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--all-knobs") == 0) all_knobs = true;
     else if (strcmp(argv[i], "--arch") == 0 && i + 1 < argc) archs = argv[++i];
     else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--knobs") == 0 && i + 1 < argc) spec = argv[++i];
     else if (argv[i][0] != '-' && !dir) dir = argv[i];
     else {
-      fprintf(stderr, "usage: kernel_dump OUTDIR [--all-knobs] [--arch LIST] [--variant NAME]\n");
+      fprintf(stderr, "usage: kernel_dump OUTDIR [--all-knobs | --knobs SPEC] [--arch LIST] [--variant NAME]\n");
       return 2;
     }
   }
@@ -105,7 +110,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < Registry_count; i++)
       if (!only || strcmp(only, Registry_variants[i]->name) == 0)
-        failures += KernelDump_variant(dir, Registry_variants[i], all_knobs, cc);
+        failures += KernelDump_variant(dir, Registry_variants[i], all_knobs, spec, cc);
   }
   free(list);
   return failures ? 1 : 0;
