@@ -26,7 +26,7 @@ scratch workspace 2 * B * H * S * D + 2 * B * H * 4
 // softmax's exp2 multiplier. Softmax stays fp32; P and V stay fp16 for PV (m16n8k16).
 // Why V stays fp16: an fp8 PV needs P in E4M3 too, and P's 3-bit mantissa (up to 6 % error per
 // weight, not averaging out for peaked rows) would double the error below for half of the
-// FLOPs; the notebook's S=512 failure was exactly this accumulation of rounding error.
+// FLOPs: an fp8 PV fails the precision check at S=512 through exactly this accumulation.
 // Accuracy, honestly: E4M3 rounds each Q and K element with ~2.6 % rms relative error. A score
 // is a sum of D products, so its error is ~sqrt(2)*2.6 % = 3.7 % of the score's own spread
 // (scale-free: per-head or per-row scales cannot reduce it, only subnormals would add to it).

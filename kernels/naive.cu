@@ -7,7 +7,7 @@ arch      sm_80
 tolerance 2e-3
 kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)
 */
-// Rung 1 of the ladder: naive (the notebook's scalar v3).
+// Rung 1 of the ladder: naive.
 // One thread per query row, online softmax over every key one at a time, no shared memory:
 // each thread reads its K and V rows straight from global memory (the 32 lanes of a warp read
 // the same key row, so L1 serves a broadcast). fp32 scores, running max/sum and output

@@ -24,7 +24,8 @@ double Shape_flops(const Shape *s);
 /* Elements of one [B,H,S,D] tensor. */
 size_t Shape_elems(const Shape *s);
 
-/* The notebook's shapes, offered as presets by the TUI and `benchtop list shapes`. */
+/* The shapes the kernels are tuned and checked on (targets, ragged and edge cases), offered as
+ * presets by the TUI and `benchtop list shapes`. */
 extern const char *const Shape_presets[];
 extern const int Shape_presetCount;
 

@@ -20,7 +20,7 @@ preset acc=fp16
 // per-warp scratch tile, and every lane folds its 8 elements into an fp32 running output
 // (o = o * rescale + tile), the lane pair that owns a row also owning its softmax state.
 // acc=fp16 therefore accumulates in fp16 only within one tile of 32 keys (2 MMA k-steps of
-// probabilities <= 1) and sums the tiles in fp32: the notebook's "2x throughput" is measured
+// probabilities <= 1) and sums the tiles in fp32: fp16 accumulation's 2x throughput is taken
 // on the MMAs with the error staying within the fp16 tolerance (2e-3 relative L2), instead
 // of a whole-row fp16 sum that drifts with S.
 // Expect in the metrics: tensor-pipe activity well above wmma_qk (both products on it);
