@@ -97,27 +97,18 @@ __device__ __forceinline__ void mma_16832_e4m3(float (&d)[4], const unsigned (&a
 #endif
 }
 
-// ROWS rows of an fp16 head into a swizzled tile; rows >= S zero-filled.
-template <int ROWS>
-__device__ __forceinline__ void load_tile16(half *tile, const half *g, int row0, int S, int tid) {
+// ROWS rows of a head into a swizzled tile, rows >= S zero-filled: fp16 (V) or fp8 (Q8, K8)
+// elements, one 16-byte chunk per copy.
+template <int ROWS, typename T>
+__device__ __forceinline__ void load_tile(T *tile, const T *g, int row0, int S, int tid) {
+  constexpr int CHUNKS = HEAD_DIM * (int)sizeof(T) / 16, PER_CHUNK = 16 / (int)sizeof(T);
 #pragma unroll
-  for (int i = 0; i < ROWS * CPR / NT; i++) {
+  for (int i = 0; i < ROWS * CHUNKS / NT; i++) {
     int idx = tid + i * NT;
-    int r = idx / CPR, c = idx % CPR;
+    int r = idx / CHUNKS, c = idx % CHUNKS;
     bool ok = row0 + r < S;
-    bt_cp_async16(bt_smem_u32(tile + swz16(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 8, ok);
-  }
-}
-// ROWS rows of an fp8 head (bytes) into a swizzled tile; rows >= S zero-filled.
-template <int ROWS>
-__device__ __forceinline__ void load_tile8(unsigned char *tile, const unsigned char *g, int row0,
-                                           int S, int tid) {
-#pragma unroll
-  for (int i = 0; i < ROWS * CPR8 / NT; i++) {
-    int idx = tid + i * NT;
-    int r = idx / CPR8, c = idx % CPR8;
-    bool ok = row0 + r < S;
-    bt_cp_async16(bt_smem_u32(tile + swz8(r, c)), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * 16, ok);
+    const int off = sizeof(T) == 1 ? swz8(r, c) : swz16(r, c);
+    bt_cp_async16(bt_smem_u32(tile + off), g + (size_t)(ok ? row0 + r : 0) * HEAD_DIM + c * PER_CHUNK, ok);
   }
 }
 
@@ -199,12 +190,12 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
   const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
   const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
 
-  load_tile8<BLOCK_M>(sQ8, Q8, m0, S, tid);
+  load_tile<BLOCK_M>(sQ8, Q8, m0, S, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < n_tiles) {
-      load_tile8<BLOCK_N>(sK8 + s * BLOCK_N * HEAD_DIM, K8, s * BLOCK_N, S, tid);
-      load_tile16<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, s * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sK8 + s * BLOCK_N * HEAD_DIM, K8, s * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, s * BLOCK_N, S, tid);
     }
     bt_cp_async_commit();
   }
@@ -238,8 +229,8 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
     {
       const int tn = t + STAGES - 1;
       if (tn < n_tiles) {
-        load_tile8<BLOCK_N>(sK8 + st_write * BLOCK_N * HEAD_DIM, K8, tn * BLOCK_N, S, tid);
-        load_tile16<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, tn * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sK8 + st_write * BLOCK_N * HEAD_DIM, K8, tn * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, tn * BLOCK_N, S, tid);
       }
       bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
@@ -324,8 +315,7 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
       for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
         unsigned b[4];
         bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ v_x) << 4));
-        bt_mma_16816(o[2 * dp], a, b[0], b[1]);
-        bt_mma_16816(o[2 * dp + 1], a, b[2], b[3]);
+        bt_mma_16816_x2(o[2 * dp], o[2 * dp + 1], a, b);
       }
     }
   }

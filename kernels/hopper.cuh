@@ -2,8 +2,7 @@
 // (cp.async.bulk.tensor with a CUtensorMap the engine builds on the host, see
 // bench/tensor_maps.c), warpgroup MMA (wgmma) with shared-memory descriptors, named barriers and
 // setmaxnreg. NVRTC in-memory header, next to attn_params.h; only arch-specific variants
-// include it. It builds on sm80.cuh (bt_smem_u32 and the sm_80 instructions Hopper keeps). The wgmma wrappers list every accumulator register as an operand: the PTX
-// instruction names them one by one, so the lists are long by necessity.
+// include it. It builds on sm80.cuh (bt_smem_u32 and the sm_80 instructions Hopper keeps).
 #pragma once
 
 #include "attn_params.h"
@@ -104,112 +103,52 @@ template <int N> __device__ __forceinline__ void bt_pin(float (&d)[N]) {
   for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// D[64 x 64] (scale_d ? D : 0) + A[64 x 16] * B[16 x 64]; A and B from shared memory
-// (K-major descriptors), fp16 in, fp32 accumulate.
-__device__ __forceinline__ void bt_wgmma_ss_n64(float (&d)[32], unsigned long long da,
-                                                 unsigned long long db, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
-      "%24,%25,%26,%27,%28,%29,%30,%31"
-      "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
+// The wgmma wrappers. The PTX instruction names every accumulator register, so each wrapper
+// lists N/2 accumulators per thread as "+f" operands and "%0,%1,..." in its text; these macros
+// write the lists once, in blocks of eight.
+#define BT_ACC8(d, i)                                                                          \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),   \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define BT_ACC32(d) BT_ACC8(d, 0), BT_ACC8(d, 8), BT_ACC8(d, 16), BT_ACC8(d, 24)
+#define BT_ACC64(d) BT_ACC32(d), BT_ACC8(d, 32), BT_ACC8(d, 40), BT_ACC8(d, 48), BT_ACC8(d, 56)
+#define BT_ACC88(d) BT_ACC64(d), BT_ACC8(d, 64), BT_ACC8(d, 72), BT_ACC8(d, 80)
+#define BT_REGS32                                                                              \
+  "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"      \
+  "%24,%25,%26,%27,%28,%29,%30,%31"
+#define BT_REGS64                                                                              \
+  BT_REGS32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"                         \
+            "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define BT_REGS88                                                                              \
+  BT_REGS64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83," \
+            "%84,%85,%86,%87"
 
-// D[64 x 128] (scale_d ? D : 0) + A[64 x 16] * B[16 x 128]; A and B from shared memory
-// (K-major descriptors), fp16 in, fp32 accumulate.
-__device__ __forceinline__ void bt_wgmma_ss_n128(float (&d)[64], unsigned long long da,
-                                                 unsigned long long db, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
-      "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"
-      "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
+// bt_wgmma_ss_nN: D[64 x N] (scale_d ? D : 0) + A[64 x 16] * B[16 x N]; A and B from shared
+// memory (K-major descriptors), fp16 in, fp32 accumulate. NACC = N/2 accumulators per thread;
+// IA, IB, IS: the operand numbers of the two descriptors and of scale_d.
+#define BT_WGMMA_SS(N, NACC, IA, IB, IS)                                                       \
+  __device__ __forceinline__ void bt_wgmma_ss_n##N(float(&d)[NACC], unsigned long long da,      \
+                                                   unsigned long long db, int scale_d) {       \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\n"                             \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" BT_REGS##NACC      \
+                 "}, %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"                                  \
+                 : BT_ACC##NACC(d)                                                             \
+                 : "l"(da), "l"(db), "r"(scale_d));                                            \
+  }
+BT_WGMMA_SS(64, 32, 32, 33, 34)
+BT_WGMMA_SS(128, 64, 64, 65, 66)
+BT_WGMMA_SS(176, 88, 88, 89, 90)
 
-// D[64 x 176] (scale_d ? D : 0) + A[64 x 16] * B[16 x 176]; A and B from shared memory
-// (K-major descriptors), fp16 in, fp32 accumulate.
-__device__ __forceinline__ void bt_wgmma_ss_n176(float (&d)[88], unsigned long long da,
-                                                 unsigned long long db, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {"
-      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
-      "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"
-      "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,"
-      "%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87"
-      "}, %88, %89, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),
-      "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
-      "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),
-      "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
-
-// D[64 x 64] += A[64 x 16] * B[16 x 64]; A from registers (4 x f16x2 per thread), B from
-// shared memory MN-major (imm-trans-b 1).
-__device__ __forceinline__ void bt_wgmma_rs_n64(float (&d)[32], const unsigned (&a)[4],
-                                                 unsigned long long db) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
-      "%24,%25,%26,%27,%28,%29,%30,%31"
-      "}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-}
-
-// D[64 x 128] += A[64 x 16] * B[16 x 128]; A from registers (4 x f16x2 per thread), B from
-// shared memory MN-major (imm-trans-b 1).
-__device__ __forceinline__ void bt_wgmma_rs_n128(float (&d)[64], const unsigned (&a)[4],
-                                                 unsigned long long db) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"
-      "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,"
-      "%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-      "}, {%64,%65,%66,%67}, %68, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
-}
+// bt_wgmma_rs_nN: D[64 x N] += A[64 x 16] * B[16 x N]; A from registers (4 x f16x2 per thread),
+// B from shared memory MN-major (imm-trans-b 1). IA..IA+3: the A registers, IB: B's descriptor,
+// IS: the scale-d operand (always 1: accumulate).
+#define BT_WGMMA_RS(N, NACC, IA0, IA1, IA2, IA3, IB, IS)                                       \
+  __device__ __forceinline__ void bt_wgmma_rs_n##N(float(&d)[NACC], const unsigned(&a)[4],      \
+                                                   unsigned long long db) {                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\n"                             \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" BT_REGS##NACC      \
+                 "}, {%" #IA0 ",%" #IA1 ",%" #IA2 ",%" #IA3 "}, %" #IB ", p, 1, 1, 1;\n}\n"    \
+                 : BT_ACC##NACC(d)                                                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));               \
+  }
+BT_WGMMA_RS(64, 32, 32, 33, 34, 35, 36, 37)
+BT_WGMMA_RS(128, 64, 64, 65, 66, 67, 68, 69)

@@ -231,10 +231,7 @@ __device__ __forceinline__ void qk_tile(float (&s)[MT][NTILES][4], const unsigne
       unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
       bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.k_x) << 4));
 #pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-        bt_mma_16816(s[mt][2 * jp], a[mt], b[0], b[1]);
-        bt_mma_16816(s[mt][2 * jp + 1], a[mt], b[2], b[3]);
-      }
+      for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(s[mt][2 * jp], s[mt][2 * jp + 1], a[mt], b);
     }
   }
 }
@@ -336,10 +333,7 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
       unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
       bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ ln.v_x) << 4));
 #pragma unroll
-      for (int mt = 0; mt < MT; mt++) {
-        bt_mma_16816(o[mt][2 * dp], a[mt], b[0], b[1]);
-        bt_mma_16816(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
-      }
+      for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(o[mt][2 * dp], o[mt][2 * dp + 1], a[mt], b);
     }
   }
 }

@@ -62,3 +62,10 @@ __device__ __forceinline__ void bt_mma_16816(float (&d)[4], const unsigned (&a)[
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+// The two n8 halves of the B operand one ldmatrix.x4 fetches: D0 += A * (b0, b1), D1 += A *
+// (b2, b3).
+__device__ __forceinline__ void bt_mma_16816_x2(float (&d0)[4], float (&d1)[4], const unsigned (&a)[4],
+                                                const unsigned (&b)[4]) {
+  bt_mma_16816(d0, a, b[0], b[1]);
+  bt_mma_16816(d1, a, b[2], b[3]);
+}
