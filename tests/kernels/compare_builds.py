@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Compare every kernel build of two source trees: ptxas resources, SASS and PTX.
 
-  tests/kernels/compare_builds.py [--base REF] [--all-knobs | --knobs SPEC] [--arch LIST]
-                                  [--variant NAME] [--build DIR] [--keep DIR]
+  tests/kernels/compare_builds.py [--base REF|DIR] [--head DIR] [--all-knobs | --knobs SPEC]
+                                  [--arch LIST] [--variant NAME] [--build DIR] [--keep DIR]
 
 Builds what check-kernels builds (presets, or every knob setting with --all-knobs) twice with
 the product's NVRTC path (BUILD/tests/kernels/kernel_dump): once from git REF's kernels/
-(default main), once from the working tree's kernels/, and compares build by build:
+(default main; or REF may be a folder of kernel sources), once from the working tree's
+kernels/ (or --head DIR), and compares build by build:
   res   the ptxas report of every entry (registers, stack, spills, shared and constant memory)
   sass  the machine code of every entry (.text.* sections of the cubin): identical, reordered
         (the same instructions, scheduling bits aside, in another order), "same opcodes" (the
@@ -146,7 +147,8 @@ def compare_ptx(a, b):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--base", default="main", help="git ref whose kernels/ is the 'before'")
+    ap.add_argument("--base", default="main", help="git ref whose kernels/ is the 'before', or a folder")
+    ap.add_argument("--head", default=str(ROOT / "kernels"), help="the 'after' folder (default: kernels/)")
     ap.add_argument("--all-knobs", action="store_true")
     ap.add_argument("--arch", default="sm_80,sm_89,sm_90")
     ap.add_argument("--variant")
@@ -159,15 +161,19 @@ def main():
         sys.exit("compare_builds: no %s/tests/kernels/kernel_dump: run ninja -C %s first" % (build, build))
     work = pathlib.Path(args.keep) if args.keep else pathlib.Path(tempfile.mkdtemp(prefix="compare_builds."))
     try:
-        base_src = work / "base-src"
-        base_src.mkdir(parents=True, exist_ok=True)
-        arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "kernels"],
-                              capture_output=True, check=False)
-        if arch.returncode != 0:
-            sys.exit("compare_builds: git archive %s failed: %s" % (args.base, arch.stderr.decode().strip()))
-        subprocess.run(["tar", "-x", "-C", str(base_src)], input=arch.stdout, check=True)
-        procs = [dump(build, base_src / "kernels", work / "base", args),
-                 dump(build, ROOT / "kernels", work / "head", args)]
+        if os.path.isdir(args.base):
+            base_kernels = pathlib.Path(args.base)
+        else:
+            base_src = work / "base-src"
+            base_src.mkdir(parents=True, exist_ok=True)
+            arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "kernels"],
+                                  capture_output=True, check=False)
+            if arch.returncode != 0:
+                sys.exit("compare_builds: git archive %s failed: %s" % (args.base, arch.stderr.decode().strip()))
+            subprocess.run(["tar", "-x", "-C", str(base_src)], input=arch.stdout, check=True)
+            base_kernels = base_src / "kernels"
+        procs = [dump(build, base_kernels, work / "base", args),
+                 dump(build, pathlib.Path(args.head), work / "head", args)]
         rcs = [p.wait() for p in procs]
         names = sorted({p.stem for side in ("base", "head") for p in (work / side).glob("*.log")})
         bad, counts = 0, collections.Counter()
