@@ -1,4 +1,4 @@
-/* kernel_dump OUTDIR [--all-knobs [--from N] | --knobs SPEC] [--arch LIST] [--variant NAME]
+/* kernel_dump OUTDIR [--all-knobs [--from N] [--to N] | --knobs SPEC] [--arch LIST] [--variant NAME]
  *
  * Compiles what check-kernels compiles (every variant at its shipped presets, or with
  * --all-knobs every knob setting its check accepts, or the one setting SPEC, "k=v,k=v") for each
@@ -47,10 +47,10 @@ static bool KernelDump_one(const char *dir, const Variant *v, const KnobValues *
   return ok;
 }
 
-/* Every knob setting of v (an odometer over the value lists; the first `from` left out: a
- * resumed or split run), or its presets. */
+/* Every knob setting of v (an odometer over the value lists; only settings [from, to) when
+ * to >= 0: a resumed or split run), or its presets. */
 static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs, const char *spec,
-                              long from, int cc) {
+                              long from, long to, int cc) {
   int failures = 0;
   KnobValues kv;
   if (!all_knobs) {
@@ -75,7 +75,7 @@ static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs,
     kv.idx[k] = 0;
   }
   for (long n = 0;; n++) {
-    for (int d = 0; d < 4 && v->head_dims[d] && n >= from; d++)
+    for (int d = 0; d < 4 && v->head_dims[d] && n >= from && (to < 0 || n < to); d++)
       failures += !KernelDump_one(dir, v, &kv, v->head_dims[d], cc);
     int k = 0;
     while (k < v->nknobs && ++kv.idx[k] == nvals[k]) kv.idx[k++] = 0;
@@ -85,7 +85,7 @@ static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs,
 
 int main(int argc, char **argv) {
   const char *dir = NULL, *archs = "sm_80,sm_89,sm_90", *only = NULL, *spec = NULL;
-  long from = 0;
+  long from = 0, to = -1;
   bool all_knobs = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--all-knobs") == 0) all_knobs = true;
@@ -93,9 +93,10 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--knobs") == 0 && i + 1 < argc) spec = argv[++i];
     else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) from = strtol(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--to") == 0 && i + 1 < argc) to = strtol(argv[++i], NULL, 10);
     else if (argv[i][0] != '-' && !dir) dir = argv[i];
     else {
-      fprintf(stderr, "usage: kernel_dump OUTDIR [--all-knobs [--from N] | --knobs SPEC] [--arch LIST] [--variant NAME]\n");
+      fprintf(stderr, "usage: kernel_dump OUTDIR [--all-knobs [--from N] [--to N] | --knobs SPEC] [--arch LIST] [--variant NAME]\n");
       return 2;
     }
   }
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < Registry_count; i++)
       if (!only || strcmp(only, Registry_variants[i]->name) == 0)
-        failures += KernelDump_variant(dir, Registry_variants[i], all_knobs, spec, from, cc);
+        failures += KernelDump_variant(dir, Registry_variants[i], all_knobs, spec, from, to, cc);
   }
   free(list);
   return failures ? 1 : 0;
