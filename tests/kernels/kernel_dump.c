@@ -29,8 +29,8 @@ static bool KernelDump_one(const char *dir, const Variant *v, const KnobValues *
                            int cc) {
   if (cc < v->min_cc || (v->arch_specific && cc != 90)) return true;
   Shape probe = {1, 1, 128, D, false};
-  if (v->check && v->check(&probe, kv)) return true; /* refused setting: nothing to build */
   char knobs[160], arch[16], name[320], err[512];
+  if (Registry_refusal(v, &probe, kv, NULL, err, sizeof err)) return true; /* nothing to build */
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);
   Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
   snprintf(name, sizeof name, "%s__%s__D%d__%s", v->name, knobs[0] ? knobs : "-", D, arch);
@@ -64,7 +64,7 @@ static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs,
         failures++;
         continue;
       }
-      for (int d = 0; d < 4 && v->head_dims[d]; d++) failures += !KernelDump_one(dir, v, &kv, v->head_dims[d], cc);
+      for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) failures += !KernelDump_one(dir, v, &kv, v->head_dims[d], cc);
     }
     return failures;
   }
@@ -75,7 +75,7 @@ static int KernelDump_variant(const char *dir, const Variant *v, bool all_knobs,
     kv.idx[k] = 0;
   }
   for (long n = 0;; n++) {
-    for (int d = 0; d < 4 && v->head_dims[d] && n >= from && (to < 0 || n < to); d++)
+    for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d] && n >= from && (to < 0 || n < to); d++)
       failures += !KernelDump_one(dir, v, &kv, v->head_dims[d], cc);
     int k = 0;
     while (k < v->nknobs && ++kv.idx[k] == nvals[k]) kv.idx[k++] = 0;
@@ -113,9 +113,9 @@ int main(int argc, char **argv) {
       free(list);
       return 2;
     }
-    for (int i = 0; i < Registry_count; i++)
-      if (!only || strcmp(only, Registry_variants[i]->name) == 0)
-        failures += KernelDump_variant(dir, Registry_variants[i], all_knobs, spec, from, to, cc);
+    for (int i = 0; i < Registry_count(); i++)
+      if (!only || strcmp(only, Registry_at(i)->name) == 0)
+        failures += KernelDump_variant(dir, Registry_at(i), all_knobs, spec, from, to, cc);
   }
   free(list);
   return failures ? 1 : 0;
