@@ -43,9 +43,7 @@ static bool TunedTable_fits(const Variant *v, const char *knobs, const Shape *s,
                             char *err, size_t errsize) {
   Registry_defaults(v, kv);
   if (!Registry_applyKnobs(v, knobs, kv, false, err, errsize)) return false;
-  const char *refused = Registry_supports(v, s, kv, NULL, err, errsize);
-  if (refused) Util_strlcpy(err, refused, errsize);
-  return refused == NULL;
+  return Registry_refusal(v, s, kv, NULL, err, errsize) == NULL; /* the reason is in err */
 }
 
 /* The best candidate so far. */

@@ -66,13 +66,13 @@ special() { # name expected-text
 }
 mkdir -p "$TMP/s"; mkfifo "$TMP/s/fifo.cu"; special fifo.cu "not a regular file"
 mkdir -p "$TMP/s/dir.cu"; special dir.cu "not a regular file"
-mkdir -p "$TMP/s"; truncate -s 6M "$TMP/s/huge.cu"; special huge.cu "larger than a kernel file may be"
+mkdir -p "$TMP/s"; truncate -s 6M "$TMP/s/huge.cu"; special huge.cu "bytes, more than the 4194304 allowed"
 mkdir -p "$TMP/s"; printf '/* benchtop\nname nul\n\0\n*/\n' > "$TMP/s/nul.cu"; special nul.cu "NUL bytes"
-mkdir -p "$TMP/s"; ln -s "$TMP/nowhere" "$TMP/s/dangling.cu"; special dangling.cu "cannot read"
+mkdir -p "$TMP/s"; ln -s "$TMP/nowhere" "$TMP/s/dangling.cu"; special dangling.cu "cannot open: No such file"
 mkdir -p "$TMP/s"; printf '__device__ int helper;\n' > "$TMP/s/helper.cu"; special helper.cu "no attn_fwd kernel"
 if [ "$(id -u)" -ne 0 ]; then
   mkdir -p "$TMP/s"; cp "$SRC/../../../examples/kernels/tiles.cu" "$TMP/s/locked.cu"; chmod 000 "$TMP/s/locked.cu"
-  special locked.cu "cannot read"
+  special locked.cu "cannot open: Permission denied"
 fi
 
 # all of them in one directory: one line each, the good ones and the built-ins load

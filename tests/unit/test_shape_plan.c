@@ -110,7 +110,7 @@ static void test_plan_per_variant(void) {
   if (n == 2) {
     Registry_defaults(e[0].variant, &def);
     CHECK(strcmp(e[0].variant->name, "mma") == 0 && memcmp(&e[0].knobs, &def, sizeof def) == 0);
-    CHECK(Registry_knobInt(e[1].variant, &e[1].knobs, "block_m", 0) == 128);
+    CHECK(Registry_knobNumber(e[1].variant, &e[1].knobs, Registry_knobIndex(e[1].variant, "block_m")) == 128);
   }
   free(e);
   CHECK(Plan_check(&p, err, sizeof err));

@@ -16,7 +16,7 @@
 #include "check.h"
 #include "common/util.h"
 
-static const DeviceProps test_h100 = {90, 132, 50 << 20, 232448};
+static const DeviceProps test_h100 = {.cc = 90, .sm_count = 132, .l2_bytes = 50 << 20, .smem_optin = 232448};
 
 #define RUNS 200
 #define SPACES 8
