@@ -280,34 +280,55 @@ int Registry_dirCount(void) {
 
 const char *Registry_dir(int i) { return i >= 0 && i < R.ndirs ? R.dirs[i] : NULL; }
 
-const Variant *Registry_reload(const char *name, char *err, size_t errsize) {
+Variant *Registry_readAgain(const char *name, char *err, size_t errsize) {
   Registry_load();
   int at = Registry_indexOf(name);
   if (at < 0) {
     snprintf(err, errsize, "no variant %s", name);
     return NULL;
   }
-  Variant *old = R.all[at];
-  if (!old->path) return old; /* compiled into the binary: it cannot change */
+  const Variant *old = R.all[at];
+  if (!old->path) {
+    snprintf(err, errsize, "%s is compiled into benchtop: it has no file to read again", name);
+    return NULL;
+  }
   char *text = Registry_readKernel(old->path, err, errsize);
   if (!text) return NULL;
-  if (strcmp(text, old->text) == 0) {
-    free(text);
-    return old;
-  }
   Variant *v = Registry_make(old->source, old->path, text, old->origin, old->bare, NULL, err,
                              errsize);
   free(text);
-  if (!v) return NULL;
-  if (strcmp(v->name, old->name) != 0) {
+  if (v && strcmp(v->name, old->name) != 0) {
     snprintf(err, errsize, "%s: the variant's name changed from %s to %s; restart benchtop to load "
              "it under the new name", old->source, old->name, v->name);
     Decl_free(v);
     return NULL;
   }
-  Registry_retire(old);
+  return v;
+}
+
+const Variant *Registry_install(Variant *v) {
+  Registry_load();
+  int at = Registry_indexOf(v->name);
+  if (at < 0) {
+    Decl_free(v);
+    return NULL;
+  }
+  Registry_retire(R.all[at]);
   R.all[at] = v;
   return v;
+}
+
+const Variant *Registry_reload(const char *name, char *err, size_t errsize) {
+  Registry_load();
+  int at = Registry_indexOf(name);
+  if (at >= 0 && !R.all[at]->path) return R.all[at]; /* compiled into the binary: it cannot change */
+  Variant *v = Registry_readAgain(name, err, errsize);
+  if (!v) return NULL;
+  if (strcmp(v->text, R.all[at]->text) == 0) {
+    Decl_free(v);
+    return R.all[at];
+  }
+  return Registry_install(v);
 }
 
 Variant *Registry_parseFile(const char *path, const char *text, char *err, size_t errsize) {

@@ -125,6 +125,13 @@ const char *Registry_dir(int i);
  * variant now registered under name (the old pointer stays valid: it is never freed), or NULL
  * with one line in err when the file no longer declares a usable variant. */
 const Variant *Registry_reload(const char *name, char *err, size_t errsize);
+/* Registry_reload in two steps, so a caller can try the new text before it replaces the old
+ * (hot reload keeps the last version that compiled): the variant as its file declares it now
+ * (NULL with one line in err: unreadable, a declaration error, a renamed variant), not yet
+ * registered; then Registry_install registers it under its name (the old one retired, its
+ * pointer still valid), or frees it when no such variant is registered. */
+Variant *Registry_readAgain(const char *name, char *err, size_t errsize);
+const Variant *Registry_install(Variant *v);
 /* Parses one file on its own, outside the kernel path (tests, `benchtop new`): a Variant the
  * caller frees with Registry_freeVariant, or NULL and the first error in err. */
 Variant *Registry_parseFile(const char *path, const char *text, char *err, size_t errsize);

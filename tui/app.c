@@ -326,7 +326,7 @@ static void App_loop(App *a) {
   App_layout(a);
   while (!a->quit && !App_signal) {
     if (a->dirty) App_draw(a);
-    struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN}};
+    struct pollfd fds[4] = {{.fd = STDIN_FILENO, .events = POLLIN}};
     int nfds = 1, timeout = -1;
     if (a->run.runner) {
       int fd = Runner_fd(a->run.runner);
@@ -337,6 +337,12 @@ static void App_loop(App *a) {
     }
     /* A tune's batch compiling in other processes: look for its end now and then. */
     if (a->tune.prebuild && (timeout < 0 || timeout > 100)) timeout = 100;
+    /* Kernel files saved in an editor, and the compile of one in the background. */
+    int reload_fds[2] = {HotReload_fd(a), HotReload_buildFd(a)};
+    for (int i = 0; i < 2; i++)
+      if (reload_fds[i] >= 0) fds[nfds++] = (struct pollfd){.fd = reload_fds[i], .events = POLLIN};
+    int reload_ms = HotReload_timeoutMs(a);
+    if (reload_ms >= 0 && (timeout < 0 || timeout > reload_ms)) timeout = reload_ms;
     int n = poll(fds, (nfds_t)nfds, timeout);
     if (n < 0 && errno != EINTR) break;
     if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))) break; /* terminal gone */
@@ -348,11 +354,13 @@ static void App_loop(App *a) {
       else Keys_handle(a, ch);
     }
     App_pollRunner(a);
+    HotReload_poll(a);
   }
 }
 
 static void App_free(App *a) {
   App_freeWindows(a);
+  HotReload_free(a);
   Tunes_free(a);
   if (a->run.runner) Runner_free(a->run.runner);
   ViewPicker_free(a);
@@ -410,6 +418,7 @@ int Tui_main(const char *path) {
     App_message(a, true, "%s", err);
     a->config_warned = true;
   }
+  HotReload_start(a);
   a->dirty = DIRTY_ALL;
   App_loop(a);
   int sig = App_signal;

@@ -214,6 +214,18 @@ typedef struct TuneState {
   bool auto_waiting;      /* resolved and submitted when the worker says hello */
 } TuneState;
 
+/* Hot reload (tui/hotreload.c): the kernel files of the variants listed, watched; a saved file
+ * is read again and compiled in the background, and replaces the variant only when it built. */
+struct Watch;
+struct Rebuild;
+typedef struct ReloadState {
+  struct Watch *watch;    /* NULL: no variant listed has a file on disk */
+  struct Rebuild *build;  /* the compile in flight */
+  Variant *candidate;     /* what it compiles: registered when it built */
+  char pending[VARIANT_NAME_MAX]; /* saved again while another compiled: read once it ends */
+  bool restart_worker;    /* the worker still has the old code: replaced when it is idle */
+} ReloadState;
+
 struct App {
   Session session;
   Session *original;      /* replay: the session replayed, for deltas (NULL otherwise) */
@@ -223,6 +235,7 @@ struct App {
 
   RunState run;
   TuneState tune;
+  ReloadState reload;
   VariantsView variants;
   ShapesView shapes;
   ResultsView results;
@@ -286,6 +299,18 @@ void App_cancelRun(App *a);
 void App_autosave(App *a);
 void App_pollRunner(App *a);
 void App_prebuild(App *a, const VariantRow *vr);
+/* hotreload.c: watching the listed variants' files (HotReload_start after the variant list
+ * is made); the loop polls HotReload_fd and HotReload_buildFd and calls HotReload_poll after
+ * HotReload_timeoutMs at the latest. */
+void HotReload_start(App *a);
+int HotReload_fd(const App *a);
+int HotReload_buildFd(const App *a);
+int HotReload_timeoutMs(const App *a);
+void HotReload_poll(App *a);
+/* The worker went idle: a worker holding replaced code is let go (the next run starts one
+ * that reads the files again). */
+void HotReload_workerIdle(App *a);
+void HotReload_free(App *a);
 /* tunes.c: T tunes the variant under the Variants cursor on the checked shapes; the runner's
  * events pass through here first (each returns whether it handled the event). */
 void Tunes_start(App *a);
