@@ -82,8 +82,11 @@ void Catalog_addDerived(Record *r) {
     Util_strlcpy(out.unit, d->unit, sizeof out.unit);
     out.value = NAN;
     double sum = a->value + b->value;
-    if (isnan(a->value) || isnan(b->value))
-      snprintf(out.reason, sizeof out.reason, "%.70s is n/a", isnan(a->value) ? a->name : b->name);
+    const Metric *na = isnan(a->value) ? a : isnan(b->value) ? b : NULL;
+    if (na && na->reason[0]) /* the input's own reason (restricted counters, no profiler) */
+      Util_strlcpy(out.reason, na->reason, sizeof out.reason);
+    else if (na)
+      snprintf(out.reason, sizeof out.reason, "%.70s is n/a", na->name);
     else if (!(sum > 0))
       snprintf(out.reason, sizeof out.reason, "no L2 read lookups by the SMs");
     else

@@ -89,7 +89,20 @@ static void test_derived(void) {
   Catalog_addDerived(&r);
   d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
   CHECKF(d && isnan(d->value) && strstr(d->reason, "n/a"), "n/a input -> n/a (%s)", d ? d->reason : "");
+  Record_free(&r);
+
+  /* Inputs n/a for a reason (restricted counters): the derived one gives the same reason, so
+   * every metric of the record says it and the run can name the fix once. */
+  derived_inputs(&r, NAN, NAN);
+  snprintf(r.metrics[0].reason, sizeof r.metrics[0].reason, "counters restricted: the fix");
+  snprintf(r.metrics[1].reason, sizeof r.metrics[1].reason, "counters restricted: the fix");
+  Catalog_addDerived(&r);
+  d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
+  CHECKF(d && isnan(d->value) && strcmp(d->reason, "counters restricted: the fix") == 0,
+         "n/a input's reason carried (%s)", d ? d->reason : "");
   r.nmetrics = 2;
+  r.metrics[0].value = 0;
+  r.metrics[1].value = 0;
   r.metrics[1].value = 0;
   Catalog_addDerived(&r);
   d = Record_metric(&r, "derived__l2_tex_read_hit_rate.pct");
