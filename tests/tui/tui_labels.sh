@@ -7,14 +7,19 @@
 BT=$1 EXAMPLE=$2 EXTRA=${3:-}
 . "$(dirname "$0")/lib.sh"
 SESSION="$TUI_TMP/sweep.json"
-python3 - "$EXAMPLE" "$SESSION" <<'PY' || fail "cannot make the sweep session"
-import json, sys
+python3 - "$EXAMPLE" "$SESSION" "$BT" <<'PY' || fail "cannot make the sweep session"
+import json, re, subprocess, sys
 s = json.load(open(sys.argv[1]))
 mma = next(r for r in s["records"] if r["variant"] == "mma")
+# The declared defaults (the example may hold tuned knobs), from `benchtop list variants`.
+listing = subprocess.run([sys.argv[3], "list", "variants", "mma"], capture_output=True, text=True).stdout
+block = re.search(r"^mma .*?(?=^\S|\Z)", listing, re.S | re.M).group(0)
+defaults = dict(re.findall(r"knob (\w+) = \S+ \(default ([^)]+)\)", block))
+assert defaults.get("stages") == "2", defaults
 recs = []
 for stages, scale in (("2", 1.0), ("3", 1.25)):
     r = json.loads(json.dumps(mma))
-    r["knobs"] = r["knobs"].replace("stages=2", "stages=" + stages)
+    r["knobs"] = ",".join("%s=%s" % (k, stages if k == "stages" else v) for k, v in defaults.items())
     t = r["timing"]
     t["samples"] = [x * scale for x in t["samples"]]
     for k in ("p50", "p90", "p99", "min", "mean"): t[k] *= scale
