@@ -1,5 +1,5 @@
 /* The parsed declaration behind a Variant: its expressions and the names they resolve to.
- * Shared by the parser (decl.c), the evaluator (registry_eval.c) and the loader (registry.c);
+ * Shared by the parser (decl*.c), the evaluator (registry_eval.c) and the loader (registry.c);
  * nothing outside kernels/ sees it. */
 #ifndef BENCHTOP_DECL_PRIVATE_H
 #define BENCHTOP_DECL_PRIVATE_H
