@@ -1,0 +1,280 @@
+/* The tuned table without a GPU: what it stores and gives back, a malformed table moved aside,
+ * --knob auto's choices, and the tables shipped in the source tree (argv[1]). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/plan.h"
+#include "bench/tune_table.h"
+#include "check.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+
+static Shape test_shape(const char *text) {
+  Shape s;
+  char err[128];
+  Shape_parse(text, &s, err, sizeof err);
+  return s;
+}
+
+static void test_entry(TunedEntry *e, const char *variant, const char *shape, const char *knobs,
+                       double p50) {
+  memset(e, 0, sizeof *e);
+  Util_strlcpy(e->device, "NVIDIA H200", sizeof e->device);
+  e->cc = 90;
+  e->driver = 13000;
+  Util_strlcpy(e->variant, variant, sizeof e->variant);
+  CHECK(Jit_sourceHash(Registry_find(variant), e->source_hash, sizeof e->source_hash));
+  e->shape = test_shape(shape);
+  Util_strlcpy(e->knobs, knobs, sizeof e->knobs);
+  e->p50 = p50;
+  Util_strlcpy(e->clock, "kernel", sizeof e->clock);
+  Util_strlcpy(e->created, "2026-11-25T10:00:00Z", sizeof e->created);
+}
+
+/* The tuned table: stored entries come back for their device, source, shape and conditions
+ * only; a newer tune replaces the older entry; a malformed table is moved aside, not lost;
+ * --knob auto takes the tuned knobs, keeps the ones given with --knob, or says why not. */
+/* A plan entry of v at shape s with its default knobs, auto as given. */
+static PlanEntry test_planEntry(const Variant *v, Shape s, RunOptions opts, int knobs_auto) {
+  PlanEntry pe;
+  memset(&pe, 0, sizeof pe);
+  pe.variant = v;
+  pe.shape = s;
+  pe.opts = opts;
+  pe.knobs_auto = knobs_auto;
+  Registry_defaults(v, &pe.knobs);
+  return pe;
+}
+
+/* A tuned table at path holding one H200 entry (warm, p50 1 us) of the given source hash. */
+static bool test_oneEntryTable(const char *path, const char *variant, const char *shape,
+                               const char *knobs, const char *hash) {
+  char *text = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"%s\", \"source_hash\": \"%s\", \"shape\": \"%s\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"%s\", \"p50\": 1.0}]}",
+      variant, hash, shape, knobs);
+  char err[256];
+  bool ok = Util_writeFileAtomic(path, text, strlen(text), err, sizeof err);
+  free(text);
+  return ok;
+}
+
+static void test_table(void) {
+  char dir[] = "/tmp/benchtop-tune-XXXXXX", path[4200], note[600], err[600];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/sub/tuned.json", dir);
+  setenv(TUNED_PATH_ENV, path, 1);
+  char sdir[4200], spath[4300];
+  snprintf(sdir, sizeof sdir, "%s/shipped", dir); /* none shipped until the shipped part */
+  setenv("BENCHTOP_SHIPPED_TUNED", sdir, 1);
+  DeviceInfo d;
+  Device_init(&d);
+  Util_strlcpy(d.name, "NVIDIA H200", sizeof d.name);
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.driver_version = 13000;
+  RunOptions warm;
+  RunOptions_init(&warm);
+  const Variant *fa3 = Registry_find("fa3"), *mma = Registry_find("mma");
+  Shape small = test_shape("2x8x512x64");
+  TunedEntry e[2], got;
+  char why[400];
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 0 &&
+        strstr(why, "nothing tuned"));
+  test_entry(&e[0], "fa3", "2x8x512x64", "block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=0", 5.8);
+  test_entry(&e[1], "mma", "2x8x512x64", "block_m=64,block_n=128,warps=4,stages=2,split=1", 8.1);
+  CHECK(TunedTable_store(e, 2, note, sizeof note, err, sizeof err) && note[0] == 0);
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.8 &&
+        strcmp(got.knobs, e[0].knobs) == 0);
+  /* Other conditions, another device, another driver: not this entry. */
+  RunOptions cold = warm;
+  cold.cold_l2 = true;
+  CHECK(TunedTable_lookup(&d, fa3, &small, &cold, &got, why, sizeof why) == 0);
+  /* Another shape: the nearest tuned one's knobs (here the only one, causal against not). */
+  Shape causal = test_shape("2x8x512x64:causal");
+  CHECK(TunedTable_lookup(&d, fa3, &causal, &warm, &got, why, sizeof why) == 1 &&
+        got.distance == 0.5 && !got.shipped && strcmp(got.table, "tuned.json") == 0);
+  DeviceInfo other = d;
+  other.driver_version = 12080;
+  CHECK(TunedTable_lookup(&other, fa3, &small, &warm, &got, why, sizeof why) == 0 && strstr(why, "driver"));
+  /* A newer tune of the same slot replaces the entry; the other variant's stays. */
+  test_entry(&e[0], "fa3", "2x8x512x64", "block_m=128,block_n=128,stages=2,kv_split=1,sched=pingpong,persist=1,exp_poly=0", 5.5);
+  CHECK(TunedTable_store(e, 1, note, sizeof note, err, sizeof err));
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.5);
+  CHECK(TunedTable_lookup(&d, mma, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 8.1);
+  size_t len = 0;
+  char *text = Util_readFile(path, &len, 0);
+  CHECK(text && strstr(text, TUNED_SCHEMA) && strstr(text, "block_m=64,block_n=128,stages=2") == NULL);
+  free(text);
+
+  /* --knob auto: tuned knobs, except the knob the user gave. */
+  PlanEntry pe[2] = {test_planEntry(mma, small, warm, PLAN_AUTO_ASKED)};
+  char spec[] = "stages=3";
+  Registry_applyKnobs(mma, spec, &pe[0].knobs, false, err, sizeof err);
+  pe[0].knobs_given = 1u << 3; /* stages */
+  pe[1] = pe[0];
+  pe[1].shape = causal;
+  pe[1].knobs_given = 0;
+  char notes[2][160];
+  TunedTable_resolve(pe, 2, &d, notes);
+  char knobs[160];
+  Registry_formatKnobs(mma, &pe[0].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=3,split=1") == 0);
+  CHECK(Util_startsWith(notes[0], "auto from table tuned.json: tuned at this shape, p50 8.1 us") &&
+        TunedTable_noteIsTuned(notes[0]));
+  Registry_formatKnobs(mma, &pe[1].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=2,split=1") == 0 &&
+        Util_startsWith(notes[1], "auto from table tuned.json: nearest tuned shape 2x8x512x64, p50 8.1 us there"));
+
+  /* A kernel edit invalidates: the same lookup through an edited copy of fa3's file. */
+  char *edited = Util_asprintf("%s\n// an edit\n", fa3->text);
+  Variant *fa3_edited = Registry_parseFile("/tmp/fa3.cu", edited, err, sizeof err);
+  CHECK(fa3_edited != NULL);
+  if (fa3_edited)
+    CHECK(TunedTable_lookup(&d, fa3_edited, &small, &warm, &got, why, sizeof why) == 0 &&
+          strstr(why, "source changed"));
+  Registry_freeVariant(fa3_edited);
+  free(edited);
+
+  /* A shipped table (kernels/tuned/): for every device of its chip (an H100 here, the table
+   * tuned on an H200: both GH100), under any driver; its entries say they were shipped. */
+  CHECK(mkdir(sdir, 0755) == 0);
+  DeviceInfo h100 = d;
+  Util_strlcpy(h100.name, "NVIDIA H100 80GB HBM3", sizeof h100.name);
+  h100.driver_version = 12080;
+  Shape big = test_shape("8x16x4096x64");
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 0 &&
+        strstr(why, "nothing tuned on this NVIDIA H100 80GB HBM3 (chip GH100)"));
+  const char *hash = e[0].source_hash;
+  char *shipped = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
+      " \"driver\": 12000, \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\","
+      " \"cold_l2\": false, \"graph\": false, \"knobs\": \"%s\", \"p50\": 1130.0}]}", hash, e[0].knobs);
+  snprintf(spath, sizeof spath, "%s/nvidia-h200.json", sdir);
+  CHECK(Util_writeFileAtomic(spath, shipped, strlen(shipped), err, sizeof err));
+  free(shipped);
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+        got.p50 == 1130.0 && got.distance == 0 && strcmp(got.table, "nvidia-h200.json") == 0 &&
+        strcmp(got.chip, "GH100") == 0 && !got.stale);
+  CHECK(TunedTable_exists());
+  /* Nearest-shape resolution: half the sequence is 1 away; a second entry at the small shape
+   * is nearer to 4x8x512x64 (1: twice the heads) than the big one (2 + 3). */
+  Shape half = test_shape("8x16x2048x64"), small4 = test_shape("4x8x512x64");
+  CHECK(TunedTable_lookup(&h100, fa3, &half, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+        got.distance == 1.0 && got.p50 == 1130.0);
+  CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 1130.0);
+  char spath2[4300];
+  snprintf(spath2, sizeof spath2, "%s/GH100-small.json", sdir);
+  char *second = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"chip\": \"GH100\", \"entries\": [{\"device\": \"NVIDIA H100 80GB HBM3\","
+      " \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000, \"variant\": \"fa3\", \"source_hash\": \"%s\","
+      " \"shape\": \"2x8x512x64\", \"knobs\": \"%s\", \"p50\": 5.54}]}", e[0].source_hash,
+      "block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0,exp_poly=8");
+  CHECK(Util_writeFileAtomic(spath2, second, strlen(second), err, sizeof err));
+  free(second);
+  CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.54 &&
+        got.distance == 1.0 && strcmp(got.table, "GH100-small.json") == 0);
+  CHECK(TunedTable_distance(&small4, &small4) == 0 && TunedTable_distance(&small4, &big) == 5.0);
+  /* The user's own entry at the same distance wins over a shipped one; at a larger one not. */
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && !got.shipped);
+  CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
+  unlink(spath2);
+  int stale = -1;
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
+  /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
+   * defaults, unremarked. */
+  PlanEntry implicit[2] = {test_planEntry(fa3, big, warm, PLAN_AUTO_IF_TUNED)};
+  implicit[1] = implicit[0];
+  implicit[1].shape = causal;
+  char inotes[2][160], dflt[160];
+  /* The run ignores no table: implicit[1] stands on a GPU of an unknown chip. */
+  DeviceInfo unknown = h100;
+  Util_strlcpy(unknown.name, "scripted test worker (no GPU)", sizeof unknown.name);
+  TunedTable_resolve(implicit, 1, &h100, inotes);
+  TunedTable_resolve(implicit + 1, 1, &unknown, inotes + 1);
+  Registry_formatKnobs(fa3, &implicit[0].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, e[0].knobs) == 0 &&
+        Util_startsWith(inotes[0], "auto from table nvidia-h200.json (shipped): tuned at this shape, p50 1130 us"));
+  KnobValues fa3_defaults;
+  Registry_defaults(fa3, &fa3_defaults);
+  Registry_formatKnobs(fa3, &fa3_defaults, dflt, sizeof dflt);
+  Registry_formatKnobs(fa3, &implicit[1].knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, dflt) == 0 && inotes[1][0] == '\0');
+  /* A broken file beside it: the good one still counts; the check names the broken one. */
+  char bpath[4300];
+  snprintf(bpath, sizeof bpath, "%s/broken.json", sdir);
+  CHECK(Util_writeFileAtomic(bpath, "{\"schema\": 1}", 13, err, sizeof err));
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "broken.json"));
+  /* --knob auto on a GPU of an unknown chip: the defaults, and a note that says why. */
+  PlanEntry unk = test_planEntry(fa3, big, warm, PLAN_AUTO_ASKED);
+  TunedTable_resolve(&unk, 1, &unknown, inotes);
+  Registry_formatKnobs(fa3, &unk.knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, dflt) == 0 && Util_startsWith(inotes[0], "defaults: nothing tuned on this "
+        "scripted test worker (no GPU) (its chip is unknown, so no shipped table applies)"));
+  /* Entries the registry would refuse: an unknown variant, knobs refused at the shape. */
+  CHECK(test_oneEntryTable(bpath, "fa4", "8x16x4096x64", "block_m=64", hash));
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "no such variant"));
+  CHECK(test_oneEntryTable(bpath, "fa3", "8x16x4096x128", "block_m=128,block_n=176,stages=4", hash));
+  CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == -1 && strstr(err, "entries[0] (fa3)"));
+  /* ...and --knob auto there never runs them: a valid neighbour's knobs or the defaults. */
+  Shape big128 = test_shape("8x16x4096x128");
+  PlanEntry asked = test_planEntry(fa3, big128, warm, PLAN_AUTO_ASKED);
+  TunedTable_resolve(&asked, 1, &h100, inotes);
+  Registry_formatKnobs(fa3, &asked.knobs, knobs, sizeof knobs);
+  CHECK(strstr(knobs, "block_n=176") == NULL &&
+        (Util_startsWith(inotes[0], "defaults: the tuned knobs of fa3 are no longer valid") ||
+         strstr(inotes[0], "nearest tuned shape 8x16x4096x64")));
+  unlink(bpath);
+  /* An edited source (an edited copy of fa3's file): the shipped entry stays the default (as a
+   * declared default would), and says it was tuned for an older source; the check counts it
+   * stale. */
+  edited = Util_asprintf("%s\n// another edit\n", fa3->text);
+  Variant *fa3_new = Registry_parseFile("/tmp/fa3.cu", edited, err, sizeof err);
+  CHECK(fa3_new != NULL);
+  if (fa3_new) {
+    CHECK(TunedTable_lookup(&h100, fa3_new, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
+          got.stale);
+    PlanEntry edited_entry = implicit[0];
+    edited_entry.variant = fa3_new;
+    TunedTable_resolve(&edited_entry, 1, &h100, inotes);
+    CHECK(strstr(inotes[0], "older kernel source") != NULL);
+  }
+  Registry_freeVariant(fa3_new);
+  free(edited);
+  unlink(spath);
+  rmdir(sdir);
+  unsetenv("BENCHTOP_SHIPPED_TUNED");
+
+  /* A malformed table: lookups say so; a store moves it aside and starts again. */
+  const char junk[] = "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": 3}]}";
+  CHECK(Util_writeFileAtomic(path, junk, strlen(junk), err, sizeof err));
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == -1 && strstr(why, "malformed"));
+  CHECK(TunedTable_store(e, 1, note, sizeof note, err, sizeof err) && strstr(note, "moved to"));
+  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1);
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  unsetenv(TUNED_PATH_ENV);
+}
+
+/* The tables shipped in the source tree: every entry valid; stale ones are said. */
+static void test_shipped_tree(const char *dir) {
+  int stale = 0;
+  char err[600];
+  int n = TunedTable_checkShipped(dir, &stale, err, sizeof err);
+  if (n < 0) printf("shipped tuned tables: %s\n", err);
+  CHECK(n >= 0);
+  printf("shipped tuned tables in %s: %d entries, %d for an older kernel source (still used; "
+         "measure them again: docs/tuning.md)\n", dir, n, stale);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) test_shipped_tree(argv[1]);
+  test_table();
+  return Check_done("test_tune_table");
+}
