@@ -1,7 +1,7 @@
 /* benchtop tune: search each variant's knob space at each shape (bench/tune.h), every
- * measurement a record in the session (saved once a second and after every batch), the leaders re-measured, the winners named in
- * the session and written to the tuned table that --knob auto reads. Ctrl-C keeps every
- * finished record and ranks what finished. */
+ * measurement a record in the session (saved once a second and after every batch), the leaders
+ * re-measured, the winners named in the session and written to the tuned table that --knob
+ * auto reads. Ctrl-C keeps every finished record and ranks what finished. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -356,6 +356,27 @@ static const CommandOption tune_options[] = {
                   .lo = 0, .hi = 50},
 };
 
+/* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
+ * error in err. */
+static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsize) {
+  if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
+      !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err, errsize))
+    return false;
+  if (plan->nshapes > TUNE_SHAPES_MAX) {
+    snprintf(err, errsize, "%d shapes; a tune takes %d at most", plan->nshapes, TUNE_SHAPES_MAX);
+    return false;
+  }
+  for (int i = 0; i < CommandArgs_count(a, TUNE_KNOB); i++) {
+    const char *k = CommandArgs_nth(a, TUNE_KNOB, i);
+    if (strcmp(k, "auto") == 0) {
+      snprintf(err, errsize, "--knob auto reads what tune writes; here --knob narrows the space (k=v1,v2)");
+      return false;
+    }
+    if (!Plan_addKnob(plan, k, err, errsize)) return false;
+  }
+  return strcmp(plan->metrics, "none") == 0 || RunLoop_checkMetrics(plan->metrics, err, errsize);
+}
+
 static int Tune_exec(const CommandArgs *a) {
   TuneCli cli;
   memset(&cli, 0, sizeof cli);
@@ -394,35 +415,8 @@ static int Tune_exec(const CommandArgs *a) {
     Command_usageError(&Cmd_tune, "--simulate takes both -v and -s, or neither (every pair the session tuned)");
     goto out;
   }
-  if (simulate && !CommandArgs_has(a, TUNE_VARIANTS)) {
-    rc = TuneCmd_simulate(CommandArgs_text(a, TUNE_SIMULATE, ""), &cli.req,
-                          CommandArgs_has(a, TUNE_STRATEGY), (int)CommandArgs_int(a, TUNE_RUNS, 200),
-                          CommandArgs_number(a, TUNE_NOISE, 0) / 100.0);
-    goto out;
-  }
-  if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, sizeof err) ||
-      !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err,
-                       sizeof err)) {
-    Command_usageError(&Cmd_tune, "%s", err);
-    goto out;
-  }
-  if (plan->nshapes > TUNE_SHAPES_MAX) {
-    Command_usageError(&Cmd_tune, "%d shapes; a tune takes %d at most", plan->nshapes, TUNE_SHAPES_MAX);
-    goto out;
-  }
-  for (int i = 0; i < CommandArgs_count(a, TUNE_KNOB); i++) {
-    const char *k = CommandArgs_nth(a, TUNE_KNOB, i);
-    if (strcmp(k, "auto") == 0) {
-      Command_usageError(&Cmd_tune, "--knob auto reads what tune writes; here --knob narrows the "
-                                    "space (k=v1,v2)");
-      goto out;
-    }
-    if (!Plan_addKnob(plan, k, err, sizeof err)) {
-      Command_usageError(&Cmd_tune, "%s", err);
-      goto out;
-    }
-  }
-  if (strcmp(plan->metrics, "none") != 0 && !RunLoop_checkMetrics(plan->metrics, err, sizeof err)) {
+  /* --simulate without -v and -s replays every pair the session tuned: no plan to read. */
+  if ((!simulate || CommandArgs_has(a, TUNE_VARIANTS)) && !Tune_plan(a, plan, err, sizeof err)) {
     Command_usageError(&Cmd_tune, "%s", err);
     goto out;
   }
