@@ -33,17 +33,20 @@ dict="$work/session.dict"
     printf '"\\"%s\\""\n' "$w"
   done
 } > "$dict"
+# A non-zero exit or anything left in the artifacts folder is a finding: say so and stop.
+stop_on_finding() { # exit-status what
+  found=$(ls "$artifacts" 2>/dev/null | wc -l)
+  if [ "$1" -ne 0 ] || [ "$found" -ne 0 ]; then
+    echo "$0: $2 found a problem (exit $1); inputs in $artifacts:" >&2
+    ls -l "$artifacts" >&2
+    exit 1
+  fi
+}
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 "$fuzzer" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2560 \
   -dict="$dict" -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" "$seeds"
-rc=$?
-found=$(ls "$artifacts" 2>/dev/null | wc -l)
-if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
-  echo "$0: the fuzzer found a problem (exit $rc); inputs in $artifacts:" >&2
-  ls -l "$artifacts" >&2
-  exit 1
-fi
+stop_on_finding $? "the fuzzer"
 # Kernel declarations, a third as long again, seeded with every kernel file in the tree.
 decl="$build/tests/fuzz/fuzz_decl"
 if [ -x "$decl" ]; then
@@ -52,12 +55,6 @@ if [ -x "$decl" ]; then
   cp "$src"/kernels/*.cu "$src"/examples/kernels/*.cu "$src"/tests/kernels/hostile/*.cu "$dseeds"/ 2>/dev/null
   "$decl" -max_total_time=$((secs / 3 + 1)) -max_len=65536 -timeout=10 -rss_limit_mb=2560 \
     -artifact_prefix="$artifacts/" -print_final_stats=1 "$dcorpus" "$dseeds"
-  rc=$?
-  found=$(ls "$artifacts" 2>/dev/null | wc -l)
-  if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
-    echo "$0: the declaration fuzzer found a problem (exit $rc); inputs in $artifacts:" >&2
-    ls -l "$artifacts" >&2
-    exit 1
-  fi
+  stop_on_finding $? "the declaration fuzzer"
 fi
 echo "$0: ${secs}s of fuzzing, nothing found"
