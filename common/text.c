@@ -80,6 +80,11 @@ char *Text_sanitize(char *dst, size_t size, const char *src) {
 
 static void Text_write(const char *p, size_t n, void *u) { fwrite(p, 1, n, (FILE *)u); }
 
+char *Text_vformat(char *dst, size_t size, const char *fmt, va_list ap) {
+  vsnprintf(dst, size, fmt, ap);
+  return Text_sanitize(dst, size, dst);
+}
+
 void Text_print(FILE *out, const char *src) { Text_walk(src, Text_write, out); }
 
 bool Text_isClean(const char *src) {

@@ -5,6 +5,7 @@
 #ifndef BENCHTOP_TEXT_H
 #define BENCHTOP_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +15,10 @@
  * U+2066-U+2069) and each byte that is not valid UTF-8 with '?'; a tab becomes a space.
  * Returns dst. dst and src may not overlap, except dst == src (sanitised in place). */
 char *Text_sanitize(char *dst, size_t size, const char *src);
+/* vsnprintf into dst, then Text_sanitize in place: a message that quotes outside text, formatted
+ * and made safe in one step. Returns dst. */
+char *Text_vformat(char *dst, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 /* The same, written to out (no length limit). */
 void Text_print(FILE *out, const char *src);
 /* True when Text_sanitize would change nothing. */

@@ -8,16 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
 #include "common/util.h"
-#include "sessions/json_fields.h"
 
 void MergeReport_add(MergeReport *r, bool problem, const char *fmt, ...) {
   char line[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  Text_vformat(line, sizeof line, fmt, ap); /* file names and device names come from outside */
   va_end(ap);
-  Json_oneLine(line); /* file names and device names come from outside */
   char ***list = problem ? &r->problems : &r->notes;
   int *n = problem ? &r->nproblems : &r->nnotes;
   *list = Util_xrealloc(*list, sizeof(char *) * (size_t)(*n + 1));

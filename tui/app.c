@@ -26,9 +26,8 @@ static void App_onSignal(int sig) { App_signal = sig; }
 void App_message(App *a, bool error, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(a->message, sizeof a->message, fmt, ap);
+  Text_vformat(a->message, sizeof a->message, fmt, ap); /* quotes files and workers */
   va_end(ap);
-  Text_sanitize(a->message, sizeof a->message, a->message); /* quotes files and workers */
   a->message_error = error;
   a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
 }

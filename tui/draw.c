@@ -124,9 +124,8 @@ void Page_text(Page *p, ThemeElem el, const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  Text_vformat(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  Text_sanitize(buf, sizeof buf, buf);
   int row = p->line - p->scroll;
   if (row >= 0 && row < p->height && p->col < p->width) {
     wattrset(p->w, Theme_attr(el));
