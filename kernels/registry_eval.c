@@ -17,9 +17,16 @@ typedef struct EvalCtx {
   bool located; /* err already names a file and line (a let's) */
 } EvalCtx;
 
-static ExprStatus Eval_unknown(char *err, size_t errsize, const char *what) {
-  snprintf(err, errsize, "needs %s, known only on a device", what);
-  return EXPR_UNKNOWN;
+/* A device property (0 or less when unknown: no device, or one that did not say) as a name's
+ * value; unknown names what is missing. */
+static ExprStatus Eval_device(long long value, const char *what, long long *out, char *err,
+                              size_t errsize) {
+  if (value <= 0) {
+    snprintf(err, errsize, "needs %s, known only on a device", what);
+    return EXPR_UNKNOWN;
+  }
+  *out = value;
+  return EXPR_OK;
 }
 
 static ExprStatus Eval_expr(EvalCtx *c, ExprId e, int line, long long *out, char *err,
@@ -35,21 +42,14 @@ static ExprStatus Eval_get(void *user, int slot, long long *out, char *err, size
   case SLOT_D: *out = c->s->D; return EXPR_OK;
   case SLOT_CAUSAL: *out = c->s->causal ? 1 : 0; return EXPR_OK;
   case SLOT_SMS:
-    if (!dev || dev->sm_count <= 0) return Eval_unknown(err, errsize, "the SM count (sms)");
-    *out = dev->sm_count;
-    return EXPR_OK;
+    return Eval_device(dev ? dev->sm_count : 0, "the SM count (sms)", out, err, errsize);
   case SLOT_CC:
-    if (!dev || dev->cc <= 0) return Eval_unknown(err, errsize, "the compute capability (cc)");
-    *out = dev->cc;
-    return EXPR_OK;
+    return Eval_device(dev ? dev->cc : 0, "the compute capability (cc)", out, err, errsize);
   case SLOT_L2_BYTES:
-    if (!dev || dev->l2_bytes <= 0) return Eval_unknown(err, errsize, "the L2 size (l2_bytes)");
-    *out = dev->l2_bytes;
-    return EXPR_OK;
+    return Eval_device(dev ? dev->l2_bytes : 0, "the L2 size (l2_bytes)", out, err, errsize);
   case SLOT_SMEM_OPTIN:
-    if (!dev || dev->smem_optin <= 0) return Eval_unknown(err, errsize, "the shared memory a block may use (smem_optin)");
-    *out = dev->smem_optin;
-    return EXPR_OK;
+    return Eval_device(dev ? dev->smem_optin : 0, "the shared memory a block may use (smem_optin)",
+                       out, err, errsize);
   default: break;
   }
   if (slot >= SLOT_KNOB0 && slot < SLOT_KNOB0 + c->v->nknobs) {
