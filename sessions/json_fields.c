@@ -148,6 +148,26 @@ const cJSON *Json_member(const cJSON *obj, const char *key, int cjson_type, bool
   return v;
 }
 
+bool Json_expectObject(const cJSON *j, const char *path, char *err, size_t errsize) {
+  if (cJSON_IsObject(j)) return true;
+  snprintf(err, errsize, "%s: expected an object", path);
+  return false;
+}
+
+bool Json_readShape(const cJSON *obj, const char *key, Shape *out, const char *path, char *err,
+                    size_t errsize) {
+  bool ok = true;
+  char text[64], why[200];
+  const cJSON *v = Json_member(obj, key, cJSON_String, true, path, &ok, err, errsize);
+  if (!ok || !Json_readStr(v, text, sizeof text, path, key, err, errsize)) return false;
+  if (!Shape_parse(text, out, why, sizeof why)) {
+    snprintf(err, errsize, "%s.%s: %s", path, key, why);
+    Json_oneLine(err);
+    return false;
+  }
+  return true;
+}
+
 void JsonFields_write(cJSON *obj, const void *base, const JsonField *f, int n) {
   const char *b = base;
   for (int i = 0; i < n; i++) {

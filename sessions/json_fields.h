@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "kernels/shape.h"
+
 typedef enum {
   JF_DOUBLE, /* finite number; NAN <-> null */
   JF_INT,    /* integer in [-1, INT_MAX]; -1 <-> null */
@@ -49,6 +51,12 @@ bool Json_readInt(const cJSON *v, int64_t lo, int64_t hi, int64_t *out, const ch
                   const char *key, char *err, size_t errsize);
 bool Json_readStr(const cJSON *v, char *buf, size_t size, const char *path, const char *key,
                   char *err, size_t errsize);
+/* False with "path: expected an object" in err unless j is one. */
+bool Json_expectObject(const cJSON *j, const char *path, char *err, size_t errsize);
+/* The required member key of obj, a shape's text, parsed into out; an error names path.key and
+ * is one line (it may quote the text). */
+bool Json_readShape(const cJSON *obj, const char *key, Shape *out, const char *path, char *err,
+                    size_t errsize);
 /* The member `key` of obj as the given type; NULL when absent. Wrong type: error, *ok false. */
 const cJSON *Json_member(const cJSON *obj, const char *key, int cjson_type, bool required,
                          const char *path, bool *ok, char *err, size_t errsize);

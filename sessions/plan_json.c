@@ -207,10 +207,7 @@ bool Plan_fromJson(const cJSON *j, int version, Plan *out, char ***flat_knobs, i
   Plan_init(out);
   *flat_knobs = NULL;
   *nflat = 0;
-  if (!cJSON_IsObject(j)) {
-    snprintf(err, errsize, "%s: expected an object", path);
-    return false;
-  }
+  if (!Json_expectObject(j, path, err, errsize)) return false;
   if (version >= 2) {
     if (!Plan_readVariants(j, out, path, err, errsize)) goto fail;
   } else {

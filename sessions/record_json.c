@@ -139,6 +139,60 @@ static const SubObject Record_subs[] = {
   {"clocks", Clocks_fields, JSON_COUNT(Clocks_fields), offsetof(Record, clocks)},
 };
 
+static void Record_initMetric(void *m) {
+  ((Metric *)m)->value = NAN;
+}
+
+static void Record_initKernel(void *p) {
+  KernelSpan *k = p;
+  k->p50_us = k->gap_before_us = k->share = NAN;
+  k->launches = -1;
+}
+
+/* An array of objects of a record (its metrics or kernels): key, element size, the most it may
+ * hold (< 0: no limit), the n/a values of a new element, and the element's fields. */
+typedef struct ObjectArray {
+  const char *key;
+  size_t size;
+  int max;
+  void (*init)(void *);
+  const JsonField *fields;
+  int nfields;
+} ObjectArray;
+
+static const ObjectArray Metric_array = {"metrics", sizeof(Metric), -1, Record_initMetric,
+                                         Metric_fields, JSON_COUNT(Metric_fields)};
+static const ObjectArray Kernel_array = {"kernels", sizeof(KernelSpan), RECORD_KERNELS_MAX,
+                                         Record_initKernel, Kernel_fields,
+                                         JSON_COUNT(Kernel_fields)};
+
+static void Record_writeObjects(cJSON *o, const void *items, int n, const ObjectArray *a) {
+  cJSON *arr = cJSON_AddArrayToObject(o, a->key);
+  for (int i = 0; i < n; i++) {
+    cJSON *item = cJSON_CreateObject();
+    JsonFields_write(item, (const char *)items + (size_t)i * a->size, a->fields, a->nfields);
+    cJSON_AddItemToArray(arr, item);
+  }
+}
+
+/* The count first ("path.key" in where), then element by element ("path.key[i].field"). */
+static bool Record_equalObjects(const void *a, int na, const void *b, int nb, const ObjectArray *arr,
+                                const char *path, char *where, size_t wsize) {
+  if (na != nb) {
+    Json_join(where, wsize, path, arr->key);
+    return false;
+  }
+  for (int i = 0; i < na; i++) {
+    char p[320];
+    snprintf(p, sizeof p, "%s.%s[%d]", path, arr->key, i);
+    size_t at = (size_t)i * arr->size;
+    if (!JsonFields_equal((const char *)a + at, (const char *)b + at, arr->fields, arr->nfields, p,
+                          where, wsize))
+      return false;
+  }
+  return true;
+}
+
 cJSON *Device_toJson(const DeviceInfo *d) {
   cJSON *o = cJSON_CreateObject();
   JsonFields_write(o, d, Device_fields, JSON_COUNT(Device_fields));
@@ -148,11 +202,8 @@ cJSON *Device_toJson(const DeviceInfo *d) {
 bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *err,
                      size_t errsize) {
   Device_init(out);
-  if (!cJSON_IsObject(j)) {
-    snprintf(err, errsize, "%s: expected an object", path);
-    return false;
-  }
-  return JsonFields_read(j, out, Device_fields, JSON_COUNT(Device_fields), path, err, errsize);
+  return Json_expectObject(j, path, err, errsize) &&
+         JsonFields_read(j, out, Device_fields, JSON_COUNT(Device_fields), path, err, errsize);
 }
 
 bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, char *where,
@@ -211,14 +262,8 @@ cJSON *Record_toJson(const Record *r) {
   if (r->tune.rank > 0)
     JsonFields_write(cJSON_AddObjectToObject(o, "tune"), &r->tune, Tune_fields,
                      JSON_COUNT(Tune_fields));
-  if (r->nkernels > 0) { /* optional: absent when not measured */
-    cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
-    for (int i = 0; i < r->nkernels; i++) {
-      cJSON *k = cJSON_CreateObject();
-      JsonFields_write(k, &r->kernels[i], Kernel_fields, JSON_COUNT(Kernel_fields));
-      cJSON_AddItemToArray(ks, k);
-    }
-  }
+  if (r->nkernels > 0) /* optional: absent when not measured */
+    Record_writeObjects(o, r->kernels, r->nkernels, &Kernel_array);
   Floors f; /* derived from the shape, p50 and device ceilings: written for readers, not read */
   Floors_compute(r, &f);
   if (f.bound) {
@@ -234,12 +279,7 @@ cJSON *Record_toJson(const Record *r) {
     cJSON_AddItemToObject(fo, "declared_tflops", Json_number(f.declared_tflops));
     cJSON_AddItemToObject(fo, "declared_gbs", Json_number(f.declared_gbs));
   }
-  cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
-  for (int i = 0; i < r->nmetrics; i++) {
-    cJSON *m = cJSON_CreateObject();
-    JsonFields_write(m, &r->metrics[i], Metric_fields, JSON_COUNT(Metric_fields));
-    cJSON_AddItemToArray(ms, m);
-  }
+  Record_writeObjects(o, r->metrics, r->nmetrics, &Metric_array);
   return o;
 }
 
@@ -269,30 +309,14 @@ static bool Record_readSamples(const cJSON *arr, Record *out, const char *path, 
   return true;
 }
 
-static void Record_initMetric(void *m) {
-  ((Metric *)m)->value = NAN;
-}
-
-static void Record_initKernel(void *p) {
-  KernelSpan *k = p;
-  k->p50_us = k->gap_before_us = k->share = NAN;
-  k->launches = -1;
-}
-
-/* An array of objects (a record's metrics or kernels) into *items, each element zeroed, given
- * its n/a values by init and read by fields; *count counts those begun, so that the caller's
- * free sees them whatever failed. max < 0: no limit. */
-typedef struct ObjectArray {
-  const char *key;
-  size_t size;
-  int max;
-  void (*init)(void *);
-  const JsonField *fields;
-  int nfields;
-} ObjectArray;
-
-static bool Record_readObjects(const cJSON *arr, const ObjectArray *a, void **items, int *count,
+/* The optional array member a->key of obj (a record's metrics or kernels) into *items, each
+ * element zeroed, given its n/a values by init and read by fields; *count counts those begun,
+ * so that the caller's free sees them whatever failed. */
+static bool Record_readObjects(const cJSON *obj, const ObjectArray *a, void **items, int *count,
                                const char *path, char *err, size_t errsize) {
+  bool ok = true;
+  const cJSON *arr = Json_member(obj, a->key, cJSON_Array, false, path, &ok, err, errsize);
+  if (!arr) return ok;
   int n = cJSON_GetArraySize(arr);
   if (a->max >= 0 && n > a->max) {
     snprintf(err, errsize, "%s.%s: %d %s, at most %d", path, a->key, n, a->key, a->max);
@@ -304,10 +328,7 @@ static bool Record_readObjects(const cJSON *arr, const ObjectArray *a, void **it
   for (const cJSON *v = arr->child; v; v = v->next, i++) {
     char ipath[320];
     snprintf(ipath, sizeof ipath, "%s.%s[%d]", path, a->key, i);
-    if (!cJSON_IsObject(v)) {
-      snprintf(err, errsize, "%s: expected an object", ipath);
-      return false;
-    }
+    if (!Json_expectObject(v, ipath, err, errsize)) return false;
     void *item = (char *)*items + (size_t)i * a->size;
     a->init(item);
     *count = i + 1;
@@ -316,45 +337,27 @@ static bool Record_readObjects(const cJSON *arr, const ObjectArray *a, void **it
   return true;
 }
 
-static bool Record_readMetrics(const cJSON *arr, Record *out, const char *path, char *err,
-                               size_t errsize) {
-  static const ObjectArray metrics = {"metrics", sizeof(Metric), -1, Record_initMetric,
-                                      Metric_fields, JSON_COUNT(Metric_fields)};
-  void *items = NULL;
-  bool ok = Record_readObjects(arr, &metrics, &items, &out->nmetrics, path, err, errsize);
-  out->metrics = items;
-  return ok;
-}
-
-static bool Record_readKernels(const cJSON *arr, Record *out, const char *path, char *err,
-                               size_t errsize) {
-  static const ObjectArray kernels = {"kernels", sizeof(KernelSpan), RECORD_KERNELS_MAX,
-                                      Record_initKernel, Kernel_fields, JSON_COUNT(Kernel_fields)};
-  void *items = NULL;
-  bool ok = Record_readObjects(arr, &kernels, &items, &out->nkernels, path, err, errsize);
-  out->kernels = items;
+/* A record's metrics, then its kernels (typed pointers set through void * temporaries). */
+static bool Record_readArrays(const cJSON *j, Record *out, const char *path, char *err,
+                              size_t errsize) {
+  void *metrics = NULL, *kernels = NULL;
+  bool ok = Record_readObjects(j, &Metric_array, &metrics, &out->nmetrics, path, err, errsize);
+  out->metrics = metrics;
+  if (!ok) return false;
+  ok = Record_readObjects(j, &Kernel_array, &kernels, &out->nkernels, path, err, errsize);
+  out->kernels = kernels;
   return ok;
 }
 
 bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, size_t errsize) {
   Record_init(out);
   bool ok = true;
-  if (!cJSON_IsObject(j)) {
-    snprintf(err, errsize, "%s: expected an object", path);
+  if (!Json_expectObject(j, path, err, errsize) ||
+      !JsonFields_read(j, out, Record_fields, JSON_COUNT(Record_fields), path, err, errsize) ||
+      !Json_readShape(j, "shape", &out->shape, path, err, errsize))
     return false;
-  }
-  if (!JsonFields_read(j, out, Record_fields, JSON_COUNT(Record_fields), path, err, errsize))
-    return false;
-  char shape[64], status[16];
-  const cJSON *v = Json_member(j, "shape", cJSON_String, true, path, &ok, err, errsize);
-  if (!ok || !Json_readStr(v, shape, sizeof shape, path, "shape", err, errsize)) return false;
-  char why[200];
-  if (!Shape_parse(shape, &out->shape, why, sizeof why)) {
-    snprintf(err, errsize, "%s.shape: %s", path, why);
-    Json_oneLine(err);
-    return false;
-  }
-  v = Json_member(j, "status", cJSON_String, true, path, &ok, err, errsize);
+  char status[16];
+  const cJSON *v = Json_member(j, "status", cJSON_String, true, path, &ok, err, errsize);
   if (!ok) return false;
   if (!Json_readStr(v, status, sizeof status, path, "status", err, errsize) ||
       !Record_statusParse(status, &out->status)) {
@@ -381,10 +384,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
   if (!ok || (v && !Device_fromJson(v, &out->device, Json_join(dp, sizeof dp, path, "device"),
                                     err, errsize)))
     goto fail;
-  v = Json_member(j, "metrics", cJSON_Array, false, path, &ok, err, errsize);
-  if (!ok || (v && !Record_readMetrics(v, out, path, err, errsize))) goto fail;
-  v = Json_member(j, "kernels", cJSON_Array, false, path, &ok, err, errsize);
-  if (!ok || (v && !Record_readKernels(v, out, path, err, errsize))) goto fail;
+  if (!Record_readArrays(j, out, path, err, errsize)) goto fail;
   v = Json_member(j, "knobs_auto", cJSON_String, false, path, &ok, err, errsize);
   if (!ok || (v && !Json_readStr(v, out->knobs_auto, sizeof out->knobs_auto, path, "knobs_auto",
                                  err, errsize)))
@@ -455,25 +455,8 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
   if (!JsonFields_equal(&a->tune, &b->tune, Tune_fields, JSON_COUNT(Tune_fields),
                         Json_join(p, sizeof p, path, "tune"), where, wsize))
     return false;
-  if (a->nkernels != b->nkernels) {
-    Json_join(where, wsize, path, "kernels");
-    return false;
-  }
-  for (int i = 0; i < a->nkernels; i++) {
-    snprintf(p, sizeof p, "%s.kernels[%d]", path, i);
-    if (!JsonFields_equal(&a->kernels[i], &b->kernels[i], Kernel_fields, JSON_COUNT(Kernel_fields),
-                          p, where, wsize))
-      return false;
-  }
-  if (a->nmetrics != b->nmetrics) {
-    Json_join(where, wsize, path, "metrics");
-    return false;
-  }
-  for (int i = 0; i < a->nmetrics; i++) {
-    snprintf(p, sizeof p, "%s.metrics[%d]", path, i);
-    if (!JsonFields_equal(&a->metrics[i], &b->metrics[i], Metric_fields, JSON_COUNT(Metric_fields),
-                          p, where, wsize))
-      return false;
-  }
-  return true;
+  return Record_equalObjects(a->kernels, a->nkernels, b->kernels, b->nkernels, &Kernel_array, path,
+                             where, wsize) &&
+         Record_equalObjects(a->metrics, a->nmetrics, b->metrics, b->nmetrics, &Metric_array, path,
+                             where, wsize);
 }

@@ -47,19 +47,6 @@ void TuneSummary_init(TuneSummary *t) {
   t->winner_p50 = t->runner_up_p50 = t->lead = t->lead_lo = t->lead_hi = NAN;
 }
 
-static bool TuneSummary_shape(const cJSON *j, const char *key, Shape *out, const char *path,
-                              char *err, size_t errsize) {
-  bool ok = true;
-  char text[64], why[200];
-  const cJSON *v = Json_member(j, key, cJSON_String, true, path, &ok, err, errsize);
-  if (!ok || !Json_readStr(v, text, sizeof text, path, key, err, errsize)) return false;
-  if (!Shape_parse(text, out, why, sizeof why)) {
-    snprintf(err, errsize, "%s.%s: %s", path, key, why);
-    return false;
-  }
-  return true;
-}
-
 cJSON *TuneSummary_toJson(const TuneSummary *t) {
   cJSON *o = cJSON_CreateObject();
   char shape[64];
@@ -72,11 +59,8 @@ cJSON *TuneSummary_toJson(const TuneSummary *t) {
 bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, int nrecords, const char *path,
                           char *err, size_t errsize) {
   TuneSummary_init(out);
-  if (!cJSON_IsObject(j)) {
-    snprintf(err, errsize, "%s: expected an object", path);
-    return false;
-  }
-  if (!TuneSummary_shape(j, "shape", &out->shape, path, err, errsize) ||
+  if (!Json_expectObject(j, path, err, errsize) ||
+      !Json_readShape(j, "shape", &out->shape, path, err, errsize) ||
       !JsonFields_read(j, out, Summary_fields, JSON_COUNT(Summary_fields), path, err, errsize))
     return false;
   if (out->winner >= nrecords) {
@@ -117,11 +101,8 @@ bool TuneOverall_fromJson(const cJSON *j, TuneOverall *out, const char *path, ch
   memset(out, 0, sizeof *out);
   out->geomean = NAN;
   bool ok = true;
-  if (!cJSON_IsObject(j)) {
-    snprintf(err, errsize, "%s: expected an object", path);
-    return false;
-  }
-  if (!JsonFields_read(j, out, Overall_fields, JSON_COUNT(Overall_fields), path, err, errsize))
+  if (!Json_expectObject(j, path, err, errsize) ||
+      !JsonFields_read(j, out, Overall_fields, JSON_COUNT(Overall_fields), path, err, errsize))
     return false;
   const cJSON *arr = Json_member(j, "shapes", cJSON_Array, false, path, &ok, err, errsize);
   if (!ok) return false;
@@ -132,13 +113,10 @@ bool TuneOverall_fromJson(const cJSON *j, TuneOverall *out, const char *path, ch
   for (const cJSON *s = arr ? arr->child : NULL; s; s = s->next) {
     char sp[320];
     snprintf(sp, sizeof sp, "%s.shapes[%d]", path, out->nshapes);
-    if (!cJSON_IsObject(s)) {
-      snprintf(err, errsize, "%s: expected an object", sp);
-      return false;
-    }
+    if (!Json_expectObject(s, sp, err, errsize)) return false;
     int i = out->nshapes;
     out->p50[i] = out->loss[i] = NAN;
-    if (!TuneSummary_shape(s, "shape", &out->shapes[i], sp, err, errsize) ||
+    if (!Json_readShape(s, "shape", &out->shapes[i], sp, err, errsize) ||
         !Json_readDouble(cJSON_GetObjectItemCaseSensitive(s, "p50"), &out->p50[i], sp, "p50", err,
                          errsize) ||
         !Json_readDouble(cJSON_GetObjectItemCaseSensitive(s, "loss"), &out->loss[i], sp, "loss",
