@@ -209,6 +209,12 @@ void JsonFields_write(cJSON *obj, const void *base, const JsonField *f, int n) {
   }
 }
 
+cJSON *JsonFields_object(const void *base, const JsonField *f, int n) {
+  cJSON *o = cJSON_CreateObject();
+  JsonFields_write(o, base, f, n);
+  return o;
+}
+
 static bool Json_readU64(const cJSON *v, uint64_t *out, const char *path, const char *key,
                          char *err, size_t errsize) {
   if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= JSON_MAX_EXACT_INT &&

@@ -37,6 +37,8 @@ typedef struct JsonField {
 #define JSON_MAX_EXACT_INT 9007199254740992.0
 
 void JsonFields_write(cJSON *obj, const void *base, const JsonField *f, int n);
+/* A new object holding the fields of base. */
+cJSON *JsonFields_object(const void *base, const JsonField *f, int n);
 /* Reads every field present; absent optional fields keep their value in base. */
 bool JsonFields_read(const cJSON *obj, void *base, const JsonField *f, int n, const char *path,
                      char *err, size_t errsize);

@@ -169,9 +169,8 @@ static const ObjectArray Kernel_array = {"kernels", sizeof(KernelSpan), RECORD_K
 static void Record_writeObjects(cJSON *o, const void *items, int n, const ObjectArray *a) {
   cJSON *arr = cJSON_AddArrayToObject(o, a->key);
   for (int i = 0; i < n; i++) {
-    cJSON *item = cJSON_CreateObject();
-    JsonFields_write(item, (const char *)items + (size_t)i * a->size, a->fields, a->nfields);
-    cJSON_AddItemToArray(arr, item);
+    cJSON_AddItemToArray(arr, JsonFields_object((const char *)items + (size_t)i * a->size,
+                                                a->fields, a->nfields));
   }
 }
 
@@ -194,9 +193,7 @@ static bool Record_equalObjects(const void *a, int na, const void *b, int nb, co
 }
 
 cJSON *Device_toJson(const DeviceInfo *d) {
-  cJSON *o = cJSON_CreateObject();
-  JsonFields_write(o, d, Device_fields, JSON_COUNT(Device_fields));
-  return o;
+  return JsonFields_object(d, Device_fields, JSON_COUNT(Device_fields));
 }
 
 bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *err,
@@ -212,9 +209,7 @@ bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, ch
 }
 
 cJSON *RunOptions_toJson(const RunOptions *o) {
-  cJSON *j = cJSON_CreateObject();
-  JsonFields_write(j, o, Options_fields, JSON_COUNT(Options_fields));
-  return j;
+  return JsonFields_object(o, Options_fields, JSON_COUNT(Options_fields));
 }
 
 bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,

@@ -31,9 +31,7 @@ static const JsonField Shard_fields[] = {
 };
 
 static cJSON *Shard_toJson(const ShardInfo *sh) {
-  cJSON *o = cJSON_CreateObject();
-  JsonFields_write(o, sh, Shard_fields, JSON_COUNT(Shard_fields));
-  return o;
+  return JsonFields_object(sh, Shard_fields, JSON_COUNT(Shard_fields));
 }
 
 /* A shard's numbers must describe a slice that exists: merge relies on them. */

@@ -81,8 +81,7 @@ bool TuneSummary_equal(const TuneSummary *a, const TuneSummary *b, const char *p
 }
 
 cJSON *TuneOverall_toJson(const TuneOverall *o) {
-  cJSON *j = cJSON_CreateObject();
-  JsonFields_write(j, o, Overall_fields, JSON_COUNT(Overall_fields));
+  cJSON *j = JsonFields_object(o, Overall_fields, JSON_COUNT(Overall_fields));
   cJSON *arr = cJSON_AddArrayToObject(j, "shapes");
   for (int i = 0; i < o->nshapes; i++) {
     cJSON *s = cJSON_CreateObject();
