@@ -7,6 +7,7 @@
 #include "bench/stats.h"
 #include "check.h"
 #include "devices.h"
+#include "plans.h"
 #include "kernels/registry.h"
 #include "kernels/shape.h"
 
@@ -96,11 +97,8 @@ static void test_plan(void) {
 /* Each variant keeps its own knob settings: mma and fa3 share knob names. */
 static void test_plan_per_variant(void) {
   Plan p;
-  Plan_init(&p);
-  Plan_defaultOptions(&p.opts);
+  Test_plan(&p, "mma,fa3", "2x8x512x64");
   char err[256];
-  CHECK(Plan_setVariants(&p, "mma,fa3", err, sizeof err));
-  CHECK(Shape_parseList("2x8x512x64", &p.shapes, &p.nshapes, err, sizeof err));
   PlanVariant_setKnob(&p.variants[1], "block_m=128");
   PlanVariant_setKnob(&p.variants[1], "block_n=128");
   PlanEntry *e = NULL;

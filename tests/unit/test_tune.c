@@ -13,6 +13,7 @@
 #include "bench/tune_strategy.h"
 #include "check.h"
 #include "common/util.h"
+#include "plans.h"
 
 static const DeviceProps test_h200 = {.cc = 90, .sm_count = 132, .l2_bytes = 60 << 20, .smem_optin = 232448};
 static const DeviceProps test_l4 = {.cc = 89, .sm_count = 58, .l2_bytes = 48 << 20, .smem_optin = 101376};
@@ -262,11 +263,8 @@ static void test_rank(void) {
  * variant entry per setting with its shapes, so replay repeats them. */
 static void test_pin(void) {
   Plan p;
-  Plan_init(&p);
-  Plan_defaultOptions(&p.opts);
+  Test_plan(&p, "mma,naive", "2x8x512x64,2x8x512x64:causal,4x16x2048x128");
   char err[256];
-  CHECK(Plan_setVariants(&p, "mma,naive", err, sizeof err));
-  CHECK(Shape_parseList("2x8x512x64,2x8x512x64:causal,4x16x2048x128", &p.shapes, &p.nshapes, err, sizeof err));
   PlanEntry *e = NULL;
   int n = 0;
   CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 6);
