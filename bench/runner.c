@@ -82,9 +82,7 @@ void Runner_stopWorker(Runner *r, bool kill_it) {
 void Runner_free(Runner *r) {
   if (!r) return;
   Runner_stopWorker(r, false);
-  for (int i = 0; i < r->nevents; i++)
-    if (r->events[i].kind == RUNNER_RECORD) Record_free(&r->events[i].record);
-  free(r->events);
+  RunnerEvents_free(&r->events);
   free(r->queue);
   free(r->builds);
   free(r->buf);
@@ -93,7 +91,7 @@ void Runner_free(Runner *r) {
 }
 
 RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind) {
-  RunnerEvent *last = r->nevents ? &r->events[r->nevents - 1] : NULL;
+  RunnerEvent *last = r->events.n ? &r->events.items[r->events.n - 1] : NULL;
   if (last && last->kind == kind && kind == RUNNER_PROGRESS) {
     last->done = r->done; /* the newest word of progress replaces the one not yet read */
     last->total = r->total;
@@ -103,16 +101,7 @@ RunnerEvent *Runner_push(Runner *r, RunnerEventKind kind) {
     last->repeats++;
     return NULL; /* the first warning's words stand for the rest */
   }
-  if (r->nevents == r->cap_events) {
-    r->cap_events = r->cap_events ? r->cap_events * 2 : 16;
-    r->events = Util_xrealloc(r->events, sizeof(RunnerEvent) * (size_t)r->cap_events);
-  }
-  RunnerEvent *ev = &r->events[r->nevents++];
-  memset(ev, 0, sizeof *ev);
-  ev->kind = kind;
-  ev->done = r->done;
-  ev->total = r->total;
-  return ev;
+  return RunnerEvents_push(&r->events, kind, r->done, r->total);
 }
 
 /* Warnings: at most one a second, the ones held back counted into the next (and said when the
@@ -147,9 +136,8 @@ void Runner_say(Runner *r, RunnerEventKind kind, const char *fmt, ...) {
   }
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ev->message, sizeof ev->message, fmt, ap);
+  Text_vformat(ev->message, sizeof ev->message, fmt, ap);
   va_end(ap);
-  Text_sanitize(ev->message, sizeof ev->message, ev->message);
 }
 
 /* A record the parent writes itself for the request in flight: the worker died, hung, sent an
@@ -378,7 +366,7 @@ static bool Runner_wantsWorker(const Runner *r) {
 
 int Runner_timeoutMs(const Runner *r) {
   double now = Util_nowMs(), due = -1;
-  if (r->nevents > 0) return 0;
+  if (r->events.n > 0) return 0;
   if (Runner_wantsWorker(r)) due = r->respawn_at;
   else if (r->deadline > 0) due = r->deadline;
   if (due < 0) return -1;
@@ -452,7 +440,7 @@ static void Runner_checkDeadline(Runner *r) {
 }
 
 bool Runner_poll(Runner *r, RunnerEvent *ev) {
-  if (r->nevents == 0) {
+  if (r->events.n == 0) {
     if (Runner_wantsWorker(r) && Util_nowMs() >= r->respawn_at && !Runner_spawn(r)) {
       char why[300];
       snprintf(why, sizeof why, "cannot start the worker (%.200s): %s", r->exe, strerror(errno));
@@ -466,9 +454,5 @@ bool Runner_poll(Runner *r, RunnerEvent *ev) {
     if (r->from_fd < 0 || r->drained || !r->armed || r->state == W_CANCELLING)
       Runner_checkDeadline(r);
   }
-  if (r->nevents == 0) return false;
-  *ev = r->events[0];
-  memmove(r->events, r->events + 1, sizeof(RunnerEvent) * (size_t)(r->nevents - 1));
-  r->nevents--;
-  return true;
+  return RunnerEvents_take(&r->events, ev);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/runner_events.h"
 #include "common/util.h"
 
 typedef struct PoolSlot {
@@ -33,8 +34,7 @@ struct RunnerPool {
   int head, tail;
   int answered;
   int devices; /* GPUs the machine has, as the workers' hello said (0: not said) */
-  RunnerEvent *pending; /* the pool's own events, said before the workers' */
-  int npending;
+  RunnerEvents pending; /* the pool's own events, said before the workers' */
 };
 
 int RunnerPool_parseDevices(const char *spec, int *indices, bool *all, char *err, size_t errsize) {
@@ -92,9 +92,7 @@ void RunnerPool_free(RunnerPool *p) {
   if (!p) return;
   for (int i = 0; i < p->nslots; i++)
     if (!p->slots[i].dropped) Runner_free(p->slots[i].r);
-  for (int i = 0; i < p->npending; i++)
-    if (p->pending[i].kind == RUNNER_RECORD) Record_free(&p->pending[i].record);
-  free(p->pending);
+  RunnerEvents_free(&p->pending);
   free(p->entries);
   free(p->queue);
   free(p->exe);
@@ -104,13 +102,7 @@ void RunnerPool_free(RunnerPool *p) {
 bool RunnerPool_isPool(const RunnerPool *p) { return p->pool; }
 
 static RunnerEvent *Pool_push(RunnerPool *p, RunnerEventKind kind) {
-  p->pending = Util_xrealloc(p->pending, sizeof *p->pending * (size_t)(p->npending + 1));
-  RunnerEvent *ev = &p->pending[p->npending++];
-  memset(ev, 0, sizeof *ev);
-  ev->kind = kind;
-  ev->done = p->answered;
-  ev->total = p->n;
-  return ev;
+  return RunnerEvents_push(&p->pending, kind, p->answered, p->n);
 }
 
 static void Pool_say(RunnerPool *p, RunnerEventKind kind, const char *fmt, ...) {
@@ -294,11 +286,7 @@ static bool Pool_idle(const RunnerPool *p) {
 bool RunnerPool_poll(RunnerPool *p, RunnerEvent *ev) {
   if (!p->pool) return Runner_poll(p->slots[0].r, ev);
   for (;;) {
-    if (p->npending > 0) {
-      *ev = p->pending[0];
-      memmove(p->pending, p->pending + 1, sizeof *p->pending * (size_t)--p->npending);
-      return true;
-    }
+    if (RunnerEvents_take(&p->pending, ev)) return true;
     bool got = false;
     for (int k = 0; k < p->nslots && !got; k++) {
       int i = (p->next_slot + k) % p->nslots;
@@ -368,7 +356,7 @@ void RunnerPool_wait(const RunnerPool *p, int max_ms) {
     Runner_wait(p->slots[0].r, max_ms);
     return;
   }
-  if (p->npending > 0) return;
+  if (p->pending.n > 0) return;
   struct pollfd fds[RUNNER_POOL_MAX];
   int nfds = 0, timeout = max_ms;
   for (int i = 0; i < p->nslots; i++) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "bench/runner.h"
+#include "bench/runner_events.h"
 
 typedef enum { W_NONE, W_STARTING, W_IDLE, W_BUSY, W_CANCELLING } WorkerState;
 
@@ -46,8 +47,7 @@ struct Runner {
   char no_gpu_why[512];     /* the worker's words, repeated to every later run */
   DeviceInfo device;
   /* Events not yet taken by Runner_poll. */
-  RunnerEvent *events;
-  int nevents, cap_events;
+  RunnerEvents events;
 };
 
 /* runner.c */
