@@ -193,37 +193,40 @@ static ExprId Parser_unary(Parser *ps) {
   return e;
 }
 
-static ExprId Parser_mul(Parser *ps) {
-  ExprId a = Parser_unary(ps);
+typedef struct BinaryOp {
+  const char *tok;
+  ExprOp op;
+} BinaryOp;
+
+/* One left-associative level of binary operators: operands parsed by next, joined by any of
+ * ops (tried in order). */
+static ExprId Parser_binary(Parser *ps, ExprId (*next)(Parser *), const BinaryOp *ops, int nops) {
+  ExprId a = next(ps);
   while (a >= 0) {
-    ExprOp op;
-    if (Parser_accept(ps, "*")) op = OP_MUL;
-    else if (Parser_accept(ps, "/")) op = OP_DIV;
-    else if (Parser_accept(ps, "%")) op = OP_MOD;
-    else break;
-    ExprId b = Parser_unary(ps);
-    a = b < 0 ? -1 : Parser_node(ps, op, a, b, -1, 0);
+    int k = 0;
+    while (k < nops && !Parser_accept(ps, ops[k].tok)) k++;
+    if (k == nops) break;
+    ExprId b = next(ps);
+    a = b < 0 ? -1 : Parser_node(ps, ops[k].op, a, b, -1, 0);
   }
   return a;
+}
+
+static ExprId Parser_mul(Parser *ps) {
+  static const BinaryOp ops[] = {{"*", OP_MUL}, {"/", OP_DIV}, {"%", OP_MOD}};
+  return Parser_binary(ps, Parser_unary, ops, (int)(sizeof ops / sizeof *ops));
 }
 
 static ExprId Parser_add(Parser *ps) {
-  ExprId a = Parser_mul(ps);
-  while (a >= 0) {
-    ExprOp op;
-    if (Parser_accept(ps, "+")) op = OP_ADD;
-    else if (Parser_accept(ps, "-")) op = OP_SUB;
-    else break;
-    ExprId b = Parser_mul(ps);
-    a = b < 0 ? -1 : Parser_node(ps, op, a, b, -1, 0);
-  }
-  return a;
+  static const BinaryOp ops[] = {{"+", OP_ADD}, {"-", OP_SUB}};
+  return Parser_binary(ps, Parser_mul, ops, (int)(sizeof ops / sizeof *ops));
 }
 
+/* Not Parser_binary: after == or != a quoted word may stand for a knob's word value. */
 static ExprId Parser_cmp(Parser *ps) {
   ExprId a = Parser_add(ps);
   while (a >= 0) {
-    static const struct { const char *tok; ExprOp op; } ops[] = {
+    static const BinaryOp ops[] = {
       {"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE}, {"<", OP_LT}, {">", OP_GT}};
     int k = -1;
     for (int i = 0; i < 6 && k < 0; i++)
@@ -241,21 +244,13 @@ static ExprId Parser_cmp(Parser *ps) {
 }
 
 static ExprId Parser_and(Parser *ps) {
-  ExprId a = Parser_cmp(ps);
-  while (a >= 0 && Parser_accept(ps, "&&")) {
-    ExprId b = Parser_cmp(ps);
-    a = b < 0 ? -1 : Parser_node(ps, OP_AND, a, b, -1, 0);
-  }
-  return a;
+  static const BinaryOp ops[] = {{"&&", OP_AND}};
+  return Parser_binary(ps, Parser_cmp, ops, (int)(sizeof ops / sizeof *ops));
 }
 
 static ExprId Parser_or(Parser *ps) {
-  ExprId a = Parser_and(ps);
-  while (a >= 0 && Parser_accept(ps, "||")) {
-    ExprId b = Parser_and(ps);
-    a = b < 0 ? -1 : Parser_node(ps, OP_OR, a, b, -1, 0);
-  }
-  return a;
+  static const BinaryOp ops[] = {{"||", OP_OR}};
+  return Parser_binary(ps, Parser_and, ops, (int)(sizeof ops / sizeof *ops));
 }
 
 static ExprId Parser_expr(Parser *ps) {
