@@ -8,29 +8,19 @@ require_gpu
 command -v tmux > /dev/null || { echo "SKIP gpu_tui: tmux not installed"; exit 77; }
 export XDG_DATA_HOME="$OUTDIR/tui-data" BENCHTOP_EXAMPLES=/nonexistent
 rm -rf "$XDG_DATA_HOME"
-T="tmux -L benchtop-gpu-tui"
-$T kill-server 2> /dev/null
 S="$OUTDIR/tui-session.json" # a new file: an empty session that autosaves there
 rm -f "$S"
-$T new-session -d -s t -x 160 -y 45 "$BT $S 2> $OUTDIR/tui-stderr.txt; echo EXITED \$? > $OUTDIR/tui-exit"
-snap() { $T capture-pane -p -t t > "$OUTDIR/tui-$1.txt"; }
-keys() { for k in "$@"; do $T send-keys -t t "$k"; sleep 0.15; done; }
+tui_start tui 160 45 "$BT $S 2> $OUTDIR/tui-stderr.txt; echo EXITED \$? > $OUTDIR/tui-exit"
 sleep 1.5
 keys 1 j j Space j j Space Space 2 j j Space Space
 snap checked
-keys r
-for _ in $(seq 1 120); do
-  sleep 1
-  snap running
-  grep -q "6 records\|Results 6" "$OUTDIR/tui-running.txt" && grep -q "idle" "$OUTDIR/tui-running.txt" && break
-done
-snap results
+run_until_idle "6 records\|Results 6"
 keys 3 g Space j Space c
 sleep 0.5
 snap compare
 keys Escape q
 sleep 1
-$T kill-server 2> /dev/null
+tui_stop
 cat "$OUTDIR/tui-results.txt"
 cat "$OUTDIR/tui-compare.txt"
 echo "autosaved: $S; exit: $(cat "$OUTDIR/tui-exit" 2> /dev/null)"

@@ -10,17 +10,9 @@ require_gpu
 command -v tmux > /dev/null || { echo "SKIP gpu_tui_user_kernel: tmux not installed"; exit 77; }
 KDIR=$(cd "$HERE/../../examples/kernels" && pwd)
 export XDG_DATA_HOME="$OUTDIR/tuik-data" XDG_CONFIG_HOME="$OUTDIR/tuik-config" BENCHTOP_EXAMPLES=/nonexistent
-T="tmux -L benchtop-gpu-tuik"
-$T kill-server 2> /dev/null
 S="$OUTDIR/tuik-session.json"
 rm -f "$S"
-$T new-session -d -s t -x 160 -y 45 "$BT --kernels $KDIR $S 2> $OUTDIR/tuik-stderr.txt; echo EXITED \$? > $OUTDIR/tuik-exit"
-snap() { $T capture-pane -p -t t > "$OUTDIR/tuik-$1.txt"; }
-keys() { for k in "$@"; do $T send-keys -t t "$k"; sleep 0.15; done; }
-wait_screen() { # REGEX SECONDS NAME
-  for _ in $(seq 1 $(( $2 * 5 ))); do snap "$3"; grep -Eq -- "$1" "$OUTDIR/tuik-$3.txt" && return 0; sleep 0.2; done
-  echo "FAIL gpu_tui_user_kernel: no /$1/ on the screen"; cat "$OUTDIR/tuik-$3.txt"; $T kill-server; exit 1
-}
+tui_start tuik 160 45 "$BT --kernels $KDIR $S 2> $OUTDIR/tuik-stderr.txt; echo EXITED \$? > $OUTDIR/tuik-exit"
 wait_screen 'Variants [0-9]+/' 10 start
 wait_screen '\] tiles ' 10 found
 # tiles' row in the Variants panel (the cursor starts on the first row).
@@ -35,16 +27,10 @@ keys h Enter Space
 keys 2 j j Space
 wait_screen '\[x\] tiles +warps=3' 5 checked
 wait_screen '\[x\] 2x8x512x64 ' 5 checked
-keys r
-for _ in $(seq 1 120); do
-  sleep 1
-  snap running
-  grep -q "Results 1" "$OUTDIR/tuik-running.txt" && grep -q "idle" "$OUTDIR/tuik-running.txt" && break
-done
-snap results
+run_until_idle "Results 1"
 keys q
 sleep 1
-$T kill-server 2> /dev/null
+tui_stop
 cat "$OUTDIR/tuik-results.txt"
 [ -f "$S" ] || { echo "FAIL gpu_tui_user_kernel: no autosaved session"; exit 1; }
 python3 - "$S" "$KDIR/tiles.cu" <<'PY'
