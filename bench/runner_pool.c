@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench/runner_events.h"
+#include "common/text.h"
 #include "common/util.h"
 
 typedef struct PoolSlot {
@@ -109,7 +110,7 @@ static void Pool_say(RunnerPool *p, RunnerEventKind kind, const char *fmt, ...) 
   RunnerEvent *ev = Pool_push(p, kind);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ev->message, sizeof ev->message, fmt, ap);
+  Text_vformat(ev->message, sizeof ev->message, fmt, ap); /* quotes GPU names and workers */
   va_end(ap);
 }
 
