@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "bench/plan.h"
+#include "cmd/bundle.h"
+#include "cmd/bundle_archive.h"
 #include "cmd/run_loop.h"
 #include "cmd/commands.h"
 #include "common/text.h"
@@ -33,7 +35,8 @@ static const CommandOption replay_options[] = {
 };
 
 static const CommandArg replay_args[] = {
-  {"SESSION.json", "the session whose plan is re-run (only read)", NULL, CMD_COMPLETE_SESSION, 0},
+  {"SESSION.json|BUNDLE", "the session whose plan is re-run (only read), or a bundle "
+   "(benchtop bundle) whose own kernel sources are run", NULL, CMD_COMPLETE_FILE, 0},
 };
 
 /* The plan to re-run: the recorded one with a fresh seed and the recorded options where the
@@ -59,6 +62,9 @@ static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
   return false;
 }
 
+static int Replay_session(const CommandArgs *a, const char *in, const BundleOpened *bundle,
+                          RunOutput *outp, double fail_above, OutputFormat fmt);
+
 static int Replay_exec(const CommandArgs *a) {
   Command_kernelDirs(a, REPLAY_KERNELS);
   RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL};
@@ -67,10 +73,34 @@ static int Replay_exec(const CommandArgs *a) {
   const char *in = a->pos[0];
   if (out.path && !out.path[0]) return Command_usageError(&Cmd_replay, "-o needs a file name");
   out.not_this = in; /* never written: not by this name, a link, or another path to it */
-  Session old;
+  BundleOpened bundle = {0};
+  char err[1024];
+  if (BundleArchive_looksLike(in)) {
+    if (CommandArgs_has(a, REPLAY_KERNELS))
+      return Command_usageError(&Cmd_replay, "a bundle runs its own kernels: --kernels cannot be given with one");
+    if (!Bundle_open(in, &bundle, err, sizeof err)) {
+      fprintf(stderr, "benchtop replay: ");
+      Text_print(stderr, err);
+      fputc('\n', stderr);
+      Bundle_close(&bundle);
+      return BT_EXIT_FAILED;
+    }
+  }
+  int rc = Replay_session(a, in, bundle.dir[0] ? &bundle : NULL, &out, fail_above, fmt);
+  Bundle_close(&bundle);
+  return rc;
+}
+
+/* Replays the session at in (a bundle's: its session, and only the variants it holds). */
+static int Replay_session(const CommandArgs *a, const char *in, const BundleOpened *bundle,
+                          RunOutput *outp, double fail_above, OutputFormat fmt) {
+  RunOutput out = *outp;
   char err[512];
-  if (!Session_load(in, &old, err, sizeof err)) {
-    fprintf(stderr, "benchtop replay: %s\n", err);
+  Session old;
+  if (!Session_load(bundle ? bundle->session_path : in, &old, err, sizeof err)) {
+    fprintf(stderr, "benchtop replay: ");
+    Text_print(stderr, err);
+    fputc('\n', stderr);
     return BT_EXIT_FAILED;
   }
   if (old.plan.nvariants == 0) {
@@ -83,6 +113,7 @@ static int Replay_exec(const CommandArgs *a) {
     Text_print(stderr, old.note);
     fputc('\n', stderr);
   }
+  if (bundle) ReplayBundle_keepBundled(&old.plan, bundle, in);
   Plan plan;
   if (!Replay_plan(&old, in, &plan)) {
     Plan_free(&plan);
@@ -118,6 +149,9 @@ static int Replay_exec(const CommandArgs *a) {
     DiffSummary sum;
     Diff_print(stdout, &old, &now, &o, fmt, &sum);
     if (sum.regressions > 0 && rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
+    FILE *said = fmt == FMT_TABLE || fmt == FMT_MD ? stdout : stderr; /* JSON, CSV: stdout is data */
+    ReplayBundle_devices(said, &old, &now);
+    if (bundle && !ReplayBundle_checkSources(said, bundle, &now) && rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
   }
   Session_free(&now);
   Session_free(&old);

@@ -9,7 +9,7 @@
 # support; without it, a viewer build (sessions, show, diff, the TUI; running needs a GPU build).
 set -u
 cd "$(dirname "$0")/.."
-BUILD_PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev python3"
+BUILD_PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev libarchive-dev python3"
 TEST_PKGS="tmux clang libclang-rt-14-dev procps man-db zsh"
 
 install_missing() { # packages...

@@ -22,6 +22,40 @@ def latency(knobs):
             t *= 1.0 + 0.3 * (zlib.crc32(kv.encode()) % 1000) / 1000.0
     return t
 
+# FAKE_SOURCES=1: each record's source hash and path as the real worker makes them (FNV-1a over
+# the .cu, then the shared headers: kernels/jit_source.c), the file found on the kernel path this
+# worker inherits: VARIANT.cu in the user's folders (the last one wins), else the built-in from
+# BENCHTOP_KERNEL_DIR or, as the embedded copy, the source tree's kernels/.
+SOURCES = os.environ.get("FAKE_SOURCES", "") == "1"
+TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels")
+HEADERS = ["attn_params.h", "common.cuh", "sm80.cuh", "hopper.cuh", "fa3_tile.cuh", "fa3_consumer.cuh"]
+
+def fnv(data, seed):
+    h = 1469598103934665603 ^ seed
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+def builtin(name):
+    d = os.environ.get("BENCHTOP_KERNEL_DIR", "")
+    if d and os.path.lexists(os.path.join(d, name)):
+        return os.path.join(d, name)
+    return os.path.join(TREE, name)
+
+def source_of(variant):
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.environ.get("HOME", "/"), ".config")
+    dirs = [os.path.join(config, "benchtop", "kernels")]
+    for env in ("BENCHTOP_KERNEL_PATH", "BENCHTOP_EXTRA_KERNELS"):
+        dirs += [d for d in os.environ.get(env, "").split(":") if d]
+    path, shown = builtin(variant + ".cu"), variant + ".cu"
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, variant + ".cu")):
+            path = shown = os.path.join(d, variant + ".cu")
+    h = fnv(open(path, "rb").read(), 0)
+    for hdr in HEADERS:
+        h = fnv(open(builtin(hdr), "rb").read(), h)
+    return "%016x" % h, shown
+
 def send(msg):
     sys.stdout.write(json.dumps(msg) + "\n")
     sys.stdout.flush()
@@ -143,4 +177,6 @@ for line in sys.stdin:
            "error": {"checked": True, "max_abs": 1e-3, "rel_l2": 2.7e-4, "tolerance": 2e-3,
                      "nan_count": 0, "inf_count": 0, "unwritten": 0},
            "metrics": metrics, "metric_passes": 2 if metrics else -1, "kernels": kernels, "occupancy_theoretical": 12.5}
+    if SOURCES:
+        rec["build"]["source_hash"], rec["build"]["source_path"] = source_of(req["variant"])
     send({"type": "record", "id": req["id"], "record": rec})
