@@ -152,8 +152,8 @@ void Leaderboard_print(FILE *out, OutputFormat fmt, const Leaderboard *b, const 
       } else if (fmt == FMT_MD) {
         fprintf(out, "| %s ", v);
       } else {
-        fprintf(out, c == LB_P50 || c == LB_SESSIONS ? "%*s%s" : "%-*s%s", width[c], v,
-                c + 1 < LB_NCOLS ? "  " : "");
+        if (c + 1 == LB_NCOLS) fputs(v, out); /* no padding at the end of a line */
+        else fprintf(out, c == LB_P50 || c == LB_SESSIONS ? "%*s  " : "%-*s  ", width[c], v);
       }
     }
     fprintf(out, fmt == FMT_MD ? "|\n" : "\n");

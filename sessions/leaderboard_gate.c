@@ -69,7 +69,12 @@ void Leaderboard_gate(FILE *out, const Session *sessions, int n, int newest, dou
                                                          : c.ratio > 1.0 + regress_pct / 100.0));
     g->improved += improved;
     g->regressed += regressed;
-    snprintf(line, sizeof line, "%s: %s against the best before (%s)%s%s", key, change,
+    char shape[96], opts[64];
+    Shape_format(&now->shape, shape, sizeof shape);
+    Leaderboard_options(now, opts, sizeof opts);
+    snprintf(line, sizeof line, "%s %s %s (%s) on %s: %s against the best before (%s)%s%s", now->variant,
+             now->knobs[0] ? now->knobs : "-", shape, opts,
+             now->device.name[0] ? now->device.name : s->device.name, change,
              passes ? CompareStats_verdictName(c.verdict) : "status changed",
              improved ? ", improved" : "", regressed ? ", REGRESSED" : "");
     Text_print(out, line);
