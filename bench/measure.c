@@ -11,6 +11,7 @@
 
 #include "bench/buffers.h"
 #include "bench/integrity.h"
+#include "bench/l2persist.h"
 #include "bench/measure_private.h"
 #include "bench/nvml.h"
 #include "bench/tensor_maps.h"
@@ -273,9 +274,16 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   if (e->opts.event_timing && g->profiler) Profiler_disable(g->profiler);
   Measure_clocks(g, &rec->clocks, false);
   TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p};
+  L2Persist l2p; /* --l2-persist: the window is up for the timed launches only */
+  bool refused = false;
+  if (!L2Persist_begin(g, &e->opts, &x->p, x->need.elems * 2, &l2p, &refused, x->err, sizeof x->err))
+    return refused ? Measure_stop(x, REC_NA, "n/a: ", x->err) : Measure_dead(x);
   if (!Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) ||
-      !Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err))
+      !Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err) ||
+      !L2Persist_end(g, &l2p, x->err, sizeof x->err)) {
+    L2Persist_end(g, &l2p, NULL, 0); /* taken down after a failure too (a no-op when done) */
     return Measure_dead(x);
+  }
   Measure_clocks(g, &rec->clocks, true);
   if (*x->cancel && rec->timing.nsamples <= 0) { /* stopped before any timed launch */
     rec->status = REC_CANCELLED;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/l2persist.h"
 #include "common/util.h"
 
 void Plan_defaultOptions(RunOptions *o) {
@@ -16,6 +17,7 @@ void Plan_defaultOptions(RunOptions *o) {
   o->event_timing = false;
   o->seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)Util_nowMs();
   o->watchdog_s = 10.0;
+  o->l2_persist[0] = '\0'; /* off */
 }
 
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
@@ -260,6 +262,11 @@ bool Plan_check(const Plan *p, char *err, size_t errsize) {
   if (!(o->watchdog_s >= PLAN_WATCHDOG_MIN && o->watchdog_s <= PLAN_WATCHDOG_MAX)) {
     snprintf(err, errsize, "options.watchdog_s is %g: must be %d to %d seconds", o->watchdog_s,
              PLAN_WATCHDOG_MIN, PLAN_WATCHDOG_MAX);
+    return false;
+  }
+  L2PersistWhich l2p;
+  if (!L2Persist_parse(o->l2_persist, &l2p)) {
+    snprintf(err, errsize, "options.l2_persist is \"%.8s\": must be kv, q, qkv or off", o->l2_persist);
     return false;
   }
   PlanEntry *entries = NULL;

@@ -17,6 +17,7 @@ cJSON *Protocol_optionsToJson(const RunOptions *o) {
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed); /* > 2^53: keep exact */
   cJSON_AddStringToObject(j, "seed", seed);
   cJSON_AddNumberToObject(j, "watchdog_s", o->watchdog_s);
+  cJSON_AddStringToObject(j, "l2_persist", o->l2_persist);
   return j;
 }
 
@@ -32,6 +33,8 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
     o->seed = strtoull(x->valuestring, NULL, 10);
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "watchdog_s")) && cJSON_IsNumber(x))
     o->watchdog_s = x->valuedouble;
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "l2_persist")) && cJSON_IsString(x))
+    Util_strlcpy(o->l2_persist, x->valuestring, sizeof o->l2_persist); /* checked where used */
 }
 
 static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {

@@ -17,6 +17,7 @@
 #include "sessions/diff.h"
 
 enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_KERNELS,
+       REPLAY_L2_PERSIST,
        REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
@@ -32,6 +33,7 @@ static const CommandOption replay_options[] = {
                                  "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
   [REPLAY_FORMAT] = CMD_OPTION_FORMAT,
   [REPLAY_KERNELS] = CMD_OPTION_KERNELS,
+  [REPLAY_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
 };
 
 static const CommandArg replay_args[] = {
@@ -52,6 +54,7 @@ static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
   plan->opts.cold_l2 = ro->cold_l2;
   plan->opts.graph = ro->graph;
   plan->opts.event_timing = ro->event_timing;
+  Util_strlcpy(plan->opts.l2_persist, ro->l2_persist, sizeof plan->opts.l2_persist);
   if (!plan->metrics[0]) Util_strlcpy(plan->metrics, "default", sizeof plan->metrics);
   if (Plan_check(plan, err, sizeof err) &&
       (strcmp(plan->metrics, "none") == 0 || RunLoop_checkMetrics(plan->metrics, err, sizeof err)))
@@ -114,6 +117,7 @@ static int Replay_session(const CommandArgs *a, const char *in, const BundleOpen
     fputc('\n', stderr);
   }
   if (bundle) ReplayBundle_keepBundled(&old.plan, bundle, in);
+  Command_l2Persist(a, REPLAY_L2_PERSIST, &old.plan.opts); /* given: instead of the recorded one */
   Plan plan;
   if (!Replay_plan(&old, in, &plan)) {
     Plan_free(&plan);

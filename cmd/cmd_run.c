@@ -16,7 +16,9 @@
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
   RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT,
-  RUN_KERNELS, RUN_NOPTS
+  RUN_KERNELS,
+  RUN_L2_PERSIST,
+  RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -60,6 +62,7 @@ static const CommandOption run_options[] = {
                          "file) instead of appending to it"},
   [RUN_FORMAT] = CMD_OPTION_FORMAT,
   [RUN_KERNELS] = CMD_OPTION_KERNELS,
+  [RUN_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -72,6 +75,7 @@ static int Run_exec(const CommandArgs *a) {
   plan.opts.warmup = (int)CommandArgs_int(a, RUN_WARMUP, plan.opts.warmup);
   plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
   plan.opts.graph = CommandArgs_has(a, RUN_GRAPH);
+  Command_l2Persist(a, RUN_L2_PERSIST, &plan.opts);
   plan.opts.event_timing = CommandArgs_choice(a, RUN_TIMING, 0) == 1;
   plan.opts.seed = CommandArgs_uint64(a, RUN_SEED, plan.opts.seed);
   if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);

@@ -295,7 +295,9 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
-  TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_NOPTS
+  TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE,
+  TUNE_L2_PERSIST,
+  TUNE_NOPTS
 };
 
 static const CommandOption tune_options[] = {
@@ -354,6 +356,7 @@ static const CommandOption tune_options[] = {
                           "normal draw of this many percent (the leaders re-measured as tune "
                           "does; picks still judged on the recorded scores)",
                   .lo = 0, .hi = 50},
+  [TUNE_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
@@ -388,6 +391,7 @@ static int Tune_exec(const CommandArgs *a) {
   plan->opts.warmup = (int)CommandArgs_int(a, TUNE_WARMUP, plan->opts.warmup);
   plan->opts.cold_l2 = CommandArgs_has(a, TUNE_COLD_L2);
   plan->opts.graph = CommandArgs_has(a, TUNE_GRAPH);
+  Command_l2Persist(a, TUNE_L2_PERSIST, &plan->opts);
   plan->opts.event_timing = CommandArgs_choice(a, TUNE_TIMING, 0) == 1;
   plan->opts.seed = CommandArgs_uint64(a, TUNE_SEED, plan->opts.seed);
   if (CommandArgs_has(a, TUNE_WATCHDOG)) plan->opts.watchdog_s = (double)CommandArgs_int(a, TUNE_WATCHDOG, 10);

@@ -173,6 +173,13 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
   {.name = "timing", .value = CMD_CHOICE, .arg = "CLOCK",                                 \
    .help = "time by kernel timestamps or by CUDA events around each launch",               \
    .choices = "kernel|events"}
+/* --l2-persist: a persisting L2 window over input tensors while timed (bench/l2persist.h);
+ * Command_l2Persist copies the word into the options. */
+#define CMD_OPTION_L2_PERSIST                                                               \
+  {.name = "l2-persist", .value = CMD_CHOICE, .arg = "TENSORS",                           \
+   .help = "keep these inputs in persisting L2 lines during the timed launches",            \
+   .choices = "kv|q|qkv|off"}
+void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o);
 /* --devices: one worker per GPU of this host (bench/runner_pool.h). */
 #define CMD_OPTION_DEVICES                                                                  \
   {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \

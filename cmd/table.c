@@ -89,3 +89,10 @@ const Command Cmd_help = {
   .args = help_args, .nargs = CMD_COUNT(help_args),
   .exec = Help_exec,
 };
+
+void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o) {
+  if (!CommandArgs_has(a, opt)) return;
+  const char *w = CommandArgs_text(a, opt, "off");
+  /* "off" is stored as "": what sessions without the option say */
+  Util_strlcpy(o->l2_persist, strcmp(w, "off") == 0 ? "" : w, sizeof o->l2_persist);
+}

@@ -22,6 +22,23 @@ static void Export_summary(FILE *out, OutputFormat fmt, const Session *s) {
   fprintf(out, "%s\n", fmt == FMT_MD ? "**\n" : "");
 }
 
+/* Under a table: the records timed with a persisting L2 window (--l2-persist), which the
+ * table's columns do not show. */
+static void Export_l2PersistNote(FILE *out, OutputFormat fmt, const Record *const *recs, int n) {
+  int with = 0;
+  const char *which = "";
+  for (int i = 0; i < n; i++)
+    if (recs[i]->opts.l2_persist[0] && strcmp(recs[i]->opts.l2_persist, "off") != 0) {
+      with++;
+      which = recs[i]->opts.l2_persist;
+    }
+  if (with == 0 || (fmt != FMT_TABLE && fmt != FMT_MD)) return;
+  fprintf(out, "%s%d of %d record(s) timed with a persisting L2 window (--l2-persist ", fmt == FMT_MD ? "\n" : "",
+          with, n);
+  Text_print(out, which);
+  fprintf(out, "%s)\n", with > 1 ? ", or another tensor set" : "");
+}
+
 /* Under a table: the short knob names its labels use, once per variant. */
 static void Export_knobLegend(FILE *out, OutputFormat fmt, const Record *const *recs, int n) {
   if (fmt != FMT_TABLE && fmt != FMT_MD) return;
@@ -102,5 +119,6 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
   for (int i = 0; i < n; i++) Export_record(&x, recs[i]);
   Export_end(&x);
   Export_knobLegend(out, fmt, recs, n);
+  Export_l2PersistNote(out, fmt, recs, n);
   Export_knobSources(out, fmt, recs, n);
 }

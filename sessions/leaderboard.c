@@ -11,8 +11,9 @@
 #include "sessions/compare_stats.h"
 
 void Leaderboard_options(const Record *r, char *buf, size_t size) {
-  snprintf(buf, size, "%s%s,%s", r->opts.cold_l2 ? "cold-l2" : "warm-l2", r->opts.graph ? ",graph" : "",
-           Record_kernelClock(r) ? "kernel" : "events");
+  bool l2p = r->opts.l2_persist[0] && strcmp(r->opts.l2_persist, "off") != 0;
+  snprintf(buf, size, "%s%s,%s%s%.8s", r->opts.cold_l2 ? "cold-l2" : "warm-l2", r->opts.graph ? ",graph" : "",
+           Record_kernelClock(r) ? "kernel" : "events", l2p ? ",l2-persist=" : "", l2p ? r->opts.l2_persist : "");
 }
 
 static const DeviceInfo *Leaderboard_device(const Record *r, const Session *s) {

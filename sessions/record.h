@@ -48,6 +48,7 @@ typedef struct RunOptions {
   bool event_timing; /* time with CUDA events only, not CUPTI kernel timestamps */
   uint64_t seed;
   double watchdog_s;
+  char l2_persist[8];  /* persisting L2 window on "q", "kv", "qkv"; "off" or "" (older): none */
 } RunOptions;
 
 typedef struct Timing {

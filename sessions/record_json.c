@@ -38,6 +38,7 @@ static const JsonField Options_fields[] = {
   JSON_FIELD(RunOptions, event_timing, JF_BOOL),
   JSON_FIELD(RunOptions, seed, JF_U64STR),
   JSON_FIELD(RunOptions, watchdog_s, JF_DOUBLE),
+  JSON_FIELD(RunOptions, l2_persist, JF_STR),
 };
 
 static const JsonField Timing_fields[] = {

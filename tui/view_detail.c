@@ -356,6 +356,7 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_text(p, TH_DIM, "  reps %d  warm-up %d  cold L2 %s  graph %s  seed %llu  %s", r->opts.reps,
             r->opts.warmup, r->opts.cold_l2 ? "yes" : "no", r->opts.graph ? "yes" : "no",
             (unsigned long long)r->opts.seed, r->created);
+  if (r->opts.l2_persist[0]) Page_text(p, TH_DIM, "  l2-persist %.8s", r->opts.l2_persist);
   Page_newline(p);
 }
 
