@@ -14,6 +14,7 @@
 #if BENCHTOP_ARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
 #endif
 
 /* A file name inside the layout: letters, digits, '_', '-', '.', not starting with '.'. */
@@ -42,6 +43,7 @@ bool BundleArchive_validName(const char *name) {
   return false;
 }
 
+#if BENCHTOP_ARCHIVE
 /* The folders the layout has ("kernels", "kernels/user/mine"), with or without a final '/'. */
 static bool BundleArchive_validDir(const char *name) {
   char d[300];
@@ -53,6 +55,7 @@ static bool BundleArchive_validDir(const char *name) {
     return true;
   return Util_startsWith(d, "kernels/user/") && BundleArchive_validPart(d + 13, strlen(d + 13), false);
 }
+#endif
 
 bool BundleArchive_looksLike(const char *path) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
@@ -97,10 +100,48 @@ bool BundleArchive_extract(const char *path, const char *dir, char *err, size_t 
 
 #else
 
+/* libarchive is loaded when a bundle is first made or read, not linked: a binary carried to a
+ * machine without it (or without a library it needs) starts, and only bundles say why not.
+ * tools/build-for-gpu.sh puts libarchive.so.13 beside the binary ($ORIGIN is on its path). */
+#define LA_FUNCTIONS(X)                                                                       \
+  X(archive_entry_filetype) X(archive_entry_free) X(archive_entry_hardlink) X(archive_entry_new) \
+  X(archive_entry_pathname) X(archive_entry_set_filetype) X(archive_entry_set_mtime)          \
+  X(archive_entry_set_pathname) X(archive_entry_set_perm) X(archive_entry_set_size)           \
+  X(archive_entry_size) X(archive_entry_size_is_set) X(archive_entry_symlink)                 \
+  X(archive_error_string) X(archive_read_data) X(archive_read_free) X(archive_read_new)       \
+  X(archive_read_next_header) X(archive_read_open_fd) X(archive_read_support_filter_gzip)    \
+  X(archive_read_support_format_tar) X(archive_write_add_filter_gzip) X(archive_write_close) \
+  X(archive_write_data) X(archive_write_free) X(archive_write_header) X(archive_write_new)    \
+  X(archive_write_open_fd) X(archive_write_set_format_pax_restricted)
+#define LA_POINTER(f) __typeof__(f) *f;
+static struct {
+  LA_FUNCTIONS(LA_POINTER)
+} la;
+static char la_error[400];
+static int la_state; /* 0 not tried, 1 loaded, -1 failed (la_error says why) */
+
 bool BundleArchive_available(char *err, size_t errsize) {
-  (void)err; (void)errsize;
-  return true;
+  if (la_state == 0) {
+    /* BENCHTOP_SIMULATE_NO_LIBARCHIVE=1: a machine without it (tests) */
+    const char *name = getenv("BENCHTOP_SIMULATE_NO_LIBARCHIVE") ? "libbenchtop-simulated-missing.so.13"
+                                                                 : "libarchive.so.13";
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    la_state = h ? 1 : -1;
+    if (!h) snprintf(la_error, sizeof la_error, "cannot load libarchive (bundles need it: install "
+                     "libarchive13, or carry libarchive.so.13 beside benchtop): %s", dlerror());
+#define LA_LOAD(f)                                                                            \
+    if (la_state == 1 && !(*(void **)&la.f = dlsym(h, #f))) {                                 \
+      la_state = -1;                                                                          \
+      snprintf(la_error, sizeof la_error, "libarchive.so.13 has no %s: too old for bundles", #f); \
+    }
+    LA_FUNCTIONS(LA_LOAD)
+  }
+  if (la_state < 0) snprintf(err, errsize, "%s", la_error);
+  return la_state > 0;
 }
+/* From here on, every libarchive call goes through the loaded pointers. */
+#define LA_REDIRECT_NOTE
+#include "cmd/bundle_archive_calls.h"
 
 /* Checks what path is now: absent, or a regular file that may be replaced. */
 static bool BundleArchive_targetOk(const char *path, bool replace, char *err, size_t errsize) {
@@ -148,7 +189,8 @@ static bool BundleArchive_writeMembers(struct archive *a, const BundleMember *m,
 
 bool BundleArchive_write(const char *path, const BundleMember *m, int n, bool replace, char *err,
                          size_t errsize) {
-  if (!BundleArchive_targetOk(path, replace, err, errsize)) return false;
+  if (!BundleArchive_available(err, errsize) || !BundleArchive_targetOk(path, replace, err, errsize))
+    return false;
   char tmp[4200];
   const char *slash = strrchr(path, '/');
   if (slash) snprintf(tmp, sizeof tmp, "%.*s/.bundle-XXXXXX", (int)(slash - path), path);
@@ -257,6 +299,7 @@ static const char *BundleArchive_refuse(struct archive_entry *e, const char **re
 }
 
 bool BundleArchive_extract(const char *path, const char *dir, char *err, size_t errsize) {
+  if (!BundleArchive_available(err, errsize)) return false;
   struct archive *a = archive_read_new();
   archive_read_support_filter_gzip(a);
   archive_read_support_format_tar(a);

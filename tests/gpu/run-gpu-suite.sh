@@ -46,6 +46,9 @@ done
 for t in gpu_ladder gpu_faults gpu_cheats gpu_cache gpu_wall gpu_kill gpu_timing gpu_metrics gpu_metrics_cost gpu_tui gpu_build gpu_refuse gpu_compat gpu_floors gpu_user_kernel gpu_tui_user_kernel gpu_multi; do
   want $t && run_test $t bash "tests/gpu/$t.sh" "$BT"
 done
+for t in gpu_l2persist gpu_bundle; do
+  want $t && run_test $t bash "tests/gpu/$t.sh" "$BT"
+done
 for t in "$BUILD"/tests/cupti/*gpu*; do
   [ -f "$t" ] && [ -x "$t" ] && want "$(basename "$t")" && run_test "$(basename "$t")" "$t"
 done

@@ -121,6 +121,14 @@ done
   && ok "--force replaces it" || bad "--force"
 [ -z "$(ls -a "$T" | grep '^\.bundle-')" ] && ok "no temporary file left beside" || bad "temporary file left"
 
+# --- no libarchive on this machine: the binary starts, bundles say why ------------------------
+BENCHTOP_SIMULATE_NO_LIBARCHIVE=1 "$BT" bundle "$T/n.json" -o "$T/none.tar.gz" > "$T/out.txt" 2>&1
+[ $? -eq 1 ] && grep -q "cannot load libarchive" "$T/out.txt" && [ ! -e "$T/none.tar.gz" ] \
+  && ok "without libarchive: bundle says why" || { bad "without libarchive"; cat "$T/out.txt"; }
+(cd "$T/tmp" && BENCHTOP_SIMULATE_NO_LIBARCHIVE=1 "$BT" replay "$T/b.tar.gz" -o "$T/none.json") > "$T/out.txt" 2>&1
+[ $? -eq 1 ] && grep -q "cannot load libarchive" "$T/out.txt" && ok "without libarchive: replay of a bundle says why" || { bad "replay without libarchive"; cat "$T/out.txt"; }
+no_leftovers "replay without libarchive"
+
 # --- hostile archives --------------------------------------------------------------------------
 python3 - "$T/b.tar.gz" "$T/h" <<'PY'
 import io, os, sys, tarfile
