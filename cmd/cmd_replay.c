@@ -169,7 +169,11 @@ const Command Cmd_replay = {
                  "shapes, metrics and timing options, with fresh inputs) into a new session, "
                  "then prints the diff against the original, which is only read (-o may not "
                  "name it). The plan is checked first: options outside the command line's "
-                 "ranges and unknown variants, knobs or values are errors.",
+                 "ranges and unknown variants, knobs or values are errors. Given a bundle "
+                 "(benchtop bundle), it unpacks it into a private folder (hostile members "
+                 "refused), runs the bundle's own kernel sources and nothing of the local kernel "
+                 "path, and says which device each side ran on and whether every record ran the "
+                 "bundle's sources (docs/bundles.md).",
   .options = replay_options, .noptions = REPLAY_NOPTS,
   .args = replay_args, .nargs = CMD_COUNT(replay_args),
   .flags = CMD_NEEDS_GPU,
