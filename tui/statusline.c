@@ -40,6 +40,7 @@ static void Statusline_runOptions(const App *a, char *buf, size_t size) {
   if (o->cold_l2) ADD(" cold-L2");
   if (o->graph) ADD(" graph");
   if (o->event_timing) ADD(" events");
+  if (o->l2_persist[0]) ADD(" l2-persist %.8s", o->l2_persist);
   if (strcmp(a->run.metrics, "default") != 0) ADD(" metrics %.40s", a->run.metrics);
   if (a->run.seed_fixed) ADD(" seed %llu", (unsigned long long)o->seed);
   if (o->watchdog_s != d.watchdog_s) ADD(" watchdog %.0fs", o->watchdog_s);

@@ -22,7 +22,9 @@ typedef struct RunOptRow {
 } RunOptRow;
 
 enum { ROW_REPS, ROW_WARMUP, ROW_COLD, ROW_GRAPH, ROW_TIMING, ROW_METRICS, ROW_SEED,
-       ROW_WATCHDOG, ROW_COUNT };
+       ROW_WATCHDOG,
+       ROW_L2P,
+       ROW_COUNT };
 
 static const int RunOpts_repSteps[] = {10, 20, 50, 100, 200, 500, 1000, 2000, 5000, -1};
 static const int RunOpts_warmSteps[] = {0, 1, 5, 10, 20, 50, 100, -1};
@@ -42,7 +44,12 @@ static const RunOptRow RunOpts_rows[ROW_COUNT] = {
   [ROW_SEED] = {"seed", OPT_TEXT, 0, 0, NULL, "inputs' seed: a number, or clock (fresh per run)"},
   [ROW_WATCHDOG] = {"watchdog", OPT_INT, PLAN_WATCHDOG_MIN, PLAN_WATCHDOG_MAX, RunOpts_dogSteps,
                     "seconds before a hung kernel is killed"},
+  [ROW_L2P] = {"l2-persist", OPT_BOOL, 0, 0, NULL,
+               "inputs kept in persisting L2 lines while timed: off, kv, q, qkv (docs/bundles.md)"},
 };
+
+/* --l2-persist's words in the order Left/Right walk them ("" is off). */
+static const char *const RunOpts_l2p[] = {"", "kv", "q", "qkv"};
 
 void ViewRunOpts_init(App *a, const Plan *p) {
   RunState *r = &a->run;
@@ -66,6 +73,7 @@ static void ViewRunOpts_value(const App *a, int row, char *buf, size_t size) {
   case ROW_COLD: snprintf(buf, size, "%s", r->opts.cold_l2 ? "on" : "off"); break;
   case ROW_GRAPH: snprintf(buf, size, "%s", r->opts.graph ? "on" : "off"); break;
   case ROW_TIMING: snprintf(buf, size, "%s", r->opts.event_timing ? "events" : "kernel"); break;
+  case ROW_L2P: snprintf(buf, size, "%s", r->opts.l2_persist[0] ? r->opts.l2_persist : "off"); break;
   case ROW_METRICS: snprintf(buf, size, "%s", r->metrics); break;
   case ROW_SEED:
     if (r->seed_fixed) snprintf(buf, size, "%llu", (unsigned long long)r->opts.seed);
@@ -174,7 +182,11 @@ static void ViewRunOpts_step(App *a, int ch) {
   if (row == ROW_COLD) r->opts.cold_l2 = !r->opts.cold_l2;
   else if (row == ROW_GRAPH) r->opts.graph = !r->opts.graph;
   else if (row == ROW_TIMING) r->opts.event_timing = !r->opts.event_timing;
-  else if (o->kind == OPT_INT) {
+  else if (row == ROW_L2P) {
+    int i = 0;
+    while (i < 4 && strcmp(RunOpts_l2p[i], r->opts.l2_persist) != 0) i++;
+    Util_strlcpy(r->opts.l2_persist, RunOpts_l2p[((i % 4) + (up ? 1 : 3)) % 4], sizeof r->opts.l2_persist);
+  } else if (o->kind == OPT_INT) {
     int now = row == ROW_REPS ? r->opts.reps : row == ROW_WARMUP ? r->opts.warmup
                                                                   : (int)r->opts.watchdog_s;
     int next = now, n = 0;
