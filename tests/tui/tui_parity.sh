@@ -92,7 +92,8 @@ keys C-u; keys -l 37; keys Enter; wait_gone 'reps: '
 keys j j Space; wait_for 'next: reps 37 cold-L2'
 keys j j j j Enter C-u; keys -l 4242; keys Enter; wait_for 'seed 4242'
 keys k Enter C-u; keys -l 'default,bogus name'; keys Enter; wait_for 'not a metric name'
-keys Escape Escape; wait_gone 'Run options'
+keys Escape; keys j j j l; wait_for 'l2-persist kv'
+keys Escape; wait_gone 'Run options'
 keys 1 g Space 2 g Space; wait_for 'Variants 1/'
 keys r; wait_for 'run finished: 1 records'
 keys F10; wait_for '^EXIT=0'
@@ -103,5 +104,8 @@ o = r["options"]
 print(o["reps"], o["cold_l2"], o["seed"], r["variant"])')
 [ "$last" = "37 True 4242 naive" ] || fail "the run's record has options '$last', not '37 True 4242 naive'"
 step "run options in the next record: reps 37, cold L2, seed 4242"
+l2p=$("$BT" show "$SESSION" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"][-1]["options"].get("l2_persist"))')
+[ "$l2p" = kv ] || fail "the run's record has l2_persist '$l2p', not 'kv'"
+step "run options: l2-persist kv in the next record"
 no_sanitizer_report
 echo PASS
