@@ -1,5 +1,6 @@
 /* The tune engine's search (bench/tune.h); ranking and summaries are in tune_rank.c. */
 #include "bench/tune.h"
+#include "bench/l2persist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -450,8 +451,9 @@ int Tuner_tunedEntries(const Tuner *t, const Session *s, TunedEntry **out) {
   for (int i = 0; i < t->npairs; i++) {
     const TunePair *p = &t->pairs[i];
     char now[20];
-    /* An edit during the tune: the measurements belong to neither source, so none is kept. */
-    if (!p->live || !p->source_hash[0] || !Jit_sourceHash(p->v, now, sizeof now) ||
+    /* An edit during the tune: the measurements belong to neither source, so none is kept. A
+     * persisting L2 window is not what a later run without it sees: not kept either. */
+    if (L2Persist_on(&t->req.plan.opts) || !p->live || !p->source_hash[0] || !Jit_sourceHash(p->v, now, sizeof now) ||
         strcmp(now, p->source_hash) != 0)
       continue;
     TunedEntry *k = &keys[n++];

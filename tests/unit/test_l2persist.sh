@@ -41,6 +41,8 @@ PY
 FAKE_TUNE=1 "$BT" tune -v mma -s 2x8x512x64 --budget 3 --l2-persist q --metrics none -o "$T/tune.json" > /dev/null 2>&1
 python3 -c 'import json,sys; rs=json.load(open(sys.argv[1]))["records"]; sys.exit(0 if rs and all(r["options"].get("l2_persist")=="q" for r in rs) else 1)' "$T/tune.json" \
   && ok "tune --l2-persist q: every record" || bad "tune"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])) if __import__("os").path.exists(sys.argv[1]) else {}; sys.exit(1 if "2x8x512x64" in json.dumps(t) else 0)' "$BENCHTOP_TUNED_TABLE" \
+  && ok "tune --l2-persist: nothing goes into the tuned table" || bad "tuned table took an l2-persist winner"
 
 "$BT" best "$T/kv.json" "$T/off.json" > "$T/out.txt" 2>&1
 [ "$(grep -c '^mma ' "$T/out.txt")" = 2 ] && grep -q "l2-persist=kv" "$T/out.txt" && ok "best: kv and off are two configurations" || { bad "best"; cat "$T/out.txt"; }
