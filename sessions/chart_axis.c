@@ -49,6 +49,8 @@ void Chart_fitAxes(Chart *c) {
   /* A sweep's x is log only on a shape axis (set by its builder), and only with range. */
   Chart_fitAxis(c, &c->x, false, c->kind == CHART_SWEEP && c->x.log);
   Chart_fitAxis(c, &c->y, true, auto_log);
+  /* Room above the roofline's ceilings for their names. */
+  if (c->kind == CHART_ROOFLINE && c->y.log) c->y.hi *= 2.5;
 }
 
 double Chart_position(const ChartAxis *a, double v) {

@@ -115,21 +115,42 @@ static void Grid_axes(ChartGrid *g, const Chart *c, bool ascii) {
   Grid_text(g, g->plot_x, ay + 2, g->cols, axes, -1, CELL_TICK);
 }
 
-/* A ceiling's name above its right end (inside the plot), so it reads without colour. */
+/* Whether text of len cells fits at (x, y) inside the plot over nothing but blanks. */
+static bool Grid_free(ChartGrid *g, int x, int y, int len) {
+  if (y < g->plot_y || y >= g->plot_y + g->plot_h || x < g->plot_x || x + len > g->cols) return false;
+  for (int i = 0; i < len; i++) {
+    const ChartCell *cell = Grid_at(g, x + i, y);
+    if (!cell || cell->role != CELL_BLANK) return false;
+  }
+  return true;
+}
+
+/* A ceiling's name beside it, so it reads without colour: a flat one's above (else below) its
+ * right end, a sloped one's under its middle. Left out where there is no room. */
 static void Grid_ceilingLabel(ChartGrid *g, const Chart *c, const ChartSeries *s, int series) {
   if (s->npoints < 2) return;
-  const ChartPoint *end = &s->points[s->npoints - 1];
-  double dx, dy;
-  if (!Grid_dot(g, c, end->x, end->y, 1, 1, &dx, &dy)) return;
-  int len = (int)strlen(s->name), x = g->plot_x + (int)dx - len + 1, y = g->plot_y + (int)dy - 1;
-  if (y < g->plot_y) y = g->plot_y + (int)dy + 1;
+  const ChartPoint *a = &s->points[0], *b = &s->points[s->npoints - 1];
+  double ax, ay, bx, by;
+  if (!Grid_dot(g, c, a->x, a->y, 1, 1, &ax, &ay) || !Grid_dot(g, c, b->x, b->y, 1, 1, &bx, &by))
+    return;
+  int len = (int)strlen(s->name);
+  if (len > g->plot_w) len = g->plot_w;
+  bool flat = lround(ay) == lround(by);
+  int x = flat ? g->plot_x + (int)lround(bx) - len + 1 : g->plot_x + (int)lround((ax + bx) / 2);
+  int y = g->plot_y + (int)lround(flat ? by : (ay + by) / 2);
+  if (x + len > g->cols) x = g->cols - len;
   if (x < g->plot_x) x = g->plot_x;
-  if (y < g->plot_y || y >= g->plot_y + g->plot_h) return;
-  Grid_text(g, x, y, g->cols, s->name, series, CELL_CEILING);
+  const int tries[2] = {flat ? y - 1 : y + 1, flat ? y + 1 : y + 2};
+  for (int t = 0; t < 2; t++)
+    if (Grid_free(g, x, tries[t], len)) {
+      Grid_text(g, x, tries[t], x + len, s->name, series, CELL_CEILING);
+      return;
+    }
 }
 
 static void Grid_points(ChartGrid *g, const Chart *c, int si, bool marks_only) {
   const ChartSeries *s = &c->series[si];
+  if (s->style == SERIES_CEILING) return;
   for (int k = 0; k < s->npoints; k++) {
     const ChartPoint *p = &s->points[k];
     bool mark = p->flags & (CHART_PT_CURSOR | CHART_PT_MARKED | CHART_PT_WINNER);
@@ -227,10 +248,10 @@ bool ChartGrid_render(const Chart *c, int cols, int rows, bool ascii, ChartGrid 
       Grid_segment(g, c, &s->points[k], &s->points[k + 1], i, ascii,
                    s->style == SERIES_CEILING ? CELL_CEILING : CELL_LINE);
   }
-  for (int i = 0; i < c->nseries; i++)
-    if (c->series[i].style == SERIES_CEILING) Grid_ceilingLabel(g, c, &c->series[i], i);
   for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, false);
   for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, true); /* on top */
+  for (int i = 0; i < c->nseries; i++)
+    if (c->series[i].style == SERIES_CEILING) Grid_ceilingLabel(g, c, &c->series[i], i);
   int y = g->plot_y + g->plot_h + 3;
   if (note) {
     char text[300];
