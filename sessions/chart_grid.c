@@ -255,7 +255,7 @@ bool ChartGrid_render(const Chart *c, int cols, int rows, bool ascii, ChartGrid 
   int y = g->plot_y + g->plot_h + 3;
   if (note) {
     char text[300];
-    snprintf(text, sizeof text, "%s%s%d record%s left out (n/a values)", c->note,
+    snprintf(text, sizeof text, "%s%s%d record%s left out (no value here: n/a, failed, or not on this axis)", c->note,
              c->note[0] && c->skipped ? "; " : "", c->skipped, c->skipped == 1 ? "" : "s");
     if (!c->skipped) snprintf(text, sizeof text, "%s", c->note);
     Grid_text(g, 0, y++, cols, text, -1, CELL_NOTE);

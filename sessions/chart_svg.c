@@ -183,7 +183,7 @@ char *Chart_svg(const Chart *c, size_t *len_out) {
   if (c->note[0] || c->skipped) {
     Svg_add(&s, "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">", SVG_LEFT, y);
     Svg_text(&s, c->note);
-    if (c->skipped) Svg_add(&s, "%s%d records left out (n/a values)", c->note[0] ? "; " : "", c->skipped);
+    if (c->skipped) Svg_add(&s, "%s%d records left out (no value here: n/a, failed, or not on this axis)", c->note[0] ? "; " : "", c->skipped);
     Svg_add(&s, "</text>\n");
   }
   Svg_add(&s, "</g>\n</svg>\n");
