@@ -82,6 +82,7 @@ static void Grid_segment(ChartGrid *g, const Chart *c, const ChartPoint *a, cons
 /* Axes, ticks and their labels around the plotting area. */
 static void Grid_axes(ChartGrid *g, const Chart *c, bool ascii) {
   int ax = g->plot_x - 1, ay = g->plot_y + g->plot_h;
+  int sx = ascii ? 1 : 2, sy = ascii ? 1 : 4; /* ticks in the cells the dots fall in */
   for (int y = g->plot_y; y < ay; y++) Grid_put(g, ax, y, ascii ? '|' : 0x2502, -1, CELL_AXIS);
   for (int x = g->plot_x; x < g->cols; x++) Grid_put(g, x, ay, ascii ? '-' : 0x2500, -1, CELL_AXIS);
   Grid_put(g, ax, ay, ascii ? '+' : 0x2514, -1, CELL_AXIS);
@@ -89,7 +90,7 @@ static void Grid_axes(ChartGrid *g, const Chart *c, bool ascii) {
   char label[32];
   int n = Chart_ticks(&c->y, ticks, CHART_TICKS_MAX), last_y = -2;
   for (int i = n - 1; i >= 0; i--) {
-    int y = g->plot_y + (int)lround((1 - Chart_position(&c->y, ticks[i])) * (g->plot_h - 1));
+    int y = g->plot_y + (int)lround((1 - Chart_position(&c->y, ticks[i])) * (g->plot_h * sy - 1)) / sy;
     if (y < g->plot_y || y >= ay || y == last_y) continue;
     last_y = y;
     Grid_put(g, ax, y, ascii ? '+' : 0x2524, -1, CELL_AXIS);
@@ -100,7 +101,7 @@ static void Grid_axes(ChartGrid *g, const Chart *c, bool ascii) {
   n = Chart_ticks(&c->x, ticks, CHART_TICKS_MAX);
   int free_x = 0;
   for (int i = 0; i < n; i++) {
-    int x = g->plot_x + (int)lround(Chart_position(&c->x, ticks[i]) * (g->plot_w - 1));
+    int x = g->plot_x + (int)lround(Chart_position(&c->x, ticks[i]) * (g->plot_w * sx - 1)) / sx;
     if (x < g->plot_x || x >= g->cols) continue;
     Grid_put(g, x, ay, ascii ? '+' : 0x252c, -1, CELL_AXIS);
     Chart_tickLabel(ticks[i], label, sizeof label);
@@ -148,7 +149,8 @@ static void Grid_ceilingLabel(ChartGrid *g, const Chart *c, const ChartSeries *s
     }
 }
 
-static void Grid_points(ChartGrid *g, const Chart *c, int si, bool marks_only) {
+static void Grid_points(ChartGrid *g, const Chart *c, int si, bool marks_only, bool ascii) {
+  int sx = ascii ? 1 : 2, sy = ascii ? 1 : 4;
   const ChartSeries *s = &c->series[si];
   if (s->style == SERIES_CEILING) return;
   for (int k = 0; k < s->npoints; k++) {
@@ -156,8 +158,9 @@ static void Grid_points(ChartGrid *g, const Chart *c, int si, bool marks_only) {
     bool mark = p->flags & (CHART_PT_CURSOR | CHART_PT_MARKED | CHART_PT_WINNER);
     if (marks_only != mark) continue;
     double dx, dy;
-    if (!Grid_dot(g, c, p->x, p->y, 1, 1, &dx, &dy)) continue;
-    int x = g->plot_x + (int)lround(dx), y = g->plot_y + (int)lround(dy);
+    /* The cell of the dot its line passes through. */
+    if (!Grid_dot(g, c, p->x, p->y, sx, sy, &dx, &dy)) continue;
+    int x = g->plot_x + (int)lround(dx) / sx, y = g->plot_y + (int)lround(dy) / sy;
     char ch = p->flags & CHART_PT_CURSOR ? '@' : p->flags & CHART_PT_WINNER ? 'W'
               : p->flags & CHART_PT_TIED ? 'T' : Chart_marker(si);
     Grid_put(g, x, y, (uint32_t)ch, si, p->flags & CHART_PT_CURSOR ? CELL_CURSOR : CELL_POINT);
@@ -248,8 +251,8 @@ bool ChartGrid_render(const Chart *c, int cols, int rows, bool ascii, ChartGrid 
       Grid_segment(g, c, &s->points[k], &s->points[k + 1], i, ascii,
                    s->style == SERIES_CEILING ? CELL_CEILING : CELL_LINE);
   }
-  for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, false);
-  for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, true); /* on top */
+  for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, false, ascii);
+  for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, true, ascii); /* on top */
   for (int i = 0; i < c->nseries; i++)
     if (c->series[i].style == SERIES_CEILING) Grid_ceilingLabel(g, c, &c->series[i], i);
   int y = g->plot_y + g->plot_h + 3;
