@@ -49,8 +49,22 @@ void Chart_fitAxes(Chart *c) {
   /* A sweep's x is log only on a shape axis (set by its builder), and only with range. */
   Chart_fitAxis(c, &c->x, false, c->kind == CHART_SWEEP && c->x.log);
   Chart_fitAxis(c, &c->y, true, auto_log);
-  /* Room above the roofline's ceilings for their names. */
-  if (c->kind == CHART_ROOFLINE && c->y.log) c->y.hi *= 2.5;
+  if (c->kind != CHART_ROOFLINE) return;
+  /* Room above the ceilings for their names; each ceiling drawn across the whole axis: the
+   * copy roof from the left edge (y = bandwidth x intensity), the flat ones to the right. */
+  if (c->y.log) c->y.hi *= 2.5;
+  for (int i = 0; i < c->nseries; i++) {
+    ChartSeries *s = &c->series[i];
+    if (s->style != SERIES_CEILING || s->npoints < 2) continue;
+    ChartPoint *first = &s->points[0], *last = &s->points[s->npoints - 1];
+    if (first->y != last->y && first->x > 0) {
+      double slope = first->y / first->x;
+      first->x = c->x.lo;
+      first->y = c->x.lo * slope;
+    } else {
+      last->x = c->x.hi;
+    }
+  }
 }
 
 double Chart_position(const ChartAxis *a, double v) {

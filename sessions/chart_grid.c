@@ -128,12 +128,19 @@ static bool Grid_free(ChartGrid *g, int x, int y, int len) {
 
 /* A ceiling's name beside it, so it reads without colour: a flat one's above (else below) its
  * right end, a sloped one's under its middle. Left out where there is no room. */
-static void Grid_ceilingLabel(ChartGrid *g, const Chart *c, const ChartSeries *s, int series) {
+static void Grid_ceilingLabel(ChartGrid *g, const Chart *c, const ChartSeries *s, int series,
+                              bool ascii) {
   if (s->npoints < 2) return;
   const ChartPoint *a = &s->points[0], *b = &s->points[s->npoints - 1];
+  int sx = ascii ? 1 : 2, sy = ascii ? 1 : 4;
   double ax, ay, bx, by;
-  if (!Grid_dot(g, c, a->x, a->y, 1, 1, &ax, &ay) || !Grid_dot(g, c, b->x, b->y, 1, 1, &bx, &by))
+  if (!Grid_dot(g, c, a->x, a->y, sx, sy, &ax, &ay) || !Grid_dot(g, c, b->x, b->y, sx, sy, &bx, &by))
     return;
+  /* In cells, as the line's dots fell. */
+  ax = (double)(lround(ax) / sx);
+  bx = (double)(lround(bx) / sx);
+  ay = (double)(lround(ay) / sy);
+  by = (double)(lround(by) / sy);
   int len = (int)strlen(s->name);
   if (len > g->plot_w) len = g->plot_w;
   bool flat = lround(ay) == lround(by);
@@ -141,10 +148,12 @@ static void Grid_ceilingLabel(ChartGrid *g, const Chart *c, const ChartSeries *s
   int y = g->plot_y + (int)lround(flat ? by : (ay + by) / 2);
   if (x + len > g->cols) x = g->cols - len;
   if (x < g->plot_x) x = g->plot_x;
-  const int tries[2] = {flat ? y - 1 : y + 1, flat ? y + 1 : y + 2};
-  for (int t = 0; t < 2; t++)
-    if (Grid_free(g, x, tries[t], len)) {
-      Grid_text(g, x, tries[t], x + len, s->name, series, CELL_CEILING);
+  /* Above or below; a sloped line's also shifted left (its lower part), where it is free. */
+  const int tries[4][2] = {{x, flat ? y - 1 : y + 1}, {x, flat ? y + 1 : y + 2},
+                           {flat ? x : x - len / 2, y + 1}, {flat ? x : x - len / 2, y + 2}};
+  for (int t = 0; t < 4; t++)
+    if (Grid_free(g, tries[t][0], tries[t][1], len)) {
+      Grid_text(g, tries[t][0], tries[t][1], tries[t][0] + len, s->name, series, CELL_CEILING);
       return;
     }
 }
@@ -254,7 +263,7 @@ bool ChartGrid_render(const Chart *c, int cols, int rows, bool ascii, ChartGrid 
   for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, false, ascii);
   for (int i = 0; i < c->nseries; i++) Grid_points(g, c, i, true, ascii); /* on top */
   for (int i = 0; i < c->nseries; i++)
-    if (c->series[i].style == SERIES_CEILING) Grid_ceilingLabel(g, c, &c->series[i], i);
+    if (c->series[i].style == SERIES_CEILING) Grid_ceilingLabel(g, c, &c->series[i], i, ascii);
   int y = g->plot_y + g->plot_h + 3;
   if (note) {
     char text[300];
