@@ -128,15 +128,19 @@ static void Svg_series(Svg *s, const SvgPlot *p, int i) {
   for (int k = 0; k < se->npoints; k++) {
     const ChartPoint *pt = &se->points[k];
     if (!Svg_xy(p, pt->x, pt->y, &x, &y)) continue;
-    bool big = pt->flags & (CHART_PT_CURSOR | CHART_PT_WINNER);
+    /* A tune's winner and tied set are marked on their own series (SERIES_POINTS), not again
+     * on the best-so-far line. */
+    unsigned flags = se->style == SERIES_POINTS ? pt->flags : pt->flags & ~(unsigned)(CHART_PT_WINNER | CHART_PT_TIED);
+    bool big = flags & (CHART_PT_CURSOR | CHART_PT_WINNER);
     Svg_add(s, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s><title>", x, y, big ? "6" : "3.5",
-            Svg_colour(i), big ? " stroke=\"#000\" stroke-width=\"1.5\"" : "");
+            flags & CHART_PT_TIED ? "none" : Svg_colour(i),
+            big ? " stroke=\"#000\" stroke-width=\"1.5\"" : flags & CHART_PT_TIED ? " stroke=\"#d62728\" stroke-width=\"2\"" : "");
     Svg_text(s, se->name);
     Svg_add(s, ": %g, %g</title></circle>\n", pt->x, pt->y);
-    if (pt->flags & (CHART_PT_WINNER | CHART_PT_MARKED | CHART_PT_CURSOR)) {
+    if (flags & (CHART_PT_WINNER | CHART_PT_TIED | CHART_PT_MARKED | CHART_PT_CURSOR)) {
       Svg_add(s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">", x + 8, y - 6, Svg_colour(i));
-      Svg_add(s, "%s", pt->flags & CHART_PT_WINNER ? "winner " : "");
-      Svg_text(s, se->name);
+      if (flags & (CHART_PT_WINNER | CHART_PT_TIED)) Svg_add(s, "%s", flags & CHART_PT_WINNER ? "winner" : "tied");
+      else Svg_text(s, se->name);
       Svg_add(s, "</text>\n");
     }
   }

@@ -2,9 +2,10 @@
 # The chart view (p) on the example plus sweep and tune records (tests/sessions/chart_fixture.py):
 # roofline, sweep and tune open by their keys, the legend counts and the cursor's coordinates are
 # the session's numbers, the highlighted point follows the cursor, a/A change the sweep's axis,
-# a resize to 60x20 and back, then NO_COLOR with the ASCII mode (no braille, no colour).
-#   tui_chart.sh BENCHTOP CHART_FIXTURE.py EXAMPLE.json
-BT=$1 FIXPY=$2 EXAMPLE=$3
+# a resize to 60x20 and back, then NO_COLOR with the ASCII mode (no braille, no colour); last,
+# 3,300 records: each move of the cursor redraws the chart within 4x the TUI's latency limit.
+#   tui_chart.sh BENCHTOP CHART_FIXTURE.py EXAMPLE.json MAKE_SESSION
+BT=$1 FIXPY=$2 EXAMPLE=$3 MAKE=$4
 . "$(dirname "$0")/lib.sh"
 SESSION="$TUI_TMP/charts.json"
 python3 "$FIXPY" "$EXAMPLE" "$SESSION" || fail "chart fixture"
@@ -90,3 +91,26 @@ keys 2; wait_for '^p50 sweep of S - '
 keys 3; wait_for 'fa3 2x8x512x64 \(6\)'
 keys Escape q; wait_for '^EXIT=0'
 step "NO_COLOR and the ASCII mode: plain ASCII, no colour, the same numbers"
+
+tui_fresh
+make_fixture "$MAKE" "$TUI_TMP/big.json" 100
+tui_start 120 40 "TERM=screen-256color LANG=C.UTF-8 '$BT' '$TUI_TMP/big.json'; echo EXIT=\$?; sleep 600"
+wait_for 'Results [0-9]+'
+keys p; wait_for '^roofline - '
+wait_for 'naive \(200\)'
+cursor_line() { screen | grep '^@ '; }
+samples=""
+for i in $(seq 1 12); do
+  before=$(cursor_line); start=$(date +%s%N)
+  keys j
+  while [ "$(cursor_line)" = "$before" ]; do
+    [ $(( ($(date +%s%N) - start) / 1000000 )) -gt 5000 ] && fail "the chart did not follow j within 5 s"
+    sleep 0.005
+  done
+  samples="$samples $(( ($(date +%s%N) - start) / 1000000 ))"
+done
+median=$(echo $samples | tr ' ' '\n' | sort -n | sed -n 6p)
+limit=$(( ${TUI_LATENCY_MS:-50} * 4 ))
+[ "$median" -le "$limit" ] || fail "chart redraw median ${median} ms over ${limit} ms ($samples)"
+keys Escape q; wait_for '^EXIT=0'
+step "3,300 records: chart redraw median ${median} ms ($samples)"
