@@ -202,6 +202,7 @@ void Command_kernelDirs(const CommandArgs *a, int opt);
 extern const Command Cmd_tui, Cmd_help, Cmd_run, Cmd_tune, Cmd_list, Cmd_show, Cmd_diff,
     Cmd_merge, Cmd_replay, Cmd_checkKernels, Cmd_new, Cmd_worker, Cmd_benchMetrics, Cmd_generate,
     Cmd_tuneTable, Cmd_bundle, Cmd_best;
+extern const Command Cmd_plot;
 /* Every command (Cmd_tui, the one without a name, first), NULL-terminated. */
 extern const Command *const Command_table[];
 const Command *Command_find(const char *name);

@@ -9,7 +9,7 @@
 #include "sessions/export.h"
 
 const Command *const Command_table[] = {
-  &Cmd_tui, &Cmd_run, &Cmd_tune, &Cmd_tuneTable, &Cmd_list, &Cmd_show, &Cmd_diff, &Cmd_merge,
+  &Cmd_tui, &Cmd_run, &Cmd_tune, &Cmd_tuneTable, &Cmd_list, &Cmd_show, &Cmd_plot, &Cmd_diff, &Cmd_merge,
   &Cmd_replay, &Cmd_bundle, &Cmd_best, &Cmd_checkKernels, &Cmd_new, &Cmd_help, &Cmd_benchMetrics, &Cmd_worker,
   &Cmd_generate, NULL,
 };

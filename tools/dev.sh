@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD_PKGS="meson ninja-build pkg-config libncurses-dev libcjson-dev libarchive-dev python3"
-TEST_PKGS="tmux clang libclang-rt-14-dev procps man-db zsh"
+TEST_PKGS="tmux clang libclang-rt-14-dev procps man-db zsh librsvg2-bin libxml2-utils"
 
 install_missing() { # packages...
   local missing=()

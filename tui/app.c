@@ -222,6 +222,7 @@ static void App_draw(App *a) {
     if ((d & DIRTY_SIDE) && a->w_side) ViewDetail_draw(a, a->w_side, true);
   } else if (d & (DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE)) {
     if (a->view == VIEW_DETAIL) ViewDetail_draw(a, a->w_body, false);
+    else if (a->view == VIEW_CHART) ViewChart_draw(a);
     else ViewCompare_draw(a);
   }
   if (d & DIRTY_KEYBAR) Keybar_draw(a);

@@ -97,6 +97,8 @@ static const KeyBinding Keys_mainBindings[] = {
    "next / previous panel (Variants, Shapes, Results)", Keys_nextPanel},
   {{'1', '2', '3'}, "1 2 3", NULL, "focus Variants, Shapes, Results", Keys_panel},
   {{'c'}, "c", "c compare", "compare the marked records side by side", Keys_compare},
+  {{'p'}, "p", "p plot", "chart the records on screen: roofline, sweep, tune (docs/charts.md)",
+   ViewChart_open},
   {{'T'}, "T", "T tune", "tune the variant under the Variants cursor on the checked shapes "
    "(a quarter of each space; winners marked W; x cancels)", Keys_tune},
   {{'q'}, "q", NULL, "quit (asks first while a run is in flight)", Keys_quit},
@@ -154,6 +156,8 @@ int Keys_chain(const App *a, const KeyTable **out, int max) {
     PUSH(ViewDetail_keys);
   } else if (a->view == VIEW_COMPARE) {
     PUSH(ViewCompare_keys);
+  } else if (a->view == VIEW_CHART) {
+    PUSH(ViewChart_keys);
   } else {
     if (a->focus == PANEL_VARIANTS) PUSH(ViewVariants_keys);
     else if (a->focus == PANEL_SHAPES) PUSH(ViewShapes_keys);
@@ -186,7 +190,7 @@ const KeyTable *const *Keys_all(int *count) {
   /* In the order the help lists them: what works everywhere first. */
   static const KeyTable *const all[] = {
     &Keys_function, &Keys_global, &Keys_main, &Keys_list, &ViewVariants_keys, &ViewKnobs_keys,
-    &ViewShapes_keys, &ViewResults_keys, &ViewColumns_keys, &ViewCompare_keys, &ViewDetail_keys,
+    &ViewShapes_keys, &ViewResults_keys, &ViewColumns_keys, &ViewCompare_keys, &ViewChart_keys, &ViewDetail_keys,
     &ViewPicker_keys, &ViewRunOpts_keys, &ViewPrompt_keys, &ViewConfirm_keys, &ViewHelp_keys,
   };
   *count = (int)(sizeof all / sizeof all[0]);

@@ -26,7 +26,7 @@
 #define TUI_MIN_ROWS 16
 
 typedef enum { PANEL_VARIANTS, PANEL_SHAPES, PANEL_RESULTS, PANEL_COUNT } PanelId;
-typedef enum { VIEW_MAIN, VIEW_DETAIL, VIEW_COMPARE } ViewId;
+typedef enum { VIEW_MAIN, VIEW_DETAIL, VIEW_COMPARE, VIEW_CHART } ViewId;
 typedef enum {
   OVERLAY_NONE, OVERLAY_HELP, OVERLAY_PICKER, OVERLAY_KNOBS, OVERLAY_RUNOPTS, OVERLAY_PROMPT,
   OVERLAY_CONFIRM, OVERLAY_COLUMNS,
@@ -151,6 +151,12 @@ typedef struct DetailView {
   ViewId back;            /* where Esc goes back to */
 } DetailView;
 
+/* The chart view (view_chart.c): which chart of the records on screen. */
+typedef struct ChartView {
+  int kind;               /* a ChartKind (sessions/chart.h) */
+  char axis[48];          /* the sweep's x axis; "" : the first that varies */
+} ChartView;
+
 typedef struct HelpView {
   int scroll;
 } HelpView;
@@ -241,6 +247,7 @@ struct App {
   ResultsView results;
   CompareView compare;
   DetailView detail;
+  ChartView chart;
   HelpView help;
   PickerView picker;
   ColumnsView columns;
@@ -413,6 +420,10 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed);
 void ViewDetail_open(App *a, ViewId back);
 void ViewCompare_open(App *a);
 void ViewCompare_draw(App *a);
+/* The chart view: roofline, sweep and tune of the records the results show (view_chart.c). */
+extern const KeyTable ViewChart_keys;
+void ViewChart_open(App *a, int ch);
+void ViewChart_draw(App *a);
 void ViewHelp_open(App *a);
 void ViewHelp_draw(App *a);
 void ViewPicker_open(App *a);
