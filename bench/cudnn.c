@@ -3,6 +3,7 @@
  * plans once per (problem, engine), each with its own workspace. */
 #include <dlfcn.h>
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ typedef struct CudnnPlan {
   int64_t workspace_bytes;
   const void *pack_ptrs[CUDNN_UIDS]; /* the pointers the variant pack was made with */
   float scale, lowest;               /* by-value tensors: the pack points at these */
+  int *seq_lens;                     /* the graph's, when padded (else NULL) */
+  bool masked;                       /* the graph selects the lowest score somewhere */
   unsigned long long used;
 } CudnnPlan;
 
@@ -125,6 +128,23 @@ static void Plan_drop(CudnnPlan *p) {
   memset(p, 0, sizeof *p);
 }
 
+static void Graph_drop(CudnnGraph *gr) {
+  if (gr->seq_lens) cudaFree(gr->seq_lens);
+  gr->seq_lens = NULL;
+  CudnnGraph_free(&api, gr);
+}
+
+/* Padded graphs read the sequence lengths from the device: B copies of S. */
+static bool Graph_seqLens(CudnnGraph *gr, char *err, size_t errsize) {
+  int *host = Util_xcalloc((size_t)gr->B, sizeof *host);
+  for (int i = 0; i < gr->B; i++) host[i] = gr->S;
+  bool ok = cudaMalloc((void **)&gr->seq_lens, sizeof *host * (size_t)gr->B) == cudaSuccess &&
+            cudaMemcpy(gr->seq_lens, host, sizeof *host * (size_t)gr->B, cudaMemcpyHostToDevice) == cudaSuccess;
+  free(host);
+  if (!ok) snprintf(err, errsize, "cannot allocate cuDNN's %d sequence lengths on the GPU", gr->B);
+  return ok;
+}
+
 static CudnnState *Cudnn_state(Gpu *g, char *err, size_t errsize) {
   if (g->cudnn) return g->cudnn;
   if (!CudnnApi_load(err, errsize)) return NULL;
@@ -153,14 +173,16 @@ static CudnnGraph *Cudnn_graph(CudnnState *st, const Shape *s, int *serial, char
   if (st->graph_serials[slot]) {
     for (int i = 0; i < CUDNN_PLANS_KEPT; i++)
       if (st->plans[i].graph_serial == st->graph_serials[slot]) Plan_drop(&st->plans[i]);
-    CudnnGraph_free(&api, &st->graphs[slot]);
+    Graph_drop(&st->graphs[slot]);
     st->graph_serials[slot] = 0;
   }
   CudnnGraph *gr = &st->graphs[slot];
   memset(gr, 0, sizeof *gr);
-  *gr = (CudnnGraph){.B = s->B, .H = s->H, .S = s->S, .D = s->D, .causal = s->causal};
-  if (!CudnnGraph_build(&api, st->handle, gr, err, errsize)) {
-    CudnnGraph_free(&api, gr);
+  *gr = (CudnnGraph){.B = s->B, .H = s->H, .S = s->S, .D = s->D, .causal = s->causal,
+                     .padded = api.version <= 91500 && s->S % 128 != 0};
+  if ((gr->padded && !Graph_seqLens(gr, err, errsize)) ||
+      !CudnnGraph_build(&api, st->handle, gr, err, errsize)) {
+    Graph_drop(gr);
     return NULL;
   }
   st->graph_serials[slot] = *serial = ++st->serial;
@@ -213,6 +235,8 @@ static bool Cudnn_makePlan(CudnnState *st, CudnnGraph *gr, int serial, int engin
     return false;
   }
   p->graph_serial = serial;
+  p->seq_lens = gr->seq_lens;
+  p->masked = gr->causal || gr->padded;
   p->engine = engine;
   p->used = ++st->clock;
   return true;
@@ -249,24 +273,31 @@ bool Cudnn_prepare(Gpu *g, const Variant *v, const KnobValues *kv, const Shape *
 
 /* The variant pack of these buffers, remade only when the pointers change. */
 static bool Plan_pack(CudnnPlan *p, const AttnParams *ap, char *err, size_t errsize) {
-  const void *ptrs[CUDNN_UIDS] = {ap->q, ap->k, ap->v, ap->o, &p->scale, &p->lowest};
+  const void *ptrs[CUDNN_UIDS] = {ap->q, ap->k, ap->v, ap->o, &p->scale, &p->lowest, p->seq_lens};
   if (p->pack && memcmp(ptrs, p->pack_ptrs, sizeof ptrs) == 0 && p->scale == ap->scale) return true;
   if (p->pack) api.unmake(p->pack);
   p->pack = NULL;
   p->scale = ap->scale;
-  p->lowest = -FLT_MAX;
+  /* the masked score: older cuDNN wants the lowest float, 9.10 on -inf (as the frontend does) */
+  p->lowest = api.version >= 91000 ? -INFINITY : -FLT_MAX;
   memcpy(p->pack_ptrs, ptrs, sizeof ptrs);
-  const int64_t uids[CUDNN_UIDS] = {CUDNN_UID_Q, CUDNN_UID_K, CUDNN_UID_V, CUDNN_UID_O,
-                                    CUDNN_UID_SCALE, CUDNN_UID_NEG};
+  /* the graph's non-virtual tensors only: the mask value when it masks, the lengths when padded */
+  int64_t uids[CUDNN_UIDS];
   void *data[CUDNN_UIDS];
-  memcpy(data, ptrs, sizeof data);
+  int64_t n = 0;
+  for (int i = 0; i < CUDNN_UIDS; i++) {
+    int64_t uid = CUDNN_UID_Q + i;
+    if ((uid == CUDNN_UID_NEG && !p->masked) || (uid == CUDNN_UID_SEQ && !p->seq_lens)) continue;
+    uids[n] = uid;
+    data[n++] = (void *)ptrs[i];
+  }
   const char *what = "making the cuDNN variant pack";
   if (!CudnnApi_check(&api, api.make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &p->pack), what, err, errsize))
     return false;
   bool ok = CudnnApi_check(&api, api.set(p->pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64,
-                                         CUDNN_UIDS, uids), what, err, errsize) &&
+                                         n, uids), what, err, errsize) &&
             CudnnApi_check(&api, api.set(p->pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
-                                         CUDNN_UIDS, data), what, err, errsize) &&
+                                         n, data), what, err, errsize) &&
             CudnnApi_check(&api, api.set(p->pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1,
                                          &p->workspace), what, err, errsize) &&
             CudnnApi_check(&api, api.finalize(p->pack), what, err, errsize);
@@ -301,7 +332,7 @@ void Cudnn_free(Gpu *g) {
   CudnnState *st = g->cudnn;
   if (!st) return;
   for (int i = 0; i < CUDNN_PLANS_KEPT; i++) Plan_drop(&st->plans[i]);
-  for (int i = 0; i < CUDNN_GRAPHS_KEPT; i++) CudnnGraph_free(&api, &st->graphs[i]);
+  for (int i = 0; i < CUDNN_GRAPHS_KEPT; i++) Graph_drop(&st->graphs[i]);
   api.destroy(st->handle);
   free(st);
   g->cudnn = NULL;

@@ -40,6 +40,11 @@ bool CudnnApi_check(const CudnnApi *a, cudnnStatus_t st, const char *what, char 
 typedef struct CudnnGraph {
   int B, H, S, D;
   bool causal;
+  /* cuDNN <= 9.15 computes wrong results for keys not a multiple of 128 without a padding mask
+   * (the cuDNN frontend works around it the same way): the graph then reads the sequence
+   * lengths from seq_lens, B int32 copies of S on the device. */
+  bool padded;
+  int *seq_lens;
   cudnnBackendDescriptor_t graph;
   cudnnBackendDescriptor_t *configs;
   int nconfigs;
@@ -49,7 +54,7 @@ typedef struct CudnnGraph {
 
 /* The unique ids of the graph's non-virtual tensors (the variant pack's order). */
 enum { CUDNN_UID_Q = 1, CUDNN_UID_K, CUDNN_UID_V, CUDNN_UID_O, CUDNN_UID_SCALE, CUDNN_UID_NEG,
-       CUDNN_UIDS = 6 };
+       CUDNN_UID_SEQ, CUDNN_UIDS = 7 };
 
 bool CudnnGraph_build(const CudnnApi *a, cudnnHandle_t h, CudnnGraph *g, char *err, size_t errsize);
 void CudnnGraph_free(const CudnnApi *a, CudnnGraph *g);

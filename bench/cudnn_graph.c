@@ -3,7 +3,9 @@
  *   S = Q K^T (matmul; K given as a [B, H, D, S] view by its strides), S = S * scale (a
  *   by-value scalar), causal: S = (row >= col) ? S : lowest (GEN_INDEX on axes 2 and 3,
  *   CMP_GE, BINARY_SELECT), softmax as max / sub / exp / sum / div, O = P V (matmul).
- * Every intermediate is a virtual fp32 tensor; no stats output (inference). */
+ * Every intermediate is a virtual fp32 tensor but P (fp16: bmm2's A operand takes the I/O type);
+ * no stats output (inference). Padded (see CudnnGraph): the GEMMs read the sequence lengths
+ * from a device tensor and a padding mask precedes the causal one. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,49 +100,86 @@ static bool B_reduce(Builder *b, cudnnReduceTensorOp_t mode, cudnnBackendDescrip
          B_final(b, *op, what);
 }
 
+/* C = A B; with seq (padded problems) the GEMM's M and N (bmm1) or M and K (bmm2) read the
+ * sequence lengths tensor, and bmm1 pads with zeros past them. */
 static bool B_matmul(Builder *b, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t bm,
-                     cudnnBackendDescriptor_t c, cudnnBackendDescriptor_t *op) {
+                     cudnnBackendDescriptor_t c, cudnnBackendDescriptor_t seq, bool second,
+                     cudnnBackendDescriptor_t *op) {
   const char *what = "describing a matmul node of the attention graph";
   cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+  double zero = 0.0;
   cudnnBackendDescriptor_t m;
+  cudnnBackendAttributeName_t other = second ? CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC
+                                             : CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC;
   return B_keep(b, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &m, what) &&
          B_set(b, m, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &prec, what) &&
+         (!seq || second || B_set(b, m, CUDNN_ATTR_MATMUL_PADDING_VALUE, CUDNN_TYPE_DOUBLE, 1, &zero, what)) &&
          B_final(b, m, what) &&
          B_keep(b, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, op, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &bm, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &m, what) &&
+         (!seq || (B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                         1, &seq, what) &&
+                   B_set(b, *op, other, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &seq, what))) &&
          B_final(b, *op, what);
 }
 
+/* The padding mask cuDNN <= 9.15 needs when the keys are not a multiple of 128 (the cuDNN
+ * frontend applies the same workaround): row < S and col < S, with S read from the seq tensor,
+ * else the lowest score. */
+static bool B_padding(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescriptor_t seq,
+                      cudnnBackendDescriptor_t neg, cudnnBackendDescriptor_t *ops, int *nops,
+                      cudnnBackendDescriptor_t *out) {
+  const CudnnGraph *g = b->g;
+  const int64_t B = g->B, H = g->H, S = g->S;
+  const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
+  cudnnBackendDescriptor_t row, col, rmask, cmask, mask, y;
+  return B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) &&
+         B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s, NULL, NULL, row, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) &&
+         B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s, NULL, NULL, col, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &rmask) &&
+         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, row, seq, NULL, rmask, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &cmask) &&
+         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, col, seq, NULL, cmask, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) &&
+         B_pointwise(b, CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, -1, rmask, cmask, NULL, mask, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &y) &&
+         B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s, neg, mask, y, &ops[(*nops)++]) &&
+         (*out = y, true);
+}
+
 /* S (fp32, virtual) = Q K^T * scale, masked when causal; the last node's output in *s. */
-static bool B_scores(Builder *b, cudnnBackendDescriptor_t *ops, int *nops, cudnnBackendDescriptor_t *s) {
+static bool B_scores(Builder *b, cudnnBackendDescriptor_t seq, cudnnBackendDescriptor_t *ops, int *nops,
+                     cudnnBackendDescriptor_t *s) {
   const CudnnGraph *g = b->g;
   const int64_t B = g->B, H = g->H, S = g->S, D = g->D;
   const int64_t io_dims[4] = {B, H, S, D}, io_str[4] = {H * S * D, S * D, D, 1};
   const int64_t kt_dims[4] = {B, H, D, S}, kt_str[4] = {H * S * D, S * D, 1, D};
   const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
   const int64_t one[4] = {1, 1, 1, 1};
-  cudnnBackendDescriptor_t q, kt, s0, scale, s1;
+  cudnnBackendDescriptor_t q, kt, s0, scale, s1, neg = NULL;
   if (!B_tensor(b, CUDNN_UID_Q, CUDNN_DATA_HALF, io_dims, io_str, false, &q) ||
       !B_tensor(b, CUDNN_UID_K, CUDNN_DATA_HALF, kt_dims, kt_str, false, &kt) ||
       !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s0) ||
-      !B_matmul(b, q, kt, s0, &ops[(*nops)++]) ||
+      !B_matmul(b, q, kt, s0, seq, false, &ops[(*nops)++]) ||
       !B_tensor(b, CUDNN_UID_SCALE, CUDNN_DATA_FLOAT, one, one, true, &scale) ||
       !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s1) ||
-      !B_pointwise(b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, -1, s0, scale, NULL, s1, &ops[(*nops)++]))
+      !B_pointwise(b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, -1, s0, scale, NULL, s1, &ops[(*nops)++]) ||
+      ((seq || g->causal) && !B_tensor(b, CUDNN_UID_NEG, CUDNN_DATA_FLOAT, one, one, true, &neg)))
     return false;
+  if (seq && !B_padding(b, s1, seq, neg, ops, nops, &s1)) return false;
   *s = s1;
   if (!g->causal) return true;
-  cudnnBackendDescriptor_t row, col, mask, neg, s2;
+  cudnnBackendDescriptor_t row, col, mask, s2;
   if (!B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) ||
       !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s1, NULL, NULL, row, &ops[(*nops)++]) ||
       !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) ||
       !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s1, NULL, NULL, col, &ops[(*nops)++]) ||
       !B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) ||
       !B_pointwise(b, CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, -1, row, col, NULL, mask, &ops[(*nops)++]) ||
-      !B_tensor(b, CUDNN_UID_NEG, CUDNN_DATA_FLOAT, one, one, true, &neg) ||
       !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s2) ||
       !B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s1, neg, mask, s2, &ops[(*nops)++]))
     return false;
@@ -149,7 +188,8 @@ static bool B_scores(Builder *b, cudnnBackendDescriptor_t *ops, int *nops, cudnn
 }
 
 /* P = softmax(S) along the keys, then O = P V. */
-static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescriptor_t *ops, int *nops) {
+static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescriptor_t seq,
+                        cudnnBackendDescriptor_t *ops, int *nops) {
   const CudnnGraph *g = b->g;
   const int64_t B = g->B, H = g->H, S = g->S, D = g->D;
   const int64_t io_dims[4] = {B, H, S, D}, io_str[4] = {H * S * D, S * D, D, 1};
@@ -164,11 +204,12 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDesc
          B_pointwise(b, CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, -1, sub, NULL, NULL, ex, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &sum) &&
          B_reduce(b, CUDNN_REDUCE_TENSOR_ADD, ex, sum, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &p) &&
+         /* P in the I/O type: the fused engine takes bmm2's A operand as fp16 */
+         B_tensor(b, 0, CUDNN_DATA_HALF, ss_dims, ss_str, false, &p) &&
          B_pointwise(b, CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, -1, ex, sum, NULL, p, &ops[(*nops)++]) &&
          B_tensor(b, CUDNN_UID_V, CUDNN_DATA_HALF, io_dims, io_str, false, &v) &&
          B_tensor(b, CUDNN_UID_O, CUDNN_DATA_HALF, io_dims, io_str, false, &o) &&
-         B_matmul(b, p, v, o, &ops[(*nops)++]);
+         B_matmul(b, p, v, o, seq, true, &ops[(*nops)++]);
 }
 
 /* The heuristics' engine configurations for the finalized graph, best first. */
@@ -201,15 +242,21 @@ static bool B_configs(Builder *b, cudnnHandle_t h) {
                                       count, &got, g->configs), what, b->err, b->errsize))
     return false;
   g->nconfigs = (int)(got < count ? got : count);
-  return true;
+  if (g->nconfigs > 0) return true;
+  snprintf(b->err, b->errsize, "cuDNN's heuristics returned none of the %lld engine configurations "
+           "they counted for this attention graph", (long long)count);
+  return false;
 }
 
 bool CudnnGraph_build(const CudnnApi *a, cudnnHandle_t h, CudnnGraph *g, char *err, size_t errsize) {
   Builder b = {.a = a, .g = g, .next_uid = 100, .err = err, .errsize = errsize};
-  cudnnBackendDescriptor_t ops[16], s;
+  cudnnBackendDescriptor_t ops[24], s, seq = NULL;
   int nops = 0;
   const char *what = "finalizing the attention operation graph";
-  if (!B_scores(&b, ops, &nops, &s) || !B_softmaxPv(&b, s, ops, &nops) ||
+  const int64_t seq_dims[4] = {g->B, 1, 1, 1}, seq_str[4] = {1, 1, 1, 1};
+  if (g->padded && !B_tensor(&b, CUDNN_UID_SEQ, CUDNN_DATA_INT32, seq_dims, seq_str, false, &seq))
+    return false;
+  if (!B_scores(&b, seq, ops, &nops, &s) || !B_softmaxPv(&b, s, seq, ops, &nops) ||
       !B_keep(&b, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, what) ||
       !B_set(&b, g->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops, what) ||
       !B_set(&b, g->graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h, what) ||
