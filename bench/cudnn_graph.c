@@ -2,10 +2,10 @@
  * frontend's sdpa node lowers to for inference):
  *   S = Q K^T (matmul; K given as a [B, H, D, S] view by its strides), S = S * scale (a
  *   by-value scalar), causal: S = (row >= col) ? S : lowest (GEN_INDEX on axes 2 and 3,
- *   CMP_GE, BINARY_SELECT), softmax as max / sub / exp / sum / div, O = P V (matmul).
- * Every intermediate is a virtual fp32 tensor but P (fp16: bmm2's A operand takes the I/O type);
- * no stats output (inference). Padded (see CudnnGraph): the GEMMs read the sequence lengths
- * from a device tensor and a padding mask precedes the causal one. */
+ *   CMP_GE, BINARY_SELECT), softmax as max / sub / exp / sum / div with the log-sum-exp stats
+ *   as a virtual output, O = P V (matmul). Every intermediate is a virtual fp32 tensor but P
+ *   (fp16: bmm2's A operand takes the I/O type). Padded (see CudnnGraph): the GEMMs read the
+ *   sequence lengths from a device tensor and a padding mask precedes the causal one. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,7 +195,7 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDesc
   const int64_t io_dims[4] = {B, H, S, D}, io_str[4] = {H * S * D, S * D, D, 1};
   const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
   const int64_t row_dims[4] = {B, H, S, 1}, row_str[4] = {H * S, S, 1, 1};
-  cudnnBackendDescriptor_t mx, sub, ex, sum, p, v, o;
+  cudnnBackendDescriptor_t mx, sub, ex, sum, lg, stats, p, v, o;
   return B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &mx) &&
          B_reduce(b, CUDNN_REDUCE_TENSOR_MAX, s, mx, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &sub) &&
@@ -204,6 +204,12 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDesc
          B_pointwise(b, CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, -1, sub, NULL, NULL, ex, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &sum) &&
          B_reduce(b, CUDNN_REDUCE_TENSOR_ADD, ex, sum, &ops[(*nops)++]) &&
+         /* the log-sum-exp stats, virtual (inference): cuDNN's pattern matcher recognises the
+          * softmax only with them, as the cuDNN frontend always builds it */
+         B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &lg) &&
+         B_pointwise(b, CUDNN_POINTWISE_LOG, CUDNN_DATA_FLOAT, -1, sum, NULL, NULL, lg, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &stats) &&
+         B_pointwise(b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, -1, mx, lg, NULL, stats, &ops[(*nops)++]) &&
          /* P in the I/O type: the fused engine takes bmm2's A operand as fp16 */
          B_tensor(b, 0, CUDNN_DATA_HALF, ss_dims, ss_str, false, &p) &&
          B_pointwise(b, CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, -1, ex, sum, NULL, p, &ops[(*nops)++]) &&
