@@ -33,9 +33,18 @@ print("%s gpu_cudnn verify: %d records, %d not passing" % ("FAIL" if bad or not 
 sys.exit(1 if bad or not recs else 0)
 PY
 
-# (2) speed against PyTorch's cuDNN SDPA kernel time, same device call
+# (2) speed against PyTorch's cuDNN SDPA kernel time, same device call. PyTorch carries its own
+# cuDNN (9.19 there; the loader path has 9.14): both sides run the same library unless
+# CUDNN_SYSTEM=1 (9.14 chose other kernels: 7 % slower at 4x16x2048x128, 8 % faster at
+# 8x16x4096x64 on an H100, 2026-11-27).
 HEAD=2x8x512x64,2x8x512x64:causal,4x16x2048x128,8x16x4096x64
-"$BT" run -v cudnn,mma,fa3 -s "$HEAD" --cold-l2 --metrics none --reps 100 --format json \
+TORCH_CUDNN=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'lib'))" 2> /dev/null)
+SPEED_ENV=()
+if [ "${CUDNN_SYSTEM:-0}" != 1 ] && [ -n "$TORCH_CUDNN" ] && [ -e "$TORCH_CUDNN/libcudnn.so.9" ]; then
+  SPEED_ENV=(env "LD_LIBRARY_PATH=$TORCH_CUDNN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  echo "speed: benchtop loads PyTorch's cuDNN from $TORCH_CUDNN"
+fi
+"${SPEED_ENV[@]}" "$BT" run -v cudnn,mma,fa3 -s "$HEAD" --cold-l2 --metrics none --reps 100 --format json \
   -o "$OUTDIR/speed.json" > "$OUTDIR/speed.out" 2>&1
 "$BT" show "$OUTDIR/speed.json" > "$OUTDIR/speed.txt" 2>&1; cat "$OUTDIR/speed.txt"
 if python3 -c "import torch, triton" 2> /dev/null; then
