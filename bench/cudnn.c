@@ -44,12 +44,19 @@ static void *Api_sym(const char *name, bool *ok) {
 const CudnnApi *CudnnApi_load(char *why, size_t whysize) {
   if (!api_tried) {
     api_tried = true;
-    api.lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
-    if (!api.lib) api.lib = dlopen("libcudnn_graph.so.9", RTLD_NOW | RTLD_LOCAL);
+    /* BENCHTOP_CUDNN_LIBRARY: this file and no other (another cuDNN, e.g. PyTorch's) */
+    const char *only = getenv("BENCHTOP_CUDNN_LIBRARY");
+    if (only && only[0]) {
+      api.lib = dlopen(only, RTLD_NOW | RTLD_LOCAL);
+    } else {
+      api.lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+      if (!api.lib) api.lib = dlopen("libcudnn_graph.so.9", RTLD_NOW | RTLD_LOCAL);
+    }
     if (!api.lib) {
       const char *e = dlerror();
-      snprintf(api_error, sizeof api_error, "cannot load libcudnn.so.9 (%s): install cuDNN 9 or "
-               "put its lib folder on LD_LIBRARY_PATH", e ? e : "not found");
+      snprintf(api_error, sizeof api_error, "cannot load %s (%s): install cuDNN 9 or put its lib "
+               "folder on LD_LIBRARY_PATH", only && only[0] ? "BENCHTOP_CUDNN_LIBRARY" : "libcudnn.so.9",
+               e ? e : "not found");
     } else {
       bool ok = true;
       /* POSIX allows converting dlsym's void * to a function pointer; ISO C does not say. */
