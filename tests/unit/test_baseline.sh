@@ -41,6 +41,11 @@ for r in rows:
 sys.exit(1 if bad else 0)
 PY
 
+# diff: B's ratio to B's cudnn record
+"$BT" diff "$T/b.json" "$T/b.json" > "$T/diff.txt" 2>&1
+grep -q "B vs cudnn" "$T/diff.txt" && grep -Eq "^naive .* 1\.[0-9][0-9]x$|^naive .* 0\.[0-9][0-9]x$" "$T/diff.txt" \
+  && ok "diff: a B vs cudnn column" || { bad "diff: no B vs cudnn column"; cat "$T/diff.txt"; }
+
 # --baseline with the baseline already in the plan: no second set of records
 "$BT" run -v cudnn,naive -s 2x8x512x64 --baseline cudnn --metrics none -o "$T/c.json" > /dev/null 2>&1
 n=$(python3 -c "import json,sys; print(sum(r['variant']=='cudnn' for r in json.load(open(sys.argv[1]))['records']))" "$T/c.json")
@@ -49,7 +54,8 @@ n=$(python3 -c "import json,sys; print(sum(r['variant']=='cudnn' for r in json.l
 # a session without a cudnn record: no column
 "$BT" run -v naive -s 2x8x512x64 --metrics none -o "$T/n.json" > /dev/null 2>&1
 "$BT" show "$T/n.json" > "$T/n.txt" 2>&1; "$BT" show "$T/n.json" -f csv > "$T/n.csv" 2>&1
-if grep -q "vs cudnn" "$T/n.txt" || grep -q "vs_cudnn" "$T/n.csv"; then bad "a column without a baseline"; else ok "no column without a baseline"; fi
+"$BT" diff "$T/n.json" "$T/n.json" > "$T/ndiff.txt" 2>&1
+if grep -q "vs cudnn" "$T/n.txt" || grep -q "vs_cudnn" "$T/n.csv" || grep -q "vs cudnn" "$T/ndiff.txt"; then bad "a column without a baseline"; else ok "no column without a baseline"; fi
 
 # an unknown baseline: one line, usage exit
 "$BT" run -v naive -s 2x8x512x64 --baseline nosuch --metrics none -o "$T/x.json" > "$T/x.out" 2> "$T/x.err"
