@@ -7,6 +7,7 @@ arch      sm_80
 # fp16 in and out, fp32 softmax and accumulation, as the fused rungs
 tolerance 2e-3
 knob engine CUDNN_ENGINE 0..7 : rank among the engine configurations cuDNN's heuristics offer (0: its first choice; ranks past the last are refused)
+refuse S == 1 : cudnn: cuDNN's fused attention does not take one query and one key (the cuDNN frontend refuses it too)
 hook   cudnn_sdpa
 */
 // Rung 10: cuDNN's fused attention forward, what PyTorch's SDPA picks first on Hopper. The
