@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/buffers.h"
+#include "bench/cudnn.h"
 #include "bench/nvml.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -248,6 +249,10 @@ bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m
   const LaunchPlan *plan;
   if (!Gpu_plan(g, v, kv, &s, &plan, err, errsize)) return false;
   for (int i = 0; i < v->nsteps; i++) {
+    if (v->steps[i].hook == HOOK_CUDNN_SDPA) { /* needs the knobs: its engine */
+      if (!Cudnn_run(g, v, kv, p, err, errsize)) return false;
+      continue;
+    }
     if (v->steps[i].hook != HOOK_NONE) {
       if (!Gpu_runHook(g, v->steps[i].hook, p, err, errsize)) return false;
       continue;
@@ -259,6 +264,7 @@ bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m
 }
 
 void Gpu_free(Gpu *g) {
+  Cudnn_free(g);
   Buffers_free(&g->buf);
   for (int i = 0; i < g->nmodules; i++) cudaLibraryUnload(g->modules[i].lib);
   free(g->modules);

@@ -55,6 +55,7 @@ typedef struct Gpu {
   Shape plan_shape;
   GpuBuffers buf;
   void *cublas;          /* cublasHandle_t, created on first use */
+  void *cudnn;           /* CudnnState * (bench/cudnn.c), created on first use */
   void *profiler;        /* Profiler *, created on first use */
   char profiler_error[320];
   bool nvml_ok;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench/buffers.h"
+#include "bench/cudnn.h"
 #include "bench/integrity.h"
 #include "bench/l2persist.h"
 #include "bench/measure_private.h"
@@ -178,7 +179,15 @@ static MeasureStep Measure_prepare(Measurement *x) {
   x->progress("compiling", x->user);
   x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
+  double built_ms = 0; /* cudnn: its plan, built once per problem and engine, timed as a compile */
+  if (Cudnn_uses(v)) {
+    bool refused;
+    x->progress("building the cuDNN plan", x->user);
+    if (!Cudnn_prepare(g, v, &e->knobs, s, &built_ms, &refused, x->err, sizeof x->err))
+      return Measure_stop(x, refused ? REC_NA : REC_ERROR, refused ? "n/a: " : "cuDNN: ", x->err);
+  }
   Measure_kernelFacts(g, v, plan, x->m, x->rec);
+  x->rec->build.compile_ms += built_ms;
   Measure_params(x, splits);
   if (!TensorMaps_fill(plan, s, &x->p, x->err, sizeof x->err))
     return Measure_stop(x, REC_ERROR, "", x->err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/cudnn.h"
 #include "cmd/commands.h"
 #include "common/gpu_build.h"
 #include "common/util.h"
@@ -42,6 +43,16 @@ static int List_none(const char *what, const char *sub) {
   return BT_EXIT_FAILED;
 }
 
+/* A variant this build or machine cannot run at all (cudnn without cuDNN): one line why. */
+static void List_unavailable(const Variant *v) {
+  char why[320];
+  for (int i = 0; i < v->nsteps; i++)
+    if (v->steps[i].hook == HOOK_CUDNN_SDPA && !Cudnn_available(why, sizeof why)) {
+      printf("           unavailable: %s\n", why);
+      return;
+    }
+}
+
 static int List_variants(const char *sub, bool names) {
   int n = 0;
   for (int i = 0; i < Registry_count(); i++) {
@@ -70,6 +81,7 @@ static int List_variants(const char *sub, bool names) {
              kd->help[0] ? "  " : "", kd->help);
     }
     if (v->nknobs == 0) printf("           no knobs\n");
+    List_unavailable(v);
   }
   return n ? BT_EXIT_OK : List_none("variant", sub);
 }

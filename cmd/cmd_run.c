@@ -18,6 +18,7 @@ enum {
   RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT,
   RUN_KERNELS,
   RUN_L2_PERSIST,
+  RUN_BASELINE,
   RUN_NOPTS
 };
 
@@ -63,6 +64,10 @@ static const CommandOption run_options[] = {
   [RUN_FORMAT] = CMD_OPTION_FORMAT,
   [RUN_KERNELS] = CMD_OPTION_KERNELS,
   [RUN_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
+  [RUN_BASELINE] = {.name = "baseline", .value = CMD_TEXT, .arg = "VARIANT",
+                    .help = "add this variant (cudnn: cuDNN's fused attention) to the plan if it "
+                            "lacks it, so every record shows its ratio to it (vs cudnn)",
+                    .complete = CMD_COMPLETE_VARIANTS},
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -81,7 +86,14 @@ static int Run_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);
   char err[512];
   int rc = BT_EXIT_USAGE;
-  if (!Plan_setVariants(&plan, CommandArgs_text(a, RUN_VARIANTS, ""), err, sizeof err) ||
+  /* --baseline: one more variant in the list (Plan_setVariants drops a duplicate) */
+  const char *variants = CommandArgs_text(a, RUN_VARIANTS, "");
+  char *with_base = CommandArgs_has(a, RUN_BASELINE) && strcmp(variants, "all") != 0
+                        ? Util_asprintf("%s,%s", variants, CommandArgs_text(a, RUN_BASELINE, ""))
+                        : NULL;
+  bool variants_ok = Plan_setVariants(&plan, with_base ? with_base : variants, err, sizeof err);
+  free(with_base);
+  if (!variants_ok ||
       !Shape_parseList(CommandArgs_text(a, RUN_SHAPES, ""), &plan.shapes, &plan.nshapes, err,
                        sizeof err)) {
     Command_usageError(&Cmd_run, "%s", err);

@@ -299,7 +299,8 @@ static bool Decl_step(DeclParser *p, const char *s, bool hook) {
   if (hook) {
     if (strcmp(st->entry, "cublas_qk") == 0) st->hook = HOOK_CUBLAS_QK;
     else if (strcmp(st->entry, "cublas_pv") == 0) st->hook = HOOK_CUBLAS_PV;
-    else return Decl_fail(p, "unknown hook '%s' (there are cublas_qk and cublas_pv)", st->entry);
+    else if (strcmp(st->entry, "cudnn_sdpa") == 0) st->hook = HOOK_CUDNN_SDPA;
+    else return Decl_fail(p, "unknown hook '%s' (there are cublas_qk, cublas_pv and cudnn_sdpa)", st->entry);
     if (!Decl_atEnd(s)) return Decl_fail(p, "a hook takes no arguments");
     p->v->nsteps++;
     return true;

@@ -1,5 +1,6 @@
 /* benchtop diff: per-record changes between two sessions, as a table, JSON, CSV or Markdown
  * (see diff.h). */
+#include "sessions/baseline.h"
 #include "sessions/diff.h"
 
 #include <math.h>
@@ -230,8 +231,10 @@ enum { D_A, D_B, D_SHAPE, D_STATUS, D_P50A, D_P50B, D_CHANGE, D_VERDICT, D_REL, 
 
 /* Table and Markdown: one row per matched pair, then the unmatched records. */
 static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, bool wide,
-                           bool same_keys) {
+                           bool same_keys, const Session *b) {
   bool md = fmt == FMT_MD;
+  /* B's records over B's cudnn record of their problem (baseline.h), when B holds one */
+  bool base = Baseline_present(b->records, b->nrecords);
   MetricColumns mc;
   Diff_metricColumns(dp, Export_briefMetrics(fmt, wide), &mc);
   const char *heads[D_NCOLS] = {same_keys ? "variant" : "A", same_keys ? "knobs" : "B", "shape",
@@ -252,10 +255,12 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     snprintf(head, sizeof head, "Δ%s", mc.col[k].label);
     Diff_cell(out, md, head, 8, false, false);
   }
+  if (base) Diff_cell(out, md, "B vs " BASELINE_VARIANT, 10, false, false);
   fputc('\n', out);
   if (md) {
     fputs("| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |", out);
     for (int k = 0; k < mc.n; k++) fputs(" ---: |", out);
+    if (base) fputs(" ---: |", out);
     fputc('\n', out);
   }
   for (int i = 0; i < dp->n; i++) {
@@ -292,6 +297,13 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
       char head[METRIC_NAME_MAX + 4];
       int hw = snprintf(head, sizeof head, "Δ%s", mc.col[k].label) - 1;
       Diff_cell(out, md, d, hw > 8 ? hw : 8, false, false);
+    }
+    if (base) {
+      char r[32];
+      double v = Baseline_ratio(p->b, b->records, b->nrecords);
+      if (isnan(v)) snprintf(r, sizeof r, "-");
+      else snprintf(r, sizeof r, "%.2fx", v);
+      Diff_cell(out, md, r, 10, false, false);
     }
     fputc('\n', out);
   }
@@ -365,7 +377,7 @@ void Diff_print(FILE *out, const Session *a, const Session *b, const DiffOptions
   if (fmt == FMT_JSON) Diff_printJson(out, &dp, o, &s);
   else if (fmt == FMT_CSV) Diff_printCsv(out, &dp);
   else {
-    Diff_printRows(out, fmt, &dp, o->wide, same_keys);
+    Diff_printRows(out, fmt, &dp, o->wide, same_keys, b);
     Diff_printSummary(out, fmt, &dp, o, &s);
   }
   fflush(out);

@@ -11,12 +11,14 @@
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/floors.h"
+#include "sessions/baseline.h"
 #include "sessions/knob_label.h"
 
 /* The base columns (metric columns follow the catalog, see MetricColumns). */
 enum {
   C_VARIANT, C_KNOBS, C_SHAPE, C_STATUS, C_P50, C_P90, C_TFLOPS, C_RELERR,
   C_FLOORX, /* p50 over the largest physical floor (floors.h) */
+  C_VS_BASE, /* p50 over the cudnn record's of the shape (baseline.h) */
   C_METRICS, /* where the metric columns go in the table and Markdown */
   C_REGS, C_SPILLS,
   C_P99, C_MIN, C_MEAN, C_EVENT_P50, C_CLOCK, C_MAXABS, C_TOL, C_SMEM, C_BOUND, C_FLOP_FLOOR, C_BYTE_FLOOR, C_LAUNCH_FLOOR, C_ACHIEVED_GBS, C_KERNELS,
@@ -44,6 +46,7 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_TFLOPS] = {"TFLOP/s", "tflops", 7, 0, false},
   [C_RELERR] = {"rel err", "rel_l2", 7, 0, false},
   [C_FLOORX] = {"x floor", "floor_x", 7, EXPORT_COL_FLOOR, false},
+  [C_VS_BASE] = {"vs " BASELINE_VARIANT, "vs_" BASELINE_VARIANT, 8, EXPORT_COL_BASELINE, false},
   [C_METRICS] = {"", "", 0, CSV_ONLY, false},
   [C_REGS] = {"regs", "regs", 4, EXPORT_COL_REGS, false},
   [C_SPILLS] = {"spill", "spill_bytes", 5, EXPORT_COL_SPILLS, false},
@@ -229,6 +232,7 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
 static bool Export_shows(int col, OutputFormat fmt, unsigned cols) {
   unsigned need = Export_columns[col].need;
   if (col == C_METRICS) return false; /* expanded by the callers */
+  if (need == EXPORT_COL_BASELINE) return (cols & need) != 0; /* CSV too: only with a baseline */
   if (fmt == FMT_CSV) return true;
   if (need == CSV_ONLY) return col == C_REASON && fmt == FMT_MD;
   return need == 0 || (need & cols);
@@ -327,6 +331,9 @@ void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *la
   x->cols = layout->cols;
   x->variant_width = layout->variant_width;
   x->knob_width = layout->knob_width;
+  x->baseline = layout->baseline;
+  x->nbaseline = layout->nbaseline;
+  if (!x->baseline) x->cols &= ~(unsigned)EXPORT_COL_BASELINE;
   unsigned cols = x->cols;
   const MetricColumns *metrics = layout->metrics;
   if (metrics && metrics->n > 0) {
@@ -407,7 +414,14 @@ void Export_record(Export *x, const Record *r) {
         Export_put(x, &d, buf, first);
       }
     if (!Export_shows(c, x->fmt, x->cols)) continue;
-    Export_cell(r, c, x->fmt, buf, sizeof buf);
+    if (c == C_VS_BASE) { /* needs the other records: not a cell of r alone */
+      double v = Baseline_ratio(r, x->baseline, x->nbaseline);
+      if (x->fmt == FMT_CSV) Export_fmtExact(buf, sizeof buf, v);
+      else if (isnan(v)) snprintf(buf, sizeof buf, "-");
+      else snprintf(buf, sizeof buf, "%.2fx", v);
+    } else {
+      Export_cell(r, c, x->fmt, buf, sizeof buf);
+    }
     ColumnDesc d = Export_desc(x, c);
     Export_put(x, &d, buf, first);
     first = false;

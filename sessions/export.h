@@ -19,6 +19,7 @@ enum {
   EXPORT_COL_SPILLS = 1u << 1,
   EXPORT_COL_FLOOR = 1u << 2, /* p50 over the physical floor (floors.h) */
   EXPORT_COL_ALL = 0x7,
+  EXPORT_COL_BASELINE = 1u << 3, /* p50 over the cudnn record's of the shape (baseline.h) */
 };
 
 /* What the columns of a table hold, fixed before its first row. */
@@ -26,6 +27,8 @@ typedef struct ExportLayout {
   unsigned cols;                /* optional base columns (EXPORT_COL_*) */
   const MetricColumns *metrics; /* NULL: none */
   int variant_width, knob_width; /* table: 0 for the defaults; labels are never cut */
+  const Record *baseline;        /* with EXPORT_COL_BASELINE: the records holding the baseline */
+  int nbaseline;
 } ExportLayout;
 
 typedef struct Export {
@@ -34,6 +37,8 @@ typedef struct Export {
   unsigned cols;
   MetricColumns metrics; /* owned copy */
   int variant_width, knob_width;
+  const Record *baseline; /* the layout's (not owned) */
+  int nbaseline;
   int rows;
   int by_status[5]; /* RecordStatus counts, for the footer */
 } Export;

@@ -6,6 +6,7 @@
 
 #include "common/text.h"
 #include "common/util.h"
+#include "sessions/baseline.h"
 #include "sessions/export.h"
 #include "sessions/knob_label.h"
 
@@ -112,6 +113,11 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
   MetricColumns mc;
   MetricColumns_collect(&mc, recs, n, Export_briefMetrics(fmt, wide));
   ExportLayout layout = {.cols = Export_columnsFor(recs, n), .metrics = &mc};
+  if (Baseline_present(s->records, s->nrecords)) { /* ratios to cudnn, over the whole session */
+    layout.cols |= EXPORT_COL_BASELINE;
+    layout.baseline = s->records;
+    layout.nbaseline = s->nrecords;
+  }
   for (int i = 0; i < n; i++) Export_fitRecord(&layout, recs[i]->variant, recs[i]->knobs);
   Export x;
   Export_begin(&x, out, fmt, &layout);

@@ -76,6 +76,10 @@ test)
   count build-asan
   meson test -C build-viewer --suite unit --suite tui --print-errorlogs --num-processes 2
   count build-viewer
+  # A GPU build without cuDNN: the cudnn variant listed as unavailable, with the reason.
+  build build-nocudnn -Dcudnn=disabled
+  meson test -C build-nocudnn baseline --print-errorlogs
+  count build-nocudnn
   if [ -x tests/fuzz/run-fuzz.sh ] && [ -x build-asan/tests/fuzz/fuzz_session ]; then
     if bash tests/fuzz/run-fuzz.sh build-asan "${FUZZ_SECONDS:-60}"; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
   fi

@@ -157,7 +157,8 @@ for line in sys.stdin:
     p50 = s[50]
     parts = {"fp8": [("quantize_fp8", 0.15), ("attn_fwd", 0.80)],
              "mma": [("attn_fwd_split", 0.85), ("combine", 0.10)],
-             "cublas": [("gemm_qk", 0.40), ("softmax", 0.15), ("gemm_pv", 0.40)]}.get(req["variant"], [("attn_fwd", 0.98)])
+             "cublas": [("gemm_qk", 0.40), ("softmax", 0.15), ("gemm_pv", 0.40)],
+             "cudnn": [("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16", 0.98)]}.get(req["variant"], [("attn_fwd", 0.98)])
     kernels = [{"name": n, "p50_us": p50 * f, "gap_before_us": None if i == 0 else p50 * 0.05 / (len(parts) - 1),
                 "share": f, "launches": 100} for i, (n, f) in enumerate(parts)]
     if req.get("opts", {}).get("graph") and len(kernels) > 1:  # a graph of runs: the gap between runs
