@@ -286,18 +286,22 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   /* Events around a launch see an enabled range profiler (~0.1 us); kernel timestamps do not. */
   if (e->opts.event_timing && g->profiler) Profiler_disable(g->profiler);
   Measure_clocks(g, &rec->clocks, false);
+  Replicates rep;
+  memset(&rep, 0, sizeof rep);
   TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p, NULL, x->need.elems, e->opts.seed,
-                x->launch_ms};
+                x->launch_ms, &rep};
   /* The verified output, kept to check the timed launches' work against. */
   bool ok = Gpu_ok(cudaMalloc(&t.good, x->need.elems * 2), "allocating the verified output copy",
                    x->err, sizeof x->err);
   if (!ok) t.good = NULL;
   ok = ok && Gpu_ok(cudaMemcpyAsync(t.good, g->buf.o, x->need.elems * 2, cudaMemcpyDeviceToDevice,
                                     g->stream), "keeping the verified output", x->err, sizeof x->err);
+  ok = ok && Replicates_prepare(g, &x->p, &e->shape, &rep, x->err, sizeof x->err);
   ok = ok && Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) &&
        Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->cheat, sizeof x->cheat,
                     x->err, sizeof x->err);
   if (t.good) cudaFree(t.good);
+  Replicates_release(&rep);
   if (!ok) return Measure_dead(x);
   Measure_clocks(g, &rec->clocks, true);
   if (*x->cancel && rec->timing.nsamples <= 0) { /* stopped before any timed launch */

@@ -14,6 +14,15 @@
 
 #define POISON_BITS 0xFFFFu /* an fp16 NaN no kernel produces by arithmetic */
 
+/* Independently allocated outputs the direct timed launches of a large shape rotate through
+ * (measure_replicates.c); o[0] is the worker's O. */
+#define MEASURE_REPLICATES 4
+typedef struct Replicates {
+  int n;                              /* 1: no rotation */
+  void *o[MEASURE_REPLICATES];        /* o[1..n-1] owned */
+  AttnParams p[MEASURE_REPLICATES];   /* the entry's parameters over each (tensor maps too) */
+} Replicates;
+
 /* One compiled variant ready to launch with its parameters. */
 typedef struct TimedRun {
   Gpu *g;
@@ -25,7 +34,18 @@ typedef struct TimedRun {
   size_t elems;      /* output elements */
   uint64_t seed;     /* picks which timed launches are checked */
   double launch_ms;  /* the verification launch's wall time: sizes warm-up, reps and progress */
+  const Replicates *rep; /* NULL or one output: every launch on p */
 } TimedRun;
+
+/* Allocates the replicate outputs where the shape is large (n stays 1 otherwise, or when the
+ * memory is short). False with one line in err when a tensor map is refused. */
+bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, Replicates *r, char *err,
+                        size_t errsize);
+/* The parameters of direct timed launch i of reps (the last one: the worker's own O). */
+const AttnParams *Replicates_params(const Replicates *r, int i, int reps);
+/* The median of each output's samples into t->replicate_p50 (two outputs or more). */
+void Replicates_medians(const Replicates *r, const double *samples, int n, int reps, Timing *t);
+void Replicates_release(Replicates *r);
 
 /* Which timed launches are checked for work (measure_check.c): before each, the output is
  * poisoned outside the timed region; after it, a kernel compares it with the verified output

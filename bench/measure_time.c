@@ -99,16 +99,21 @@ static void Measure_startClock(TimedLaunches *l, const RunOptions *o) {
 /* Rep i: the flush (outside the events), the events, the launch under kernel-clock mark i+1. */
 static bool Measure_launchTimed(TimedLaunches *l, int i, char *err, size_t errsize) {
   Gpu *g = l->t->g;
+  /* A large shape's direct launches rotate through the replicate outputs; the work checks
+   * poison and compare the output this launch writes. */
+  TimedRun ti = *l->t;
+  if (!l->exec && ti.rep && ti.rep->n > 1) ti.p = Replicates_params(ti.rep, i, l->reps);
+  const TimedRun *t = &ti;
   if (l->cold_l2 && !Measure_flushL2(g, err, errsize)) return false;
-  if (!l->exec && !WorkCheck_before(&l->chk, l->t, i, err, errsize)) return false;
+  if (!l->exec && !WorkCheck_before(&l->chk, t, i, err, errsize)) return false;
   cudaEventRecord(l->ev[2 * i], g->stream);
   l->launched = i + 1;
   if (l->kclock) KernelClock_mark((uint64_t)i + 1);
   bool ok = l->exec ? Gpu_ok(cudaGraphLaunch(l->exec, g->stream), "replaying the graph", err, errsize)
-                    : Gpu_runVariant(g, l->t->v, l->t->kv, l->t->m, l->t->p, err, errsize);
+                    : Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize);
   if (l->kclock) KernelClock_unmark();
   cudaEventRecord(l->ev[2 * i + 1], g->stream);
-  return ok && (l->exec || WorkCheck_after(&l->chk, l->t, i, err, errsize));
+  return ok && (l->exec || WorkCheck_after(&l->chk, t, i, err, errsize));
 }
 
 /* After graph replays (which cannot be poisoned one run at a time): ten direct launches, each
@@ -243,6 +248,8 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile 
     cudaError_t se = cudaStreamSynchronize(t->g->stream);
     ok = ok && Gpu_ok(se, "timed launches", err, errsize);
     Measure_readClocks(&l, ok, rec);
+    if (ok && !l.exec && t->rep)
+      Replicates_medians(t->rep, rec->timing.samples, rec->timing.nsamples, l.reps, &rec->timing);
     ok = ok && WorkCheck_read(&l.chk, t, l.launched, cheat, cheatsize, err, errsize);
     ok = ok && (!l.exec || Measure_checkAfterGraph(t, cheat, cheatsize, err, errsize));
   }
