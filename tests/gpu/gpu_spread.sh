@@ -14,7 +14,7 @@ KA=${GPU_SPREAD_KNOBS_A:-block_n=128}   # two settings that differ by a few perc
 KB=${GPU_SPREAD_KNOBS_B:-block_n=64}
 bad=0
 for i in 1 2 3 4 5 6; do
-  "$BT" run -v fa3 -s "$SHAPE" --reps 100 --metrics none --format json -o "$OUTDIR/proc$i.json" \
+  "$BT" run -v fa3 -s "$SHAPE" --reps 100 --metrics none --format json --force -o "$OUTDIR/proc$i.json" \
     > /dev/null 2> "$OUTDIR/proc$i.err" || echo "process $i: exit $?"
 done
 python3 - "$OUTDIR" <<'PY' || bad=$((bad + 1))
@@ -40,7 +40,7 @@ echo "same configuration, separate processes: $called of $pairs pairs not tied"
 if [ "${GPU_SPREAD_QUICK:-0}" != 1 ]; then
   for ex in "$EX"/*.json; do
     for k in 1 2 3; do
-      "$BT" replay "$ex" -o "$OUTDIR/replay-$(basename "$ex" .json)-$k.json" > /dev/null 2>&1
+      "$BT" replay "$ex" --force -o "$OUTDIR/replay-$(basename "$ex" .json)-$k.json" > /dev/null 2>&1
       "$BT" diff --format json "$ex" "$OUTDIR/replay-$(basename "$ex" .json)-$k.json" \
         > "$OUTDIR/rdiff-$(basename "$ex" .json)-$k.json" 2> /dev/null
     done
@@ -61,7 +61,7 @@ fi
 # A real change: interleaved rounds of the two settings, then the verdict of one pair.
 for k in 1 2 3; do
   for kn in "$KA" "$KB"; do
-    "$BT" run -v fa3 --knob "$kn" -s "$SHAPE" --reps 100 --metrics none --format json \
+    "$BT" run -v fa3 --knob "$kn" -s "$SHAPE" --reps 100 --metrics none --format json --force \
       -o "$OUTDIR/ab-${kn//=/_}-$k.json" > /dev/null 2>&1
   done
 done
