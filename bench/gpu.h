@@ -12,8 +12,8 @@
 #include "kernels/attn_params.h"
 #include "sessions/record.h"
 
-/* A module's entry points: a variant's steps, or the engine's helpers (engine_util.cu: 4). */
-#define GPU_MODULE_KERNELS (VARIANT_MAX_STEPS > 4 ? VARIANT_MAX_STEPS : 4)
+/* A module's entry points: a variant's steps, or the engine's helpers (engine_util.cu: 5). */
+#define GPU_MODULE_KERNELS (VARIANT_MAX_STEPS > 5 ? VARIANT_MAX_STEPS : 5)
 
 typedef struct GpuModule {
   char key[256];
@@ -94,7 +94,7 @@ bool Gpu_ok(cudaError_t e, const char *what, char *err, size_t errsize);
 /* Per-entry pipeline (bench/measure.c): refuse or compile, verify against the reference, time,
  * collect metrics. Returns false when the context died (sticky error): rec says why. */
 bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel,
-                   void (*progress)(const char *phase, void *user), void *user);
+                   void (*progress)(const char *phase, double launch_ms, void *user), void *user);
 
 /* Writes a buffer twice the L2 size on g->stream (bench/measure.c). */
 bool Measure_flushL2(Gpu *g, char *err, size_t errsize);

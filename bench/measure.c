@@ -103,6 +103,7 @@ typedef struct Measurement {
   uint64_t sums[3];                 /* Q, K, V as filled */
   char err[RECORD_REASON_MAX];
   char cheat[RECORD_REASON_MAX];    /* what the kernel did besides computing, or "" */
+  double launch_ms;                 /* the verification launch's wall time, NAN before it */
 } Measurement;
 
 /* A kernel that broke the rules: the record fails and says what it did. */
@@ -176,7 +177,7 @@ static MeasureStep Measure_prepare(Measurement *x) {
   int splits = plan->num_splits;
   if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
     return Measure_stop(x, REC_NA, "n/a: ", x->err);
-  x->progress("compiling", x->user);
+  x->progress("compiling", x->launch_ms, x->user);
   x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
   double built_ms = 0; /* cudnn: its plan, built once per problem and engine, timed as a compile */
@@ -194,6 +195,20 @@ static MeasureStep Measure_prepare(Measurement *x) {
   return STEP_NEXT;
 }
 
+/* The first launch, alone on an idle stream: its wall time is what the timed launches (and the
+ * parent's watchdog, told with the next word of progress) expect of one launch. */
+static bool Measure_firstLaunch(Measurement *x) {
+  Gpu *g = x->g;
+  if (!Gpu_ok(cudaStreamSynchronize(g->stream), "preparing the inputs", x->err, sizeof x->err))
+    return false;
+  double t0 = Util_nowMs();
+  if (!Gpu_runVariant(g, x->e->variant, &x->e->knobs, x->m, &x->p, x->err, sizeof x->err) ||
+      !Gpu_ok(cudaStreamSynchronize(g->stream), "the kernel faulted", x->err, sizeof x->err))
+    return false;
+  x->launch_ms = Util_nowMs() - t0;
+  return true;
+}
+
 /* Fresh inputs, a poisoned output (and reference buffer: a kernel that finds it reads NaN),
  * guard bands, then one run: its inputs and bands checked, then the reference computed from the
  * inputs and the output checked element by element. */
@@ -203,7 +218,7 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
   Record *rec = x->rec;
   char *err = x->err;
   size_t n = x->need.elems, errsize = sizeof x->err;
-  x->progress("verifying", x->user);
+  x->progress("verifying", x->launch_ms, x->user);
   uint64_t seed = e->opts.seed;
   rec->opts.seed = seed;
   AttnParams rp = x->p;
@@ -218,8 +233,7 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
       !Measure_poison(g, g->buf.ref, 2 * n, err, errsize) ||
       !Guard_arm(g, &x->need, err, errsize) ||
       !Guard_inputSums(g, &x->need, x->sums, err, errsize) ||
-      !Gpu_runVariant(g, e->variant, &e->knobs, x->m, &x->p, err, errsize) ||
-      !Gpu_ok(cudaStreamSynchronize(g->stream), "the kernel faulted", err, errsize) ||
+      !Measure_firstLaunch(x) ||
       !Guard_inputSums(g, &x->need, after, err, errsize) ||
       !Guard_check(g, &x->need, "", x->cheat, sizeof x->cheat, err, errsize) ||
       !Gpu_launch(g, g->reference.kernels[0], &rd, &rp, err, errsize) ||
@@ -278,21 +292,33 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   Gpu *g = x->g;
   const PlanEntry *e = x->e;
   Record *rec = x->rec;
-  x->progress("timing", x->user);
+  x->progress("timing", x->launch_ms, x->user);
   /* Events around a launch see an enabled range profiler (~0.1 us); kernel timestamps do not. */
   if (e->opts.event_timing && g->profiler) Profiler_disable(g->profiler);
   Measure_clocks(g, &rec->clocks, false);
-  TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p};
+  Replicates rep;
+  memset(&rep, 0, sizeof rep);
+  TimedRun t = {g, e->variant, &e->knobs, x->m, &x->p, NULL, x->need.elems, e->opts.seed,
+                x->launch_ms, &rep};
   L2Persist l2p; /* --l2-persist: the window is up for the timed launches only */
   bool refused = false;
   if (!L2Persist_begin(g, &e->opts, &x->p, x->need.elems * 2, &l2p, &refused, x->err, sizeof x->err))
     return refused ? Measure_stop(x, REC_NA, "n/a: ", x->err) : Measure_dead(x);
-  if (!Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) ||
-      !Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->err, sizeof x->err) ||
-      !L2Persist_end(g, &l2p, x->err, sizeof x->err)) {
-    L2Persist_end(g, &l2p, NULL, 0); /* taken down after a failure too (a no-op when done) */
-    return Measure_dead(x);
-  }
+  /* The verified output, kept to check the timed launches' work against. */
+  bool ok = Gpu_ok(cudaMalloc(&t.good, x->need.elems * 2), "allocating the verified output copy",
+                   x->err, sizeof x->err);
+  if (!ok) t.good = NULL;
+  ok = ok && Gpu_ok(cudaMemcpyAsync(t.good, g->buf.o, x->need.elems * 2, cudaMemcpyDeviceToDevice,
+                                    g->stream), "keeping the verified output", x->err, sizeof x->err);
+  ok = ok && Replicates_prepare(g, &x->p, &e->shape, &rep, x->err, sizeof x->err);
+  ok = ok && Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) &&
+       Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->cheat, sizeof x->cheat,
+                    x->err, sizeof x->err) &&
+       L2Persist_end(g, &l2p, x->err, sizeof x->err);
+  if (!ok) L2Persist_end(g, &l2p, NULL, 0); /* taken down after a failure too (a no-op when done) */
+  if (t.good) cudaFree(t.good);
+  Replicates_release(&rep);
+  if (!ok) return Measure_dead(x);
   Measure_clocks(g, &rec->clocks, true);
   if (*x->cancel && rec->timing.nsamples <= 0) { /* stopped before any timed launch */
     rec->status = REC_CANCELLED;
@@ -309,7 +335,7 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
 /* Hardware counters in a separate profiled run, never inside the timed region. */
 static MeasureStep Measure_profile(Measurement *x) {
   if (strcmp(x->e->metrics, "none") == 0 || *x->cancel) return STEP_DONE;
-  x->progress("profiling", x->user);
+  x->progress("profiling", x->launch_ms, x->user);
   Metrics_collectForEntry(x->g, x->e, x->m, &x->p, x->rec);
   if (!Gpu_ok(cudaDeviceSynchronize(), "after metric collection", x->err, sizeof x->err))
     return Measure_dead(x);
@@ -317,9 +343,9 @@ static MeasureStep Measure_profile(Measurement *x) {
 }
 
 bool Measure_entry(Gpu *g, const PlanEntry *e, Record *rec, volatile int *cancel,
-                   void (*progress)(const char *phase, void *user), void *user) {
+                   void (*progress)(const char *phase, double launch_ms, void *user), void *user) {
   Measurement x = {.g = g, .e = e, .rec = rec, .cancel = cancel, .progress = progress,
-                   .user = user};
+                   .user = user, .launch_ms = NAN};
   Measure_begin(&x);
   MeasureStep st = Measure_prepare(&x);
   if (st == STEP_NEXT) st = Measure_verifyOnce(&x);

@@ -8,7 +8,6 @@
 #include "bench/measure_private.h"
 #include "common/util.h"
 
-#define POISON_BITS 0xFFFFu /* an fp16 NaN no kernel produces by arithmetic */
 
 bool Measure_fill(Gpu *g, void *ptr, size_t n, uint64_t seed, char *err, size_t errsize) {
   unsigned blocks = (unsigned)((n + 255) / 256 > 4096 ? 4096 : (n + 255) / 256);

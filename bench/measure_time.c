@@ -25,19 +25,31 @@ typedef struct TimedLaunches {
   bool kclock;            /* kernel timestamps being recorded */
   char kc_err[200];       /* why not, or why they failed */
   int launched;           /* reps enqueued */
+  WorkCheck chk;          /* which direct launches are checked for work */
 } TimedLaunches;
+
+/* A slow kernel's timed phase is kept near this long: its reps are cut, with a note. */
+#define MEASURE_SLOW_BUDGET_MS 20000.0
+/* Fewest timed launches of a slow kernel. */
+#define MEASURE_SLOW_MIN_REPS 3
 
 /* At least `warmup` launches and 50 ms of work, so clocks and caches settle (capped); the mean
  * wall time per launch sizes the progress chunks. */
-static bool Measure_warmUp(const TimedRun *t, int warmup, double *launch_ms, char *err,
-                           size_t errsize) {
+static bool Measure_warmUp(const TimedRun *t, int warmup, double *launch_ms,
+                           MeasureProgress progress, void *user, char *err, size_t errsize) {
   Gpu *g = t->g;
-  double t0 = Util_nowMs();
+  double t0 = Util_nowMs(), said = t0;
+  /* A slow kernel waits for each launch and says so, so the watchdog sees it progress. */
+  int sync_every = t->launch_ms > 8.0 ? 1 : 32;
   int warm = 0;
   while (warm < warmup || (Util_nowMs() - t0 < 50.0 && warm < 20000)) {
     if (!Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize)) return false;
-    if (++warm % 32 == 0 && !Gpu_ok(cudaStreamSynchronize(g->stream), "warm-up", err, errsize))
+    if (++warm % sync_every == 0 && !Gpu_ok(cudaStreamSynchronize(g->stream), "warm-up", err, errsize))
       return false;
+    if (sync_every == 1 && Util_nowMs() - said > 500.0) {
+      progress("warming up", t->launch_ms, user);
+      said = Util_nowMs();
+    }
   }
   if (!Gpu_ok(cudaStreamSynchronize(g->stream), "warm-up", err, errsize)) return false;
   *launch_ms = (Util_nowMs() - t0) / (warm > 0 ? warm : 1);
@@ -87,15 +99,51 @@ static void Measure_startClock(TimedLaunches *l, const RunOptions *o) {
 /* Rep i: the flush (outside the events), the events, the launch under kernel-clock mark i+1. */
 static bool Measure_launchTimed(TimedLaunches *l, int i, char *err, size_t errsize) {
   Gpu *g = l->t->g;
+  /* A large shape's direct launches rotate through the replicate outputs; the work checks
+   * poison and compare the output this launch writes. */
+  TimedRun ti = *l->t;
+  if (!l->exec && ti.rep && ti.rep->n > 1) ti.p = Replicates_params(ti.rep, i, l->reps);
+  const TimedRun *t = &ti;
   if (l->cold_l2 && !Measure_flushL2(g, err, errsize)) return false;
+  if (!l->exec && !WorkCheck_before(&l->chk, t, i, err, errsize)) return false;
   cudaEventRecord(l->ev[2 * i], g->stream);
   l->launched = i + 1;
   if (l->kclock) KernelClock_mark((uint64_t)i + 1);
   bool ok = l->exec ? Gpu_ok(cudaGraphLaunch(l->exec, g->stream), "replaying the graph", err, errsize)
-                    : Gpu_runVariant(g, l->t->v, l->t->kv, l->t->m, l->t->p, err, errsize);
+                    : Gpu_runVariant(g, t->v, t->kv, t->m, t->p, err, errsize);
   if (l->kclock) KernelClock_unmark();
   cudaEventRecord(l->ev[2 * i + 1], g->stream);
+  return ok && (l->exec || WorkCheck_after(&l->chk, t, i, err, errsize));
+}
+
+/* After graph replays (which cannot be poisoned one run at a time): ten direct launches, each
+ * poisoned and checked, outside the timed region. */
+static bool Measure_checkAfterGraph(const TimedRun *t, char *cheat, size_t cheatsize, char *err,
+                                    size_t errsize) {
+  enum { N = 10 };
+  WorkCheck c;
+  bool ok = WorkCheck_plan(&c, N, true, t->seed, err, errsize);
+  for (int i = 0; ok && i < N; i++)
+    ok = WorkCheck_before(&c, t, i, err, errsize) &&
+         Gpu_runVariant(t->g, t->v, t->kv, t->m, t->p, err, errsize) &&
+         WorkCheck_after(&c, t, i, err, errsize);
+  ok = ok && Gpu_ok(cudaStreamSynchronize(t->g->stream), "checking launches after the graph", err, errsize);
+  ok = ok && WorkCheck_read(&c, t, N, cheat, cheatsize, err, errsize);
+  WorkCheck_free(&c);
   return ok;
+}
+
+/* Reps for a kernel whose one launch takes launch_ms: all asked for, unless that is far over
+ * the slow budget; then fewer, with the note in reason. */
+static int Measure_reps(int reps, double launch_ms, char *reason, size_t rsize) {
+  if (!(launch_ms > 0) || reps * launch_ms <= MEASURE_SLOW_BUDGET_MS) return reps;
+  int cut = (int)(MEASURE_SLOW_BUDGET_MS / launch_ms);
+  if (cut < MEASURE_SLOW_MIN_REPS) cut = MEASURE_SLOW_MIN_REPS;
+  if (cut >= reps) return reps;
+  size_t len = strlen(reason);
+  snprintf(reason + len, rsize - len, "%sslow: reps reduced to %d of %d (one launch takes %.3g s)",
+           len ? "; " : "", cut, reps, launch_ms / 1000.0);
+  return cut;
 }
 
 /* The reps, enqueued in chunks of about half a second of GPU work, each followed by a word of
@@ -109,7 +157,7 @@ static bool Measure_timedLoop(TimedLaunches *l, volatile int *cancel, MeasurePro
     if (*cancel) break;
     if (!Gpu_ok(cudaEventSynchronize(l->ev[2 * i + 1]), "timed launches", err, errsize))
       return false;
-    progress("timing", user);
+    progress("timing", l->t->launch_ms, user);
   }
   return true;
 }
@@ -174,19 +222,24 @@ static void Measure_release(TimedLaunches *l) {
   for (int i = 0; i < l->nevents; i++) cudaEventDestroy(l->ev[i]);
   free(l->ev);
   if (l->exec) cudaGraphExecDestroy(l->exec);
+  WorkCheck_free(&l->chk);
   memset(l, 0, sizeof *l);
 }
 
 bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile int *cancel,
-                  MeasureProgress progress, void *user, char *err, size_t errsize) {
+                  MeasureProgress progress, void *user, char *cheat, size_t cheatsize, char *err,
+                  size_t errsize) {
   double launch_ms = 0;
-  if (!Measure_warmUp(t, o->warmup, &launch_ms, err, errsize)) return false;
+  int reps = Measure_reps(o->reps > 0 ? o->reps : 1, t->launch_ms, rec->reason, sizeof rec->reason);
+  int warmup = t->launch_ms * o->warmup > MEASURE_SLOW_BUDGET_MS / 4 ? 1 : o->warmup;
+  if (!Measure_warmUp(t, warmup, &launch_ms, progress, user, err, errsize)) return false;
   if (*cancel) return true;
-  TimedLaunches l = {.t = t, .reps = o->reps > 0 ? o->reps : 1, .cold_l2 = o->cold_l2};
+  TimedLaunches l = {.t = t, .reps = reps, .cold_l2 = o->cold_l2};
   l.per_launch = (o->graph && !o->cold_l2) ? 10 : 1;
   l.chunk = (int)(500.0 / (launch_ms * l.per_launch + 1e-3));
   l.chunk = l.chunk < 1 ? 1 : l.chunk > 64 ? 64 : l.chunk;
   bool ok = !o->graph || Measure_captureGraph(t, l.per_launch, &l.exec, err, errsize);
+  ok = ok && (l.exec || WorkCheck_plan(&l.chk, l.reps, false, t->seed, err, errsize));
   ok = ok && Measure_createEvents(&l, err, errsize);
   if (ok) {
     Measure_startClock(&l, o);
@@ -195,6 +248,10 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile 
     cudaError_t se = cudaStreamSynchronize(t->g->stream);
     ok = ok && Gpu_ok(se, "timed launches", err, errsize);
     Measure_readClocks(&l, ok, rec);
+    if (ok && !l.exec && t->rep)
+      Replicates_medians(t->rep, rec->timing.samples, rec->timing.nsamples, l.reps, &rec->timing);
+    ok = ok && WorkCheck_read(&l.chk, t, l.launched, cheat, cheatsize, err, errsize);
+    ok = ok && (!l.exec || Measure_checkAfterGraph(t, cheat, cheatsize, err, errsize));
   }
   Measure_release(&l);
   return ok;

@@ -23,6 +23,12 @@
 #define RUNNER_START_TIMEOUT_MS 120000.0 /* context creation */
 #define RUNNER_COMPILE_TIMEOUT_MS 120000.0
 #define RUNNER_CANCEL_TIMEOUT_MS 2000.0
+/* The first launch may take this many watchdogs: nothing is known of the kernel before it. */
+#define RUNNER_FIRST_LAUNCH_FACTOR 6.0
+/* Once one launch's time is known: silence of this many launches (plus a second's slack for
+ * the checks around them) is a hang; profiling replays a launch once per pass. */
+#define RUNNER_LAUNCHES_SILENT 4.0
+#define RUNNER_PROFILE_LAUNCHES_SILENT 40.0
 #define RUNNER_PHASE_SENT "waiting for the worker" /* no word about the request yet */
 
 Runner *Runner_new(const char *exe) {
@@ -255,11 +261,31 @@ double Runner_watchdogMs(const Runner *r) {
   return (isfinite(s) && s > 0 ? s : 10.0) * 1000.0;
 }
 
+/* How long the phase in flight may go without a word. A launch cannot speak while it runs, so
+ * the limit scales with the kernel: the first launch (verifying) may take several watchdogs;
+ * once the worker has said how long one launch takes, silence of a few launches' time is
+ * allowed, and never less than the watchdog. */
+static double Runner_silenceLimitMs(const Runner *r) {
+  double wd = Runner_watchdogMs(r);
+  if (r->building || strcmp(r->phase, "compiling") == 0) return RUNNER_COMPILE_TIMEOUT_MS;
+  if (!(r->launch_ms > 0))
+    return strcmp(r->phase, "verifying") == 0 ? wd * RUNNER_FIRST_LAUNCH_FACTOR : wd;
+  double n = strcmp(r->phase, "profiling") == 0 ? RUNNER_PROFILE_LAUNCHES_SILENT : RUNNER_LAUNCHES_SILENT;
+  double limit = n * r->launch_ms + 1000.0;
+  return limit > wd ? limit : wd;
+}
+
+void Runner_setLaunchMs(Runner *r, double ms) {
+  /* A launch cannot have taken longer than the first launch was allowed: a worker that says
+   * more cannot hold the watchdog off for longer than that. */
+  double cap = Runner_watchdogMs(r) * RUNNER_FIRST_LAUNCH_FACTOR;
+  r->launch_ms = ms > cap ? cap : ms;
+}
+
 void Runner_armWatchdog(Runner *r) {
-  bool compiling = r->building || strcmp(r->phase, "compiling") == 0;
   r->last_armed = Util_nowMs();
   r->armed = true;
-  r->deadline = r->last_armed + (compiling ? RUNNER_COMPILE_TIMEOUT_MS : Runner_watchdogMs(r));
+  r->deadline = r->last_armed + Runner_silenceLimitMs(r);
 }
 
 void Runner_sendNext(Runner *r) {
@@ -285,6 +311,7 @@ void Runner_sendNext(Runner *r) {
   }
   r->inflight = r->queue[r->head++];
   r->inflight_id = ++r->next_id;
+  r->launch_ms = NAN;
   r->state = W_BUSY;
   /* The watchdog holds from the request on: a worker that takes it and says nothing is hung. */
   Util_strlcpy(r->phase, RUNNER_PHASE_SENT, sizeof r->phase);
@@ -434,6 +461,13 @@ static void Runner_checkDeadline(Runner *r) {
              secs, r->bad_line);
   else if (strcmp(r->phase, RUNNER_PHASE_SENT) == 0)
     snprintf(why, sizeof why, "watchdog: the worker did not take up the request within %.0f s", secs);
+  else if (strcmp(r->phase, "verifying") == 0 && !(r->launch_ms > 0))
+    snprintf(why, sizeof why, "watchdog: the first launch did not finish within %.0f s (%.0f x "
+             "--watchdog): a hang, or a kernel slower than that (raise --watchdog to wait longer)", secs,
+             RUNNER_FIRST_LAUNCH_FACTOR);
+  else if (r->launch_ms > 0)
+    snprintf(why, sizeof why, "watchdog: no progress for %.0f s, where one launch took %.3g s "
+             "(kernel hang?)", secs, r->launch_ms / 1000.0);
   else
     snprintf(why, sizeof why, "watchdog: no progress for %.0f s (kernel hang?)", secs);
   Runner_workerGone(r, why);

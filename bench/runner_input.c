@@ -4,6 +4,7 @@
 #include "bench/runner_private.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,13 @@ static void Runner_onProgress(Runner *r, const cJSON *msg) {
     Runner_invalid(r, "a progress message without a short \"phase\"", NULL, 0);
     return;
   }
+  const cJSON *lm = cJSON_GetObjectItemCaseSensitive(msg, "launch_ms");
+  if (lm && !(cJSON_IsNumber(lm) && isfinite(lm->valuedouble) && lm->valuedouble > 0)) {
+    Runner_invalid(r, "a progress message whose \"launch_ms\" is not a positive number", NULL, 0);
+    return;
+  }
   if (r->state == W_CANCELLING) return; /* the cancel's own deadline stands */
+  if (lm) Runner_setLaunchMs(r, lm->valuedouble);
   Text_sanitize(r->phase, sizeof r->phase, ph->valuestring);
   Runner_armWatchdog(r);
   char shape[64];

@@ -19,6 +19,8 @@ struct Runner {
   WorkerState state;
   char phase[32];
   double deadline, last_armed; /* Util_nowMs() values; deadline 0 = none */
+  double launch_ms;         /* one launch of the request in flight, as the worker measured it;
+                               NAN until it says */
   /* Input: at most RUNNER_LINE_MAX bytes of one unfinished line. */
   char *buf;
   size_t len, cap;
@@ -58,6 +60,8 @@ void Runner_failInflight(Runner *r, RecordStatus st, const char *why);
 void Runner_finish(Runner *r);
 void Runner_builtEvent(Runner *r, bool ok, const char *detail);
 void Runner_send(Runner *r, char *line);
+/* The worker's measured time of one launch (capped): the watchdog scales with it. */
+void Runner_setLaunchMs(Runner *r, double ms);
 void Runner_sendNext(Runner *r);
 void Runner_workerGone(Runner *r, const char *why);
 void Runner_stopWorker(Runner *r, bool kill_it);

@@ -101,6 +101,17 @@ static RankedConfig *Rank_configs(const Session *s, const char *variant, const S
   return cs;
 }
 
+/* The replicate medians of a configuration's passing records, into its summary. */
+static void Rank_addReplicates(const Session *s, const char *variant, const Shape *shape,
+                               const char *knobs, SampleSummary *sum) {
+  for (int i = 0; i < s->nrecords; i++) {
+    const Record *r = &s->records[i];
+    if (r->status == REC_PASS && strcmp(r->variant, variant) == 0 &&
+        Shape_equal(&r->shape, shape) && strcmp(r->knobs, knobs) == 0)
+      CompareStats_addRecordReplicates(sum, r);
+  }
+}
+
 /* The winner against the others near it: the lead's interval (over the runner-up) and how
  * many the samples cannot separate from it (marked on their records). */
 static void Rank_ties(Session *s, const char *variant, const Shape *shape, RankedConfig *cs,
@@ -109,11 +120,13 @@ static void Rank_ties(Session *s, const char *variant, const Shape *shape, Ranke
   CompareStats_defaults(&o);
   SampleSummary win;
   CompareStats_summarize(cs[0].samples, cs[0].nsamples, &o, &win);
+  Rank_addReplicates(s, variant, shape, cs[0].knobs, &win);
   sum->tied = 0;
   for (int k = 1; k < ranked && (k == 1 || cs[k].score <= cs[0].score * TUNE_TIE_WINDOW); k++) {
     SampleSummary other;
     Comparison c;
     CompareStats_summarize(cs[k].samples, cs[k].nsamples, &o, &other);
+    Rank_addReplicates(s, variant, shape, cs[k].knobs, &other);
     CompareStats_compare(&win, &other, &o, &c);
     CompareStats_freeSummary(&other);
     if (k == 1 && c.verdict != VERDICT_NA) {

@@ -46,12 +46,13 @@ static void Worker_send(cJSON *msg) {
 
 typedef struct { int id; } WorkerCtx;
 
-static void Worker_progress(const char *phase, void *user) {
+static void Worker_progress(const char *phase, double launch_ms, void *user) {
   WorkerCtx *c = user;
   cJSON *m = cJSON_CreateObject();
   cJSON_AddStringToObject(m, "type", "progress");
   cJSON_AddNumberToObject(m, "id", c->id);
   cJSON_AddStringToObject(m, "phase", phase);
+  if (launch_ms > 0) cJSON_AddNumberToObject(m, "launch_ms", launch_ms);
   Worker_send(m);
 }
 

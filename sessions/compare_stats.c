@@ -199,6 +199,7 @@ void CompareStats_compare(const SampleSummary *a, const SampleSummary *b,
    * (with a lumpy bootstrap of few samples it can fall just outside). */
   if (out->ratio < out->lo) out->lo = out->ratio;
   if (out->ratio > out->hi) out->hi = out->ratio;
+  CompareStats_widenByReplicates(a, b, o.confidence, out);
   double up = 1 + o.margin, down = 1 / up;
   out->equivalent = out->lo >= down && out->hi <= up;
   out->verdict = out->lo > up ? VERDICT_SLOWER : out->hi < down ? VERDICT_FASTER : VERDICT_TIED;
@@ -225,8 +226,14 @@ void CompareStats_records(const Record *a, const Record *b, const CompareOptions
              "timed by different clocks (kernel timestamps, CUDA events): p50s of events only");
     return;
   }
-  CompareStats_samples(a->timing.samples, a->timing.nsamples, b->timing.samples,
-                       b->timing.nsamples, o, out);
+  SampleSummary sa, sb;
+  CompareStats_summarize(a->timing.samples, a->timing.nsamples, o, &sa);
+  CompareStats_summarize(b->timing.samples, b->timing.nsamples, o, &sb);
+  CompareStats_addRecordReplicates(&sa, a);
+  CompareStats_addRecordReplicates(&sb, b);
+  CompareStats_compare(&sa, &sb, o, out);
+  CompareStats_freeSummary(&sa);
+  CompareStats_freeSummary(&sb);
 }
 
 bool CompareStats_above(const Comparison *c, double pct) {

@@ -48,6 +48,10 @@ typedef struct SampleSummary {
   double median;  /* of the valid samples (NAN when n == 0) */
   int nboot;      /* bootstrap replicates held in boot (0 when n < COMPARE_MIN_SAMPLES) */
   double *boot;   /* log of each replicate's median, in replicate order; owned */
+  /* Replicate medians (independently allocated input sets) added by CompareStats_add*:
+   * their logs' count, and sums about the first one. */
+  int nrep;
+  double rep_shift, rep_sum, rep_sumsq;
 } SampleSummary;
 
 /* Summarises samples[0..n) (n may be 0, samples NULL then). Always fills *out (free it with
@@ -55,6 +59,11 @@ typedef struct SampleSummary {
 void CompareStats_summarize(const double *samples, int n, const CompareOptions *o,
                             SampleSummary *out);
 void CompareStats_freeSummary(SampleSummary *s);
+/* Adds replicate medians (µs) to a summary: with two or more on either side, the interval of a
+ * comparison includes their spread (compare_replicates.c). Invalid values are left out. */
+void CompareStats_addReplicates(SampleSummary *s, const double *p50, int n);
+/* A record's Timing.replicate_p50, added the same way. */
+void CompareStats_addRecordReplicates(SampleSummary *s, const Record *r);
 
 typedef struct Comparison {
   Verdict verdict;
@@ -63,6 +72,7 @@ typedef struct Comparison {
   double confidence; /* as used */
   double margin;     /* as used */
   bool equivalent;   /* the interval lies inside [1/(1+margin), 1+margin] */
+  bool replicated;   /* the interval includes the spread between replicate medians */
   char reason[120];  /* why n/a, else empty */
 } Comparison;
 
@@ -78,6 +88,14 @@ void CompareStats_samples(const double *a, int na, const double *b, int nb,
  * samples of one clock cannot be compared with the other's). */
 void CompareStats_records(const Record *a, const Record *b, const CompareOptions *o,
                           Comparison *out);
+
+/* The interval [lo, hi] of out widened by the between-replicate spread of a and b (a
+ * pooled-variance t interval of the difference of their mean log replicate medians, added in quadrature
+ * on each side); no change when neither has two replicates. */
+void CompareStats_widenByReplicates(const SampleSummary *a, const SampleSummary *b,
+                                    double confidence, Comparison *out);
+/* Student's t quantile at p for df degrees of freedom (rounded down). */
+double CompareStats_tQuantile(double p, double df);
 
 /* Whether the whole interval lies above 1 + pct/100 (a regression beyond a threshold). */
 bool CompareStats_above(const Comparison *c, double pct);

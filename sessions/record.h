@@ -51,6 +51,7 @@ typedef struct RunOptions {
   char l2_persist[8];  /* persisting L2 window on "q", "kv", "qkv"; "off" or "" (older): none */
 } RunOptions;
 
+#define RECORD_REPLICATES_MAX 16
 typedef struct Timing {
   double p50, p90, p99, min, mean, stddev; /* microseconds per launch */
   double tflops, peak_frac;
@@ -62,6 +63,11 @@ typedef struct Timing {
   char source[8];
   char source_note[200]; /* why events were used when kernel timestamps were wanted */
   double event_p50;      /* p50 of the CUDA events around the same launches, NAN if none */
+  /* The p50 of the launches of each independently allocated input set the timed launches
+   * rotated through (their between-set spread widens every verdict's interval); 0 when not
+   * recorded (older sessions, graph replays, which mix the sets in every launch). */
+  int nreplicates;
+  double replicate_p50[RECORD_REPLICATES_MAX];
 } Timing;
 
 typedef struct ErrorStats {

@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "sessions/floors.h"
 #include "sessions/json_fields.h"
+#include "sessions/record_replicates.h"
 #include "sessions/session.h"
 
 static const JsonField Device_fields[] = {
@@ -251,6 +252,7 @@ cJSON *Record_toJson(const Record *r) {
           cJSON_AddItemToArray(a, Json_number(r->timing.samples[k]));
       } else
         cJSON_AddNullToObject(sub, "samples");
+      Replicates_write(sub, &r->timing);
     }
   }
   if (!Device_isUnset(&r->device)) cJSON_AddItemToObject(o, "device", Device_toJson(&r->device));
@@ -373,6 +375,7 @@ bool Record_fromJson(const cJSON *j, Record *out, const char *path, char *err, s
       const cJSON *s = Json_member(sub, "samples", cJSON_Array, false, sp, &ok, err, errsize);
       if (!ok) goto fail;
       if (s && !Record_readSamples(s, out, path, err, errsize)) goto fail;
+      if (!Replicates_read(sub, &out->timing, sp, err, errsize)) goto fail;
     }
   }
   char dp[320];
@@ -442,6 +445,7 @@ bool Record_equal(const Record *a, const Record *b, const char *path, char *wher
       return false;
     }
   }
+  if (!Replicates_equal(&a->timing, &b->timing, path, where, wsize)) return false;
   if (!Device_equal(&a->device, &b->device, Json_join(p, sizeof p, path, "device"), where, wsize))
     return false;
   if (strcmp(a->knobs_auto, b->knobs_auto) != 0) {

@@ -8,6 +8,12 @@ import json, os, random, sys, time, zlib
 # Fault drills for the runner's tests: the variant named in FAKE_CRASH makes the worker exit
 # without an answer, the one in FAKE_HANG makes it stop answering (the watchdog's case).
 CRASH, HANG = os.environ.get("FAKE_CRASH", ""), os.environ.get("FAKE_HANG", "")
+# FAKE_SLOW=NAME: that variant's launches take FAKE_SLOW_S seconds each (longer than the
+# watchdog), said as launch_ms after the first; FAKE_SLOW_HANG=1: then one never ends.
+# FAKE_HANG_FIRST=NAME: its first launch never ends.
+SLOW, SLOW_S = os.environ.get("FAKE_SLOW", ""), float(os.environ.get("FAKE_SLOW_S", "0"))
+SLOW_HANG = os.environ.get("FAKE_SLOW_HANG", "") == "1"
+HANG_FIRST = os.environ.get("FAKE_HANG_FIRST", "")
 # FAKE_TUNE=1: the latency is a fixed function of the knobs (each k=v setting a factor from its
 # hash), so a tune has a landscape to search with one best setting; FAKE_FAIL names a knob
 # setting ("stages=3") whose records fail verification.
@@ -119,6 +125,17 @@ for line in sys.stdin:
     if req["variant"] == HANG:
         send({"type": "progress", "id": req["id"], "phase": "timing"})
         time.sleep(3600)
+    if req["variant"] == HANG_FIRST:  # the first launch never ends
+        send({"type": "progress", "id": req["id"], "phase": "verifying"})
+        time.sleep(3600)
+    if req["variant"] == SLOW:  # a slow, healthy kernel: each launch takes SLOW_S seconds
+        send({"type": "progress", "id": req["id"], "phase": "verifying"})
+        time.sleep(SLOW_S)
+        for _ in range(2):
+            send({"type": "progress", "id": req["id"], "phase": "timing", "launch_ms": SLOW_S * 1000})
+            time.sleep(SLOW_S)
+        if SLOW_HANG:  # then one launch never ends
+            time.sleep(3600)
     for phase in ("compiling", "verifying", "timing", "profiling"):
         send({"type": "progress", "id": req["id"], "phase": phase})
         time.sleep(PHASE_S)
