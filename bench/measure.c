@@ -183,7 +183,7 @@ static MeasureStep Measure_prepare(Measurement *x) {
   double built_ms = 0; /* cudnn: its plan, built once per problem and engine, timed as a compile */
   if (Cudnn_uses(v)) {
     bool refused;
-    x->progress("building the cuDNN plan", x->user);
+    x->progress("building the cuDNN plan", x->launch_ms, x->user);
     if (!Cudnn_prepare(g, v, &e->knobs, s, &built_ms, &refused, x->err, sizeof x->err))
       return Measure_stop(x, refused ? REC_NA : REC_ERROR, refused ? "n/a: " : "cuDNN: ", x->err);
   }
