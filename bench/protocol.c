@@ -36,7 +36,7 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
 
 static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {
   cJSON *j = cJSON_CreateObject();
-  char knobs[160], shape[64];
+  char knobs[KNOB_TEXT_MAX], shape[64];
   Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
   Shape_format(&e->shape, shape, sizeof shape);
   cJSON_AddStringToObject(j, "op", op);

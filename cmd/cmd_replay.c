@@ -15,7 +15,7 @@
 #include "sessions/diff.h"
 
 enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_KERNELS,
-       REPLAY_NOPTS };
+       REPLAY_APPEND, REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
@@ -30,6 +30,9 @@ static const CommandOption replay_options[] = {
                                  "recorded (or it no longer passes)", .lo = 0, .hi = 1e9},
   [REPLAY_FORMAT] = CMD_OPTION_FORMAT,
   [REPLAY_KERNELS] = CMD_OPTION_KERNELS,
+  [REPLAY_APPEND] = {.name = "append", .value = CMD_FLAG,
+                 .help = "add the records to the session already at -o (without it, -o onto a "
+                         "session is refused)"},
 };
 
 static const CommandArg replay_args[] = {
@@ -61,7 +64,7 @@ static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
 
 static int Replay_exec(const CommandArgs *a) {
   Command_kernelDirs(a, REPLAY_KERNELS);
-  RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL};
+  RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL, CommandArgs_has(a, REPLAY_APPEND)};
   double fail_above = CommandArgs_number(a, REPLAY_FAIL_ABOVE, NAN);
   OutputFormat fmt = (OutputFormat)Command_format(a, REPLAY_FORMAT);
   const char *in = a->pos[0];
@@ -84,10 +87,10 @@ static int Replay_exec(const CommandArgs *a) {
     fputc('\n', stderr);
   }
   Plan plan;
-  if (!Replay_plan(&old, in, &plan)) {
+  if (!Replay_plan(&old, in, &plan)) { /* the file's plan is input like the command line's */
     Plan_free(&plan);
     Session_free(&old);
-    return BT_EXIT_FAILED;
+    return BT_EXIT_USAGE;
   }
   RunSpread spread;
   if (!RunLoop_parseSpread(NULL, CommandArgs_text(a, REPLAY_DEVICES, NULL), &spread, err, sizeof err)) {

@@ -1,7 +1,7 @@
 /* benchtop run: a plan (variants x knob sweeps x shapes) through the worker, records printed
  * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished.
  * -o names the session: a new file, or an existing session of the same GPU that the records
- * are appended to; --force replaces whatever regular file is there instead. */
+ * are appended to with --append; --force replaces whatever regular file is there instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 enum {
   RUN_VARIANTS, RUN_SHAPES, RUN_KNOB, RUN_METRICS, RUN_REPS, RUN_WARMUP, RUN_COLD_L2, RUN_GRAPH,
   RUN_TIMING, RUN_SEED, RUN_WATCHDOG, RUN_SHARD, RUN_DEVICES, RUN_OUTPUT, RUN_FORCE, RUN_FORMAT,
-  RUN_KERNELS, RUN_NOPTS
+  RUN_KERNELS, RUN_APPEND, RUN_NOPTS
 };
 
 static const CommandOption run_options[] = {
@@ -54,12 +54,15 @@ static const CommandOption run_options[] = {
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
                           "in the sessions directory); an existing session of this GPU is "
-                          "appended to, anything else refused", .complete = CMD_COMPLETE_SESSION},
+                          "appended to with --append, anything else refused", .complete = CMD_COMPLETE_SESSION},
   [RUN_FORCE] = {.name = "force", .value = CMD_FLAG,
                  .help = "replace the -o file (a session of another GPU, or another regular "
                          "file) instead of appending to it"},
   [RUN_FORMAT] = CMD_OPTION_FORMAT,
   [RUN_KERNELS] = CMD_OPTION_KERNELS,
+  [RUN_APPEND] = {.name = "append", .value = CMD_FLAG,
+                 .help = "add the records to the session already at -o (without it, -o onto a "
+                         "session is refused)"},
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -67,7 +70,6 @@ static int Run_exec(const CommandArgs *a) {
   Plan plan;
   Plan_init(&plan);
   Plan_defaultOptions(&plan.opts);
-  Util_strlcpy(plan.metrics, CommandArgs_text(a, RUN_METRICS, "default"), sizeof plan.metrics);
   plan.opts.reps = (int)CommandArgs_int(a, RUN_REPS, plan.opts.reps);
   plan.opts.warmup = (int)CommandArgs_int(a, RUN_WARMUP, plan.opts.warmup);
   plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
@@ -77,7 +79,8 @@ static int Run_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);
   char err[512];
   int rc = BT_EXIT_USAGE;
-  if (!Plan_setVariants(&plan, CommandArgs_text(a, RUN_VARIANTS, ""), err, sizeof err) ||
+  if (!Plan_setMetrics(&plan, CommandArgs_text(a, RUN_METRICS, "default"), err, sizeof err) ||
+      !Plan_setVariants(&plan, CommandArgs_text(a, RUN_VARIANTS, ""), err, sizeof err) ||
       !Shape_parseList(CommandArgs_text(a, RUN_SHAPES, ""), &plan.shapes, &plan.nshapes, err,
                        sizeof err)) {
     Command_usageError(&Cmd_run, "%s", err);
@@ -117,7 +120,7 @@ static int Run_exec(const CommandArgs *a) {
     fprintf(stderr, "benchtop: note: a Slurm array task running the whole plan (--shard slurm "
                     "runs this task's slice)\n");
   }
-  RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL};
+  RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL, CommandArgs_has(a, RUN_APPEND)};
   if (out.path && !out.path[0]) {
     Command_usageError(&Cmd_run, "-o needs a file name");
     goto out;
@@ -140,7 +143,8 @@ const Command Cmd_run = {
                  "says so), else its defaults. Each record is printed as "
                  "it arrives and the session file is rewritten after every one; Ctrl-C keeps "
                  "the finished records. -o FILE: a new file is created before anything runs; "
-                 "an existing session of this GPU gets the new records appended; --force "
+                 "an existing session of this GPU gets the new records appended with --append "
+                 "(without it, refused); --force "
                  "replaces it instead; links, devices, FIFOs, directories and other files are "
                  "refused, as is a session another benchtop is writing. A closed stdout does "
                  "not stop the run.\n\n"

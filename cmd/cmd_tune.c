@@ -359,7 +359,8 @@ static const CommandOption tune_options[] = {
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
  * error in err. */
 static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsize) {
-  if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
+  if (!Plan_setMetrics(plan, CommandArgs_text(a, TUNE_METRICS, "default"), err, errsize) ||
+      !Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
       !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err, errsize))
     return false;
   if (plan->nshapes > TUNE_SHAPES_MAX) {
@@ -383,7 +384,6 @@ static int Tune_exec(const CommandArgs *a) {
   Plan *plan = &cli.req.plan;
   Plan_init(plan);
   Plan_defaultOptions(&plan->opts);
-  Util_strlcpy(plan->metrics, CommandArgs_text(a, TUNE_METRICS, "default"), sizeof plan->metrics);
   plan->opts.reps = (int)CommandArgs_int(a, TUNE_REPS, plan->opts.reps);
   plan->opts.warmup = (int)CommandArgs_int(a, TUNE_WARMUP, plan->opts.warmup);
   plan->opts.cold_l2 = CommandArgs_has(a, TUNE_COLD_L2);
