@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Limits through the real binary (no GPU: tests/unit/hostile_worker.py stands in for the
+worker): text that a fixed buffer would cut is run whole or refused with its limit, never cut;
+a plan too large to expand is refused with its count before a byte is spent on it.
+
+Which test guards which fixed buffer (git grep for the buffers; each is listed here):
+  bench/plan.c Plan_addKnob's sweep text (was char[512], now sized) ..... knob-sweep-long
+  sessions/session.h Plan.metrics, bench/plan.h PlanEntry.metrics [512] . metrics-long
+  RECORD_KNOBS_MAX = KNOB_TEXT_MAX [160]: Record.knobs, TunedEntry.knobs,
+    TuneSummary.winner_knobs/runner_up, the request's and the runner's knob text,
+    check-kernels' knob text (kernels/decl.c refuses a longer declaration) knob-text-long
+  bench/tune_space.c tune --knob value text: was char[160], now on the heap (no buffer left)
+  bench/tune_table.c TunedTable_path (BENCHTOP_TUNED_TABLE, [4096]) ...... test_tune_table
+  a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
+  a second --knob of one knob (was: the last kept) ........................ knob-repeated
+  --fail-above text (decimal only) ........................................ fail-above-hex
+
+    hostile_limits.py BENCHTOP [CASE...]      (no CASE: all of them)
+"""
+import json, os, resource, sys
+
+import hostile_suite
+from hostile_paths import Case, records, refused
+
+SHAPE = ["-s", "1x1x64x64", "--metrics", "none", "--reps", "1", "--warmup", "0"]
+
+
+def user_kernel(c, knob_lines, name="mine"):
+    """A kernel directory holding a copy of naive with the given knob lines (each macro used)."""
+    d = c.path("kernels")
+    os.makedirs(d, exist_ok=True)
+    rc, _, err = c.bt_run(["new", name, "-f", "naive", "-o", d])
+    c.check(rc == 0, "benchtop new: exit %d: %s" % (rc, err[-300:]))
+    path = os.path.join(d, name + ".cu")
+    text = open(path).read()
+    head, rest = text.split("*/", 1)
+    macros = [l.split()[2] for l in knob_lines]
+    uses = "".join("static const long long used_%s = %s;\n" % (m.lower(), m) for m in macros)
+    open(path, "w").write(head + "\n".join(knob_lines) + "\n*/" + rest + "\n" + uses)
+    return d
+
+
+def case_knob_sweep_long(c):
+    """A sweep whose text is over 511 bytes runs every value, and the saved plan holds them all
+    (replay would repeat a cut plan)."""
+    d = user_kernel(c, ["knob big BIG 1000000..1000255 : a knob of 256 long values"])
+    values = [str(1000000 + i) for i in range(256)]
+    s = c.path("s.json")
+    rc, _, err = c.bt_run(["run", "-v", "mine", "--kernels", d, "--knob", "big=" + ",".join(values),
+                           "-o", s] + SHAPE, timeout=240)
+    recs = records(s) or []
+    got = sorted({r["knobs"] for r in recs})
+    c.check(rc == 0 and len(recs) == 256 and len(got) == 256,
+            "exit %d, %d records, %d distinct knobs, want 256 (%s)" % (rc, len(recs), len(got), err[-200:]))
+    try:
+        plan = json.load(open(s))["plan"]["variants"][0]["knobs"][0]
+        c.check(plan == "big=" + ",".join(values), "the saved plan's sweep is cut: %d bytes" % len(plan))
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        c.check(False, "no saved plan: %r" % e)
+
+
+def case_knob_text_long(c):
+    """A declaration whose knob text could exceed 159 bytes is refused at load with its limit:
+    never run with knob strings cut alike in requests, records and the tuned table."""
+    names = ["knob knob_with_a_rather_long_name_%02d K%02d {long_word_one=1, long_word_two=2}" % (i, i)
+             for i in range(4)]
+    d = user_kernel(c, names)
+    s = c.path("s.json")
+    rc, out, err = c.bt_run(["run", "-v", "mine", "--kernels", d, "-o", s] + SHAPE)
+    c.check(rc == 2 and "at most 159" in err, "run: exit %d: %s" % (rc, err.strip()[-300:]))
+    c.check(not records(s), "records were written with the knob text cut")
+    rc, out, err = c.bt_run(["check-kernels", "--kernels", d, "--variant", "mine"])
+    c.check(rc != 0 and "at most 159" in out + err, "check-kernels: exit %d: %s" % (rc, (out + err).strip()[-300:]))
+
+
+def case_metrics_long(c):
+    """--metrics longer than the plan holds is refused with its limit (the worker was asked
+    for a metric named by the cut tail)."""
+    names = ",".join(["sm__warps_active.avg.pct_of_peak_sustained_active"] * 12)
+    for cmd in (["run", "-v", "naive"], ["tune", "-v", "smem"]):
+        s = c.path("s-%s.json" % cmd[0])
+        rc, _, err = c.bt_run(cmd + ["-s", "1x1x64x64", "--metrics", names, "-o", s])
+        c.check(rc == 2 and "at most 511" in err and err.strip().count("\n") == 0,
+                "%s: exit %d: %s" % (cmd[0], rc, err.strip()[-300:]))
+        c.check(not records(s), "%s ran with the metrics cut" % cmd[0])
+
+
+def small_memory():
+    """Before the cap, expanding the plan ate all memory: bound it so the failure is quick."""
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def case_plan_too_big(c):
+    """Three knobs of 256 values (16.7 million runs) is refused with its count before it is
+    expanded: on the command line and in a session's plan (replay: exit 2, one line)."""
+    d = user_kernel(c, ["knob a A 0..255 : a", "knob b B 0..255 : b", "knob e E 0..255 : e"])
+    sweep = ",".join(str(i) for i in range(256))
+    knobs = ["--knob", "a=" + sweep, "--knob", "b=" + sweep, "--knob", "e=" + sweep]
+    s = c.path("s.json")
+    rc, _, err = c.bt_run(["run", "-v", "mine", "--kernels", d, "-o", s] + knobs + SHAPE,
+                          preexec_fn=small_memory, timeout=60)
+    c.check(rc == 2 and "16777216 runs" in err and "at most 100000" in err,
+            "run: exit %d: %s" % (rc, err.strip()[-300:]))
+    # The same plan in a small session file: replay refuses it, never aborts.
+    rc, _, err = c.bt_run(["run", "-v", "mine", "--kernels", d, "-o", s] + SHAPE)
+    c.check(rc == 0, "making the session: exit %d: %s" % (rc, err[-300:]))
+    doc = json.load(open(s))
+    doc["plan"]["variants"] = [{"name": "mine", "knobs": ["a=" + sweep, "b=" + sweep, "e=" + sweep]}]
+    hostile = c.path("hostile.json")
+    json.dump(doc, open(hostile, "w"))
+    c.check(os.path.getsize(hostile) < 16000, "the hostile session is %d bytes" % os.path.getsize(hostile))
+    rc, _, err = c.bt_run(["replay", hostile, "--kernels", d, "-o", c.path("r.json")],
+                          preexec_fn=small_memory, timeout=60)
+    c.check(rc == 2 and "16777216 runs" in err and err.strip().count("\n") == 0,
+            "replay: exit %d: %s" % (rc, err.strip()[-300:]))
+
+
+def case_knob_repeated(c):
+    """A second --knob of the same knob is refused (it silently kept the last)."""
+    for cmd in ("run", "tune"):
+        s = c.path("s-%s.json" % cmd)
+        refused(c, cmd, [cmd, "-v", "smem", "--knob", "pad=0", "--knob", "pad=8", "-o", s] + SHAPE, s,
+                want_rc=2, text="given twice")
+
+
+def case_fail_above_hex(c):
+    """--fail-above takes a decimal percentage: 0x10, 1e1x and inf are refused, saying so."""
+    rc, _, err = c.bt_run(["run", "-v", "naive", "-o", c.path("s.json")] + SHAPE)
+    c.check(rc == 0, "making the session: exit %d" % rc)
+    for bad in ("0x10", "0X1p4", "inf", "nan", "1e1x"):
+        rc, _, err = c.bt_run(["diff", c.path("s.json"), c.path("s.json"), "--fail-above", bad])
+        c.check(rc == 2 and "decimal" in err, "--fail-above %s: exit %d: %s" % (bad, rc, err.strip()[-200:]))
+    rc, _, err = c.bt_run(["diff", c.path("s.json"), c.path("s.json"), "--fail-above", "2.5"])
+    c.check(rc == 0, "--fail-above 2.5: exit %d: %s" % (rc, err.strip()[-200:]))
+
+
+CASES = hostile_suite.cases_in(globals())
+
+if __name__ == "__main__":
+    sys.exit(hostile_suite.main(__doc__, CASES, "bt-limits-", new_case=Case))
