@@ -295,7 +295,7 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
-  TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_NOPTS
+  TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE, TUNE_KERNELS, TUNE_NOPTS
 };
 
 static const CommandOption tune_options[] = {
@@ -354,6 +354,7 @@ static const CommandOption tune_options[] = {
                           "normal draw of this many percent (the leaders re-measured as tune "
                           "does; picks still judged on the recorded scores)",
                   .lo = 0, .hi = 50},
+  [TUNE_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
@@ -379,6 +380,7 @@ static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsiz
 }
 
 static int Tune_exec(const CommandArgs *a) {
+  Command_kernelDirs(a, TUNE_KERNELS);
   TuneCli cli;
   memset(&cli, 0, sizeof cli);
   Plan *plan = &cli.req.plan;

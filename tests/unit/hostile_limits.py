@@ -14,6 +14,7 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
   a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
+  --kernels on every command that takes variants or a plan ................ kernel-path-options
 
     hostile_limits.py BENCHTOP [CASE...]      (no CASE: all of them)
 """
@@ -132,6 +133,26 @@ def case_fail_above_hex(c):
         c.check(rc == 2 and "decimal" in err, "--fail-above %s: exit %d: %s" % (bad, rc, err.strip()[-200:]))
     rc, _, err = c.bt_run(["diff", c.path("s.json"), c.path("s.json"), "--fail-above", "2.5"])
     c.check(rc == 0, "--fail-above 2.5: exit %d: %s" % (rc, err.strip()[-200:]))
+
+
+def case_kernel_path_options(c):
+    """Every command that takes variants or a plan takes --kernels DIR (tune lacked it, though
+    `new` tells the user to add it), and tune takes run's plan options under the same names."""
+    d = user_kernel(c, ["knob big BIG {1, 2} : two values"])
+    t = c.path("t.json")
+    rc, _, err = c.bt_run(["tune", "-v", "mine", "--kernels", d, "-o", t] + SHAPE, timeout=120)
+    got = {r["variant"] for r in records(t) or []}
+    c.check(rc == 0 and got == {"mine"}, "tune --kernels: exit %d, variants %s: %s" % (rc, got, err.strip()[-300:]))
+    plan_opts = ["--variants", "--shapes", "--knob", "--metrics", "--reps", "--warmup", "--cold-l2",
+                 "--graph", "--timing", "--seed", "--watchdog", "--devices", "--output", "--format",
+                 "--kernels"]
+    rc, _, err = c.bt_run(["--kernels", d, "--version"])  # the TUI's own options
+    c.check(rc == 0, "benchtop --kernels DIR (the TUI): exit %d: %s" % (rc, err.strip()[-200:]))
+    for cmd in ("run", "tune", "replay", "list", "check-kernels", "new", "bench-metrics"):
+        rc, out, _ = c.bt_run([cmd, "--help"])
+        want = plan_opts if cmd in ("run", "tune") else ["--kernels"]
+        missing = [o for o in want if o not in out]
+        c.check(rc == 0 and not missing, "%s --help lacks %s" % (cmd, " ".join(missing)))
 
 
 CASES = hostile_suite.cases_in(globals())
