@@ -14,6 +14,7 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
   a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
+  tune --simulate's coverage of the space ................................. simulate-coverage
   --kernels on every command that takes variants or a plan ................ kernel-path-options
 
     hostile_limits.py BENCHTOP [CASE...]      (no CASE: all of them)
@@ -153,6 +154,19 @@ def case_kernel_path_options(c):
         want = plan_opts if cmd in ("run", "tune") else ["--kernels"]
         missing = [o for o in want if o not in out]
         c.check(rc == 0 and not missing, "%s --help lacks %s" % (cmd, " ".join(missing)))
+
+
+def case_simulate_coverage(c):
+    """tune --simulate on a session that scored a few configurations of the space says how few
+    (stdout and a warning on stderr) instead of judging the strategies silently on those."""
+    t = c.path("t.json")
+    rc, _, err = c.bt_run(["tune", "-v", "mma", "--budget", "6", "--no-table", "-o", t] + SHAPE,
+                          timeout=120)
+    c.check(rc == 0, "making the tune: exit %d: %s" % (rc, err.strip()[-300:]))
+    rc, out, err = c.bt_run(["tune", "--simulate", t])
+    c.check(rc == 0 and "coverage: only " in out and "of the 115 configurations" in out,
+            "stdout does not say the coverage: exit %d: %s" % (rc, out[:400]))
+    c.check("warning" in err and "have a score" in err, "no warning on stderr: %s" % err.strip()[-300:])
 
 
 CASES = hostile_suite.cases_in(globals())
