@@ -15,6 +15,7 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
   tune --simulate's coverage of the space ................................. simulate-coverage
+  a tune summary's winner of another variant (refused on load) ........... tune-winner-foreign
   --kernels on every command that takes variants or a plan ................ kernel-path-options
 
     hostile_limits.py BENCHTOP [CASE...]      (no CASE: all of them)
@@ -167,6 +168,29 @@ def case_simulate_coverage(c):
     c.check(rc == 0 and "coverage: only " in out and "of the 115 configurations" in out,
             "stdout does not say the coverage: exit %d: %s" % (rc, out[:400]))
     c.check("warning" in err and "have a score" in err, "no warning on stderr: %s" % err.strip()[-300:])
+
+
+def case_tune_winner_foreign(c):
+    """A tune summary whose winner is another variant's record is refused when the session is
+    read (show and tune-table name it), not taken into the tuned table."""
+    t = c.path("t.json")
+    rc, _, err = c.bt_run(["tune", "-v", "smem,mma", "--budget", "4", "--no-table", "-o", t] + SHAPE,
+                          timeout=120)
+    c.check(rc == 0, "making the tune: exit %d: %s" % (rc, err.strip()[-300:]))
+    doc = json.load(open(t))
+    recs, tune = doc["records"], doc.get("tune", [])
+    smem = [i for i, r in enumerate(recs) if r["variant"] == "smem"]
+    mma_tune = [x for x in tune if x["variant"] == "mma"]
+    if not c.check(smem and mma_tune, "no smem record or mma summary to work with"):
+        return
+    mma_tune[0]["winner"] = smem[0]
+    bad = c.path("bad.json")
+    json.dump(doc, open(bad, "w"))
+    for args in (["show", bad], ["tune-table", "-o", c.path("table.json"), bad]):
+        rc, out, err = c.bt_run(args)
+        c.check(rc != 0 and "winner: record %d is smem" % smem[0] in err,
+                "%s: exit %d: %s" % (args[0], rc, err.strip()[-300:]))
+    c.check(not os.path.exists(c.path("table.json")), "tune-table wrote a table")
 
 
 CASES = hostile_suite.cases_in(globals())
