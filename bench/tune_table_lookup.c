@@ -25,8 +25,7 @@ double TunedTable_distance(const Shape *a, const Shape *b) {
 bool TunedTable_shippedDir(char *dir, size_t size) {
   const char *env = getenv(TUNED_SHIPPED_ENV);
   if (env && *env) {
-    Util_strlcpy(dir, env, size);
-    return true;
+    return Util_strlcpy(dir, env, size) < size; /* a cut name is another folder: none */
   }
   return DataDir_find(DATA_TUNED, dir, size);
 }

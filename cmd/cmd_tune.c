@@ -447,8 +447,10 @@ static int Tune_exec(const CommandArgs *a) {
    * that is there already, is said before any GPU time is spent. */
   char path[4096];
   int existing = 0;
-  if (cli.out_path) Util_strlcpy(path, cli.out_path, sizeof path);
-  if ((!cli.out_path && !Session_defaultPath(path, sizeof path)) ||
+  if (cli.out_path && Util_strlcpy(path, cli.out_path, sizeof path) >= sizeof path)
+    snprintf(err, sizeof err, "-o: the name is %zu bytes; at most %zu", strlen(cli.out_path), sizeof path - 1);
+  if ((cli.out_path && strlen(cli.out_path) >= sizeof path) ||
+      (!cli.out_path && !Session_defaultPath(path, sizeof path)) ||
       !Session_openOutput(&s, path, SESSION_OUT_NEW, &existing, err, sizeof err)) {
     fprintf(stderr, "benchtop tune: cannot write the session: %s\n", cli.out_path ? err : path);
     Session_free(&s);

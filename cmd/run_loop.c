@@ -115,8 +115,11 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
     fprintf(stderr, "benchtop: --append and --force ask for opposite things: give one\n");
     return false;
   }
-  if (o->path) Util_strlcpy(path, o->path, sizeof path);
-  else if (!Session_defaultPath(path, sizeof path)) {
+  if (o->path && Util_strlcpy(path, o->path, sizeof path) >= sizeof path) { /* cut: another file */
+    fprintf(stderr, "benchtop: -o: the name is %zu bytes; at most %zu\n", strlen(o->path), sizeof path - 1);
+    return false;
+  }
+  if (!o->path && !Session_defaultPath(path, sizeof path)) {
     RunLoop_say(false, "benchtop: no place for the session: ", path);
     return false;
   }

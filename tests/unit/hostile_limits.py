@@ -11,6 +11,10 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
     check-kernels' knob text (kernels/decl.c refuses a longer declaration) knob-text-long
   bench/tune_space.c tune --knob value text: was char[160], now on the heap (no buffer left)
   bench/tune_table.c TunedTable_path (BENCHTOP_TUNED_TABLE, [4096]) ...... test_tune_table
+  -o path [4096] of run, replay, tune (run_loop.c, cmd_tune.c), new's
+    folder [4096], TunedEntry.session [512] from tune ..................... long-paths
+  --kernels DIR (cmd/table.c, was cut to PATH_MAX): no buffer left
+  BENCHTOP_SHIPPED_TUNED (TunedTable_shippedDir): a name too long is no folder (no test)
   a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
@@ -191,6 +195,41 @@ def case_tune_winner_foreign(c):
         c.check(rc != 0 and "winner: record %d is smem" % smem[0] in err,
                 "%s: exit %d: %s" % (args[0], rc, err.strip()[-300:]))
     c.check(not os.path.exists(c.path("table.json")), "tune-table wrote a table")
+
+
+def cut_to(c, name, limit=4095):
+    """A path longer than limit bytes whose first limit bytes name another file in the case's
+    folder (slashes repeat harmlessly): what a cut copy of it would write."""
+    pad = limit - len(c.tmp) - len(name) + 2  # the cut keeps the tmp folder, slashes, name[:-2]
+    full = c.tmp + "/" * pad + name
+    return full, os.path.join(c.tmp, name[:-2])
+
+
+def case_long_paths(c):
+    """-o names (run, replay, tune, new) longer than the path buffer are refused with the limit;
+    nothing is written under the cut name (which would be another file)."""
+    s = c.path("s.json")
+    rc, _, err = c.bt_run(["run", "-v", "naive", "-o", s] + SHAPE)
+    c.check(rc == 0, "making the session: exit %d" % rc)
+    for args in (["run", "-v", "naive"] + SHAPE, ["replay", s], ["tune", "-v", "smem"] + SHAPE):
+        full, cut = cut_to(c, "victim.json")
+        rc, _, err = c.bt_run(args + ["-o", full])
+        c.check(rc != 0 and "at most 4095" in err, "%s: exit %d: %s" % (args[0], rc, err.strip()[-200:]))
+        c.check(not os.path.exists(cut), "%s wrote %s, the cut name" % (args[0], cut))
+    full, cut = cut_to(c, "kdir-xy")
+    rc, _, err = c.bt_run(["new", "mine", "-f", "naive", "-o", full])
+    c.check(rc == 2 and "at most 4095" in err, "new: exit %d: %s" % (rc, err.strip()[-200:]))
+    c.check(not os.path.exists(cut), "new made %s, the cut name" % cut)
+    # The tuned table names a tune's session by its file name (it held the cut folder).
+    deep = c.path("d" * 200 + "/" + "e" * 200 + "/" + "f" * 200)
+    os.makedirs(deep)
+    rc, _, err = c.bt_run(["tune", "-v", "smem", "-o", deep + "/t.json"] + SHAPE)
+    try:
+        entries = json.load(open(c.path("cache/benchtop/tuned.json")))["entries"]
+        c.check(rc == 0 and entries and all(e["session"] == "t.json" for e in entries),
+                "tuned table's session: %s" % [e["session"][-40:] for e in entries])
+    except (OSError, ValueError, KeyError) as e:
+        c.check(False, "no tuned table after the tune: exit %d, %r: %s" % (rc, e, err.strip()[-200:]))
 
 
 CASES = hostile_suite.cases_in(globals())
