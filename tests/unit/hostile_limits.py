@@ -15,6 +15,9 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
     folder [4096], TunedEntry.session [512] from tune ..................... long-paths
   --kernels DIR (cmd/table.c, was cut to PATH_MAX): no buffer left
   BENCHTOP_SHIPPED_TUNED (TunedTable_shippedDir): a name too long is no folder (no test)
+  common/expand.c's ~user and $VAR names [256], its output ............... expand_path (test_expand.c)
+  sessions/diff_match.h --match text [MATCH_TEXT_MAX] ..................... match-long
+  tui/view_runopts.c the run options' metrics [512] (refused like --metrics; no TUI test here)
   a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
@@ -230,6 +233,14 @@ def case_long_paths(c):
                 "tuned table's session: %s" % [e["session"][-40:] for e in entries])
     except (OSError, ValueError, KeyError) as e:
         c.check(False, "no tuned table after the tune: exit %d, %r: %s" % (rc, e, err.strip()[-200:]))
+
+
+def case_match_long(c):
+    """diff --match knob text longer than its buffer is refused with one line, never cut."""
+    s = c.path("s.json")
+    rc, _, err = c.bt_run(["run", "-v", "naive", "-o", s] + SHAPE)
+    rc, _, err = c.bt_run(["diff", s, s, "--match", "smem pad=%s vs smem pad=8" % ("8" * 60)])
+    c.check(rc == 2 and err.strip().count("\n") == 0 and "at most 47" in err, "exit %d: %s" % (rc, err.strip()[-200:]))
 
 
 CASES = hostile_suite.cases_in(globals())
