@@ -171,12 +171,13 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
       snprintf(err, errsize, "variant %s has no knob '%.*s'", v->name, (int)(eq - spec), spec);
       return false;
     }
-    int slot = nk;
     for (int j = 0; j < nk; j++)
-      if (knob_idx[j] == k) slot = j; /* a later setting of the same knob replaces one */
-    if (!Plan_knobValues(v, k, eq + 1, vals[slot], &nvals[slot], err, errsize)) return false;
-    knob_idx[slot] = k;
-    if (slot == nk) nk++;
+      if (knob_idx[j] == k) { /* (a file's plan: one made here never holds two) */
+        snprintf(err, errsize, "%s: knob %s is set twice (give its values once)", v->name, v->knobs[k].name);
+        return false;
+      }
+    if (!Plan_knobValues(v, k, eq + 1, vals[nk], &nvals[nk], err, errsize)) return false;
+    knob_idx[nk++] = k;
   }
   int nshapes;
   const Shape *shapes = Plan_shapesOf(p, pv, &nshapes);

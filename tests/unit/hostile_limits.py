@@ -131,6 +131,14 @@ def case_knob_repeated(c):
         s = c.path("s-%s.json" % cmd)
         refused(c, cmd, [cmd, "-v", "smem", "--knob", "pad=0", "--knob", "pad=8", "-o", s] + SHAPE, s,
                 want_rc=2, text="given twice")
+    # The same in a session's plan (a file): replay refuses it instead of keeping the last.
+    s = c.path("s.json")
+    rc, _, err = c.bt_run(["run", "-v", "smem", "-o", s] + SHAPE)
+    doc = json.load(open(s))
+    doc["plan"]["variants"] = [{"name": "smem", "knobs": ["pad=0", "pad=8"]}]
+    json.dump(doc, open(c.path("twice.json"), "w"))
+    rc, _, err = c.bt_run(["replay", c.path("twice.json"), "-o", c.path("r.json")])
+    c.check(rc in (1, 2) and "set twice" in err, "replay: exit %d: %s" % (rc, err.strip()[-300:]))
 
 
 def case_fail_above_hex(c):
