@@ -18,6 +18,10 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
   common/expand.c's ~user and $VAR names [256], its output ............... expand_path (test_expand.c)
   sessions/diff_match.h --match text [MATCH_TEXT_MAX] ..................... match-long
   tui/view_runopts.c the run options' metrics [512] (refused like --metrics; no TUI test here)
+  a session file's fixed text fields (Record.variant, .knobs, metric names, Plan.metrics, ...):
+    Json_readStr refuses a longer string ................................ session-malformed
+    (tests/malformed/string-too-long.json)
+  --metrics names [METRIC_NAME_MAX] (sessions/catalog.c refuses) .......... cupti_test_catalog
   a plan's expansion (PLAN_ENTRIES_MAX runs) ............................. plan-too-big
   a second --knob of one knob (was: the last kept) ........................ knob-repeated
   --fail-above text (decimal only) ........................................ fail-above-hex
