@@ -87,10 +87,10 @@ static int Replay_exec(const CommandArgs *a) {
     fputc('\n', stderr);
   }
   Plan plan;
-  if (!Replay_plan(&old, in, &plan)) { /* the file's plan is input like the command line's */
+  if (!Replay_plan(&old, in, &plan)) {
     Plan_free(&plan);
     Session_free(&old);
-    return BT_EXIT_USAGE;
+    return BT_EXIT_FAILED;
   }
   RunSpread spread;
   if (!RunLoop_parseSpread(NULL, CommandArgs_text(a, REPLAY_DEVICES, NULL), &spread, err, sizeof err)) {
