@@ -165,7 +165,7 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
 
 GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
                       size_t errsize) {
-  char knobs[160], key[256], arch[16];
+  char knobs[KNOB_TEXT_MAX], key[256], arch[16];
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);
   char note[200];
   if (!Jit_targetFor(g->cc, v->arch_specific, arch, sizeof arch, note, sizeof note)) {

@@ -94,6 +94,24 @@ static bool Plan_knobValues(const Variant *v, int k, const char *values, int *id
 
 bool Plan_hasAuto(const Plan *p) { return p->knobs_auto; }
 
+/* Whether pv already holds a setting of the knob named name. */
+static bool Plan_knobSet(const PlanVariant *pv, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < pv->nknobs; i++)
+    if (strncmp(pv->knobs[i], name, n) == 0 && pv->knobs[i][n] == '=') return true;
+  return false;
+}
+
+bool Plan_setMetrics(Plan *p, const char *text, char *err, size_t errsize) {
+  if (strlen(text) >= sizeof p->metrics) {
+    snprintf(err, errsize, "--metrics: the list is %zu bytes; at most %zu (name fewer metrics)",
+             strlen(text), sizeof p->metrics - 1);
+    return false;
+  }
+  Util_strlcpy(p->metrics, text, sizeof p->metrics);
+  return true;
+}
+
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
   if (strcmp(text, "auto") == 0) {
     p->knobs_auto = true;
@@ -110,13 +128,22 @@ bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
     int k = v ? Plan_knobIndex(v, text, (size_t)(eq - text)) : -1;
     if (k < 0) continue;
     known = true;
+    if (Plan_knobSet(&p->variants[i], v->knobs[k].name)) {
+      snprintf(err, errsize, "--knob %s given twice: give its values once (%s=v1,v2)",
+               v->knobs[k].name, v->knobs[k].name);
+      return false;
+    }
     int idx[KNOB_MAX_VALUES], n = 0;
     if (!Plan_knobValues(v, k, eq + 1, idx, &n, err, errsize)) return false;
-    char spec[512];
-    size_t len = (size_t)snprintf(spec, sizeof spec, "%s=", v->knobs[k].name);
-    for (int j = 0; j < n && len < sizeof spec; j++)
-      len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s", j ? "," : "", v->knobs[k].values[idx[j]]);
+    /* Sized for every value: a sweep is never cut (KNOB_MAX_VALUES values of any length). */
+    size_t size = strlen(v->knobs[k].name) + 2;
+    for (int j = 0; j < n; j++) size += strlen(v->knobs[k].values[idx[j]]) + 1;
+    char *spec = Util_xmalloc(size);
+    size_t len = (size_t)snprintf(spec, size, "%s=", v->knobs[k].name);
+    for (int j = 0; j < n; j++)
+      len += (size_t)snprintf(spec + len, size - len, "%s%s", j ? "," : "", v->knobs[k].values[idx[j]]);
     PlanVariant_setKnob(&p->variants[i], spec);
+    free(spec);
   }
   if (!known) {
     snprintf(err, errsize, "no selected variant has a knob '%.*s' (see benchtop list variants)",
@@ -146,17 +173,27 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
       snprintf(err, errsize, "variant %s has no knob '%.*s'", v->name, (int)(eq - spec), spec);
       return false;
     }
-    int slot = nk;
     for (int j = 0; j < nk; j++)
-      if (knob_idx[j] == k) slot = j; /* a later setting of the same knob replaces one */
-    if (!Plan_knobValues(v, k, eq + 1, vals[slot], &nvals[slot], err, errsize)) return false;
-    knob_idx[slot] = k;
-    if (slot == nk) nk++;
+      if (knob_idx[j] == k) { /* (a file's plan: one made here never holds two) */
+        snprintf(err, errsize, "%s: knob %s is set twice (give its values once)", v->name, v->knobs[k].name);
+        return false;
+      }
+    if (!Plan_knobValues(v, k, eq + 1, vals[nk], &nvals[nk], err, errsize)) return false;
+    knob_idx[nk++] = k;
   }
   int nshapes;
   const Shape *shapes = Plan_shapesOf(p, pv, &nshapes);
   if (nshapes == 0) {
     snprintf(err, errsize, "the plan names no shape for %s", v->name);
+    return false;
+  }
+  /* Counted before a byte is allocated: a plan of millions of runs is refused, not expanded. */
+  double runs = nshapes;
+  for (int j = 0; j < nk; j++) runs *= nvals[j];
+  if (*count + runs > PLAN_ENTRIES_MAX) {
+    snprintf(err, errsize, "the plan expands to %.0f runs%s (%s: %.0f knob combinations x %d shapes); "
+             "at most %d: narrow --knob or -s", *count + runs, *count ? " so far" : "", v->name,
+             runs / nshapes, nshapes, PLAN_ENTRIES_MAX);
     return false;
   }
   int odo[KNOB_MAX] = {0};

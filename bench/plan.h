@@ -31,6 +31,7 @@ typedef struct PlanEntry {
 enum {
   PLAN_REPS_MIN = 1, PLAN_REPS_MAX = 100000, PLAN_WARMUP_MIN = 0, PLAN_WARMUP_MAX = 100000,
   PLAN_WATCHDOG_MIN = 1, PLAN_WATCHDOG_MAX = 3600,
+  PLAN_ENTRIES_MAX = 100000, /* runs one plan may expand to (each a worker request and a record) */
 };
 
 /* Default options: 100 reps, 10 warm-up launches, watchdog 10 s, seed from the clock. */
@@ -38,14 +39,18 @@ void Plan_defaultOptions(RunOptions *o);
 /* Parses "-v" text ("all", "naive,mma") into plan->variants; unknown names give one line. */
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize);
 /* Adds one --knob "k=v" or "k=v1,v2" (a sweep) to every selected variant that has knob k;
- * repeated values count once; or "auto" (each variant's tuned knobs for the shape, see
+ * repeated values count once (a second --knob of the same knob is refused); or "auto" (each
+ * variant's tuned knobs for the shape, see
  * bench/tune_table.h). Unknown knobs (in no selected variant) or values outside the allowed set
  * give one line. Call after Plan_setVariants. */
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize);
+/* Sets --metrics text; a list longer than Plan.metrics holds is refused (one line), never cut. */
+bool Plan_setMetrics(Plan *p, const char *text, char *err, size_t errsize);
 /* The plan asks for --knob auto (the device must be known before its entries are final). */
 bool Plan_hasAuto(const Plan *p);
 /* Expands to entries: every variant x every combination of its own swept knobs x its shapes.
- * An unknown variant, knob or value is an error (one line), never dropped. */
+ * An unknown variant, knob or value is an error (one line), never dropped; so is a plan of more
+ * than PLAN_ENTRIES_MAX runs (counted before anything is expanded). */
 bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t errsize);
 /* The plan runs e's knobs at e's shape as explicit settings of e's variant, no longer the
  * variant's unset knobs there (what ran with tuned knobs is replayed with those knobs). */

@@ -39,7 +39,7 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
 
 static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {
   cJSON *j = cJSON_CreateObject();
-  char knobs[160], shape[64];
+  char knobs[KNOB_TEXT_MAX], shape[64];
   Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
   Shape_format(&e->shape, shape, sizeof shape);
   cJSON_AddStringToObject(j, "op", op);
@@ -93,6 +93,12 @@ bool Protocol_decodeEntry(const cJSON *msg, PlanEntry *e, int *id, char *err, si
   if (!Registry_applyKnobs(e->variant, k->valuestring, &e->knobs, false, err, errsize)) return false;
   if (!Shape_parse(s->valuestring, &e->shape, err, errsize)) return false;
   Protocol_optionsFromJson(cJSON_GetObjectItemCaseSensitive(msg, "opts"), &e->opts);
-  Util_strlcpy(e->metrics, cJSON_IsString(m) ? m->valuestring : "default", sizeof e->metrics);
+  const char *metrics = cJSON_IsString(m) ? m->valuestring : "default";
+  if (strlen(metrics) >= sizeof e->metrics) { /* the parent refuses longer lists; never cut one */
+    snprintf(err, errsize, "protocol: the metrics list is %zu bytes; at most %zu", strlen(metrics),
+             sizeof e->metrics - 1);
+    return false;
+  }
+  Util_strlcpy(e->metrics, metrics, sizeof e->metrics);
   return true;
 }

@@ -173,7 +173,7 @@ void Runner_finish(Runner *r) {
 }
 
 void Runner_builtEvent(Runner *r, bool ok, const char *detail) {
-  char knobs[160], shape[64];
+  char knobs[KNOB_TEXT_MAX], shape[64];
   Registry_formatKnobs(r->inflight.variant, &r->inflight.knobs, knobs, sizeof knobs);
   Shape_format(&r->inflight.shape, shape, sizeof shape);
   Runner_say(r, RUNNER_BUILT, "%s %s D=%d: %s%.300s", r->inflight.variant->name,

@@ -306,7 +306,9 @@ int Tune_tunedEntries(const Session *s, const TunedEntry *keys, int nkeys, Tuned
     e->p50 = w->timing.p50;
     Util_strlcpy(e->clock, w->timing.source, sizeof e->clock);
     Util_isoTime(e->created, sizeof e->created);
-    Util_strlcpy(e->session, s->path, sizeof e->session);
+    /* The file's name, as tune-table writes it: a long folder would not fit, and is not kept. */
+    const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+    Util_strlcpy(e->session, base, sizeof e->session);
   }
   return n;
 }

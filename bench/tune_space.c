@@ -32,11 +32,12 @@ static bool TuneSpace_restrict(TuneSpace *sp, const char *text, char *err, size_
   bool ok = true;
   sp->nvals[k] = 0;
   for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
-    char spec[160];
-    snprintf(spec, sizeof spec, "%s=%s", name, val);
+    char *spec = Util_asprintf("%s=%s", name, val); /* any length: a cut value may name another */
     KnobValues kv;
     Registry_defaults(v, &kv);
-    if (!Registry_applyKnobs(v, spec, &kv, false, err, errsize)) {
+    bool applied = Registry_applyKnobs(v, spec, &kv, false, err, errsize);
+    free(spec);
+    if (!applied) {
       ok = false;
       break;
     }

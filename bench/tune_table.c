@@ -16,20 +16,26 @@
 
 #include "bench/tune_table_io.h"
 #include "common/revision.h"
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "cupti/chips.h"
 
 #define TUNED_MAX_ENTRIES 100000
 
-void TunedTable_path(char *buf, size_t size) {
+bool TunedTable_path(char *buf, size_t size) {
   const char *env = getenv(TUNED_PATH_ENV);
   if (env && *env) {
-    Util_strlcpy(buf, env, size);
-    return;
+    /* A cut name is another file: a name too long is no name at all. */
+    if (Util_strlcpy(buf, env, size) < size) return true;
+    buf[0] = '\0';
+    return false;
   }
   char dir[4096];
   Util_cacheDir(dir, sizeof dir);
-  snprintf(buf, size, "%s/tuned.json", dir);
+  int len = snprintf(buf, size, "%s/tuned.json", dir);
+  if (len >= 0 && (size_t)len < size) return true;
+  buf[0] = '\0';
+  return false;
 }
 
 /* A table's header fields: what TunedTable_read fills in and TunedTable_build writes. */
@@ -172,17 +178,29 @@ bool TunedTable_sameSlot(const TunedEntry *a, const TunedEntry *b) {
 bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notesize, char *err,
                       size_t errsize) {
   char path[4096], dir[4096], lockpath[4200];
-  note[0] = '\0';
-  TunedTable_path(path, sizeof path);
+  note[0] = '\0'; /* nothing to note now that a bad table is never moved aside */
+  (void)notesize;
+  if (!TunedTable_path(path, sizeof path)) {
+    snprintf(err, errsize, "%s (or the cache directory) is longer than %zu bytes: nothing written",
+             TUNED_PATH_ENV, sizeof path - 1);
+    return false;
+  }
   Util_strlcpy(dir, path, sizeof dir);
   char *slash = strrchr(dir, '/');
   if (slash && slash != dir) {
     *slash = '\0';
     Util_mkdirs(dir);
   }
+  /* Only a regular file (or nothing) is ever read, locked beside or replaced: never a device,
+   * a FIFO, a directory or a link, and never a lock file beside one of those. */
+  char kind[4200];
+  if (!SafeFile_regularOrAbsent(path, kind, sizeof kind)) {
+    snprintf(err, errsize, "%s: nothing written (set %s to a file of its own)", kind, TUNED_PATH_ENV);
+    return false;
+  }
   /* One writer at a time: two tunes finishing together must not lose each other's entries. */
   snprintf(lockpath, sizeof lockpath, "%s.lock", path);
-  int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (lock < 0 || flock(lock, LOCK_EX) != 0) {
     snprintf(err, errsize, "cannot lock %s: %s", lockpath, strerror(errno));
     if (lock >= 0) close(lock);
@@ -192,15 +210,11 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
   int nold = 0;
   char why[512];
   if (TunedTable_read(path, &old, &nold, NULL, why, sizeof why) < 0) {
-    /* Kept for whoever wants to look, never overwritten. */
-    char aside[4200];
-    snprintf(aside, sizeof aside, "%s.bad-%ld", path, (long)time(NULL));
-    if (rename(path, aside) != 0) {
-      snprintf(err, errsize, "%s; cannot move it aside: %s", why, strerror(errno));
-      close(lock);
-      return false;
-    }
-    snprintf(note, notesize, "%s: moved to %s, a new table started", why, aside);
+    /* Not ours to rename or replace: whoever put it there decides. */
+    snprintf(err, errsize, "%s: left as it is, nothing written (move it away or set %s to another file)",
+             why, TUNED_PATH_ENV);
+    close(lock);
+    return false;
   }
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", TUNED_SCHEMA);

@@ -67,7 +67,9 @@ bool TunedTable_chipOf(const char *device, char *chip, size_t size);
  * carried to another machine). False when there is none. */
 #define TUNED_SHIPPED_ENV "BENCHTOP_SHIPPED_TUNED"
 bool TunedTable_shippedDir(char *dir, size_t size);
-void TunedTable_path(char *buf, size_t size);
+/* The user's table: TUNED_PATH_ENV, else tuned.json in the cache directory. False (buf empty)
+ * when the name does not fit in size. */
+bool TunedTable_path(char *buf, size_t size);
 
 /* Adds or replaces entries (same device, cc, variant, shape and conditions: the older one
  * goes, whatever its driver or source). note gets one line when something needed saying (a

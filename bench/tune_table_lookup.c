@@ -25,8 +25,7 @@ double TunedTable_distance(const Shape *a, const Shape *b) {
 bool TunedTable_shippedDir(char *dir, size_t size) {
   const char *env = getenv(TUNED_SHIPPED_ENV);
   if (env && *env) {
-    Util_strlcpy(dir, env, size);
-    return true;
+    return Util_strlcpy(dir, env, size) < size; /* a cut name is another folder: none */
   }
   return DataDir_find(DATA_TUNED, dir, size);
 }
@@ -121,12 +120,13 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
            d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",
            known ? chip : "");
   /* The user's own tunes first: this device, driver and kernel source only. */
-  TunedTable_path(path, sizeof path);
+  bool named = TunedTable_path(path, sizeof path);
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   TunedEntry *all = NULL;
   int n = 0;
   char own_why[400] = "";
-  int rc = TunedTable_read(path, &all, &n, NULL, own_why, sizeof own_why);
+  int rc = named ? TunedTable_read(path, &all, &n, NULL, own_why, sizeof own_why) : -1;
+  if (!named) snprintf(own_why, sizeof own_why, "%s is longer than %zu bytes: not read", TUNED_PATH_ENV, sizeof path - 1);
   int cc = d->cc_major * 10 + d->cc_minor;
   for (int i = 0; i < n; i++) {
     const TunedEntry *t = &all[i];
@@ -158,8 +158,7 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
 
 bool TunedTable_exists(void) {
   char path[4096], dir[4096];
-  TunedTable_path(path, sizeof path);
-  if (access(path, F_OK) == 0) return true;
+  if (TunedTable_path(path, sizeof path) && access(path, F_OK) == 0) return true;
   if (!TunedTable_shippedDir(dir, sizeof dir)) return false;
   DIR *d = opendir(dir);
   if (!d) return false;

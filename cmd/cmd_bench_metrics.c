@@ -14,7 +14,7 @@
 #include "common/util.h"
 #include "cupti/profiler.h"
 
-enum { BM_VARIANT, BM_SHAPE, BM_METRICS, BM_PAIRS, BM_NOPTS };
+enum { BM_VARIANT, BM_SHAPE, BM_METRICS, BM_PAIRS, BM_KERNELS, BM_NOPTS };
 
 static const CommandOption bm_options[] = {
   [BM_VARIANT] = {.name = "variant", .short_name = 'v', .value = CMD_TEXT, .arg = "NAME",
@@ -25,6 +25,7 @@ static const CommandOption bm_options[] = {
                   .help = "the metrics collected in every other record (default: default)"},
   [BM_PAIRS] = {.name = "pairs", .short_name = 'n', .value = CMD_INT, .arg = "N",
                 .help = "records with and without metrics (default 10)", .lo = 2, .hi = 1000},
+  [BM_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 #if BENCHTOP_GPU
@@ -36,6 +37,10 @@ static int BenchMetrics_exec(const CommandArgs *args) {
   char err[256];
   PlanEntry e;
   memset(&e, 0, sizeof e);
+  if (strlen(metrics) >= sizeof e.metrics)
+    return Command_usageError(&Cmd_benchMetrics, "--metrics: the list is %zu bytes; at most %zu",
+                              strlen(metrics), sizeof e.metrics - 1);
+  Command_kernelDirs(args, BM_KERNELS);
   e.variant = Registry_find(variant);
   if (!e.variant)
     return Command_usageError(&Cmd_benchMetrics, "unknown variant '%s' (benchtop list variants)", variant);

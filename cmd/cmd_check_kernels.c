@@ -41,7 +41,7 @@ static int CheckKernels_archCc(const char *arch) {
 static bool CheckKernels_one(const Variant *v, const char *preset, int D, const char *arch_list_item,
                              bool verbose, int *nskipped) {
   int cc = CheckKernels_archCc(arch_list_item);
-  char knobs_txt[160];
+  char knobs_txt[KNOB_TEXT_MAX];
   KnobValues kv;
   char err[512];
   Registry_defaults(v, &kv);
@@ -114,7 +114,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
     kv.idx[k] = 0;
   }
   for (;;) {
-    char knobs_txt[160];
+    char knobs_txt[KNOB_TEXT_MAX];
     Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
     for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
       failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, nskipped);

@@ -86,7 +86,10 @@ static int New_exec(const CommandArgs *a) {
                               name, taken->path ? taken->path : "built in");
   char dir[4096], err[600];
   if (CommandArgs_has(a, NEW_OUTPUT)) {
-    Util_strlcpy(dir, CommandArgs_text(a, NEW_OUTPUT, "."), sizeof dir);
+    const char *out = CommandArgs_text(a, NEW_OUTPUT, ".");
+    if (Util_strlcpy(dir, out, sizeof dir) >= sizeof dir) /* cut, it would name another folder */
+      return Command_usageError(&Cmd_new, "-o: the name is %zu bytes; at most %zu", strlen(out),
+                                sizeof dir - 1);
   } else {
     char config[4000];
     Util_configDir(config, sizeof config);

@@ -18,7 +18,7 @@
 
 enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_KERNELS,
        REPLAY_L2_PERSIST,
-       REPLAY_NOPTS };
+       REPLAY_APPEND, REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
@@ -34,6 +34,9 @@ static const CommandOption replay_options[] = {
   [REPLAY_FORMAT] = CMD_OPTION_FORMAT,
   [REPLAY_KERNELS] = CMD_OPTION_KERNELS,
   [REPLAY_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
+  [REPLAY_APPEND] = {.name = "append", .value = CMD_FLAG,
+                 .help = "add the records to the session already at -o (without it, -o onto a "
+                         "session is refused)"},
 };
 
 static const CommandArg replay_args[] = {
@@ -70,7 +73,7 @@ static int Replay_session(const CommandArgs *a, const char *in, const BundleOpen
 
 static int Replay_exec(const CommandArgs *a) {
   Command_kernelDirs(a, REPLAY_KERNELS);
-  RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL};
+  RunOutput out = {CommandArgs_text(a, REPLAY_OUTPUT, NULL), CommandArgs_has(a, REPLAY_FORCE), NULL, CommandArgs_has(a, REPLAY_APPEND)};
   double fail_above = CommandArgs_number(a, REPLAY_FAIL_ABOVE, NAN);
   OutputFormat fmt = (OutputFormat)Command_format(a, REPLAY_FORMAT);
   const char *in = a->pos[0];

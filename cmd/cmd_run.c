@@ -1,7 +1,7 @@
 /* benchtop run: a plan (variants x knob sweeps x shapes) through the worker, records printed
  * as they arrive and autosaved to the session after each one. Ctrl-C keeps what finished.
  * -o names the session: a new file, or an existing session of the same GPU that the records
- * are appended to; --force replaces whatever regular file is there instead. */
+ * are appended to with --append; --force replaces whatever regular file is there instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@ enum {
   RUN_KERNELS,
   RUN_L2_PERSIST,
   RUN_BASELINE,
+  RUN_APPEND,
   RUN_NOPTS
 };
 
@@ -57,7 +58,7 @@ static const CommandOption run_options[] = {
   [RUN_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "SESSION.json",
                   .help = "the session file, rewritten after every record (default: a new file "
                           "in the sessions directory); an existing session of this GPU is "
-                          "appended to, anything else refused", .complete = CMD_COMPLETE_SESSION},
+                          "appended to with --append, anything else refused", .complete = CMD_COMPLETE_SESSION},
   [RUN_FORCE] = {.name = "force", .value = CMD_FLAG,
                  .help = "replace the -o file (a session of another GPU, or another regular "
                          "file) instead of appending to it"},
@@ -68,6 +69,9 @@ static const CommandOption run_options[] = {
                     .help = "add this variant (cudnn: cuDNN's fused attention) to the plan if it "
                             "lacks it, so every record shows its ratio to it (vs cudnn)",
                     .complete = CMD_COMPLETE_VARIANTS},
+  [RUN_APPEND] = {.name = "append", .value = CMD_FLAG,
+                 .help = "add the records to the session already at -o (without it, -o onto a "
+                         "session is refused)"},
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -75,7 +79,6 @@ static int Run_exec(const CommandArgs *a) {
   Plan plan;
   Plan_init(&plan);
   Plan_defaultOptions(&plan.opts);
-  Util_strlcpy(plan.metrics, CommandArgs_text(a, RUN_METRICS, "default"), sizeof plan.metrics);
   plan.opts.reps = (int)CommandArgs_int(a, RUN_REPS, plan.opts.reps);
   plan.opts.warmup = (int)CommandArgs_int(a, RUN_WARMUP, plan.opts.warmup);
   plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
@@ -91,7 +94,8 @@ static int Run_exec(const CommandArgs *a) {
   char *with_base = CommandArgs_has(a, RUN_BASELINE) && strcmp(variants, "all") != 0
                         ? Util_asprintf("%s,%s", variants, CommandArgs_text(a, RUN_BASELINE, ""))
                         : NULL;
-  bool variants_ok = Plan_setVariants(&plan, with_base ? with_base : variants, err, sizeof err);
+  bool variants_ok = Plan_setMetrics(&plan, CommandArgs_text(a, RUN_METRICS, "default"), err, sizeof err) &&
+                     Plan_setVariants(&plan, with_base ? with_base : variants, err, sizeof err);
   free(with_base);
   if (!variants_ok ||
       !Shape_parseList(CommandArgs_text(a, RUN_SHAPES, ""), &plan.shapes, &plan.nshapes, err,
@@ -133,7 +137,7 @@ static int Run_exec(const CommandArgs *a) {
     fprintf(stderr, "benchtop: note: a Slurm array task running the whole plan (--shard slurm "
                     "runs this task's slice)\n");
   }
-  RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL};
+  RunOutput out = {CommandArgs_text(a, RUN_OUTPUT, NULL), CommandArgs_has(a, RUN_FORCE), NULL, CommandArgs_has(a, RUN_APPEND)};
   if (out.path && !out.path[0]) {
     Command_usageError(&Cmd_run, "-o needs a file name");
     goto out;
@@ -156,7 +160,8 @@ const Command Cmd_run = {
                  "says so), else its defaults. Each record is printed as "
                  "it arrives and the session file is rewritten after every one; Ctrl-C keeps "
                  "the finished records. -o FILE: a new file is created before anything runs; "
-                 "an existing session of this GPU gets the new records appended; --force "
+                 "an existing session of this GPU gets the new records appended with --append "
+                 "(without it, refused); --force "
                  "replaces it instead; links, devices, FIFOs, directories and other files are "
                  "refused, as is a session another benchtop is writing. A closed stdout does "
                  "not stop the run.\n\n"

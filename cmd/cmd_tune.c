@@ -296,7 +296,7 @@ enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
   TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE,
-  TUNE_L2_PERSIST,
+  TUNE_L2_PERSIST, TUNE_KERNELS,
   TUNE_NOPTS
 };
 
@@ -357,12 +357,14 @@ static const CommandOption tune_options[] = {
                           "does; picks still judged on the recorded scores)",
                   .lo = 0, .hi = 50},
   [TUNE_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
+  [TUNE_KERNELS] = CMD_OPTION_KERNELS,
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
  * error in err. */
 static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsize) {
-  if (!Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
+  if (!Plan_setMetrics(plan, CommandArgs_text(a, TUNE_METRICS, "default"), err, errsize) ||
+      !Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
       !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err, errsize))
     return false;
   if (plan->nshapes > TUNE_SHAPES_MAX) {
@@ -381,12 +383,12 @@ static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsiz
 }
 
 static int Tune_exec(const CommandArgs *a) {
+  Command_kernelDirs(a, TUNE_KERNELS);
   TuneCli cli;
   memset(&cli, 0, sizeof cli);
   Plan *plan = &cli.req.plan;
   Plan_init(plan);
   Plan_defaultOptions(&plan->opts);
-  Util_strlcpy(plan->metrics, CommandArgs_text(a, TUNE_METRICS, "default"), sizeof plan->metrics);
   plan->opts.reps = (int)CommandArgs_int(a, TUNE_REPS, plan->opts.reps);
   plan->opts.warmup = (int)CommandArgs_int(a, TUNE_WARMUP, plan->opts.warmup);
   plan->opts.cold_l2 = CommandArgs_has(a, TUNE_COLD_L2);
@@ -449,8 +451,10 @@ static int Tune_exec(const CommandArgs *a) {
    * that is there already, is said before any GPU time is spent. */
   char path[4096];
   int existing = 0;
-  if (cli.out_path) Util_strlcpy(path, cli.out_path, sizeof path);
-  if ((!cli.out_path && !Session_defaultPath(path, sizeof path)) ||
+  if (cli.out_path && Util_strlcpy(path, cli.out_path, sizeof path) >= sizeof path)
+    snprintf(err, sizeof err, "-o: the name is %zu bytes; at most %zu", strlen(cli.out_path), sizeof path - 1);
+  if ((cli.out_path && strlen(cli.out_path) >= sizeof path) ||
+      (!cli.out_path && !Session_defaultPath(path, sizeof path)) ||
       !Session_openOutput(&s, path, SESSION_OUT_NEW, &existing, err, sizeof err)) {
     fprintf(stderr, "benchtop tune: cannot write the session: %s\n", cli.out_path ? err : path);
     Session_free(&s);

@@ -39,6 +39,17 @@ static int TuneSim_pairs(const Session *s, const Plan *asked, const Variant ***v
   return n;
 }
 
+/* Unscored configurations stand as failed ones: "found" then means found among the scored few,
+ * which says little about the strategy when they are a small part of the space. */
+static void TuneSim_sayCoverage(const char *variant, const char *shape, const TuneSimResult *res) {
+  double pct = 100.0 * res->scored / res->configs;
+  printf("  coverage: only %d of the %d configurations (%.0f %%) have a score; \"the best\" is the "
+         "best of those, the others count as failed\n", res->scored, res->configs, pct);
+  fprintf(stderr, "benchtop tune: warning: %s at %s: only %d of %d configurations (%.0f %%) have a "
+          "score; the strategies are judged on those alone (an exhaustive tune scores "
+          "them all)\n", variant, shape, res->scored, res->configs, pct);
+}
+
 int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs,
                      double noise) {
   Session s;
@@ -79,6 +90,8 @@ int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_giv
         printf("replaying %s at %s: %d configurations, %d with a score, best %.4g us; budget %d "
                "per search, %d runs each%s\n", vs[i]->name, shape, res.configs, res.scored, res.best,
                res.budget, res.runs, noise > 0 ? ", measurements noisy" : "");
+      if (k == 0 && res.scored < res.configs)
+        TuneSim_sayCoverage(vs[i]->name, shape, &res);
       printf("  %-13s within %.0f %% of the best in %3d of %d runs, mean loss %5.2f %%, worst "
              "%5.1f %%, %.0f measurements searched\n", Strategy_name(res.kind), 100 * TUNE_SIM_NEAR,
              res.found, res.runs, 100 * res.mean_loss, 100 * res.worst_loss, res.mean_measured);

@@ -119,8 +119,10 @@ static bool Command_setValue(const Command *c, CommandArgs *a, int i, const char
   }
   case CMD_NUMBER: {
     double v = strtod(val, &end);
-    if (*val == '\0' || *end || !isfinite(v) || v < o->lo || v > o->hi) {
-      Command_usageError(c, "%s must be a number from %g to %g, not '%s'", name, o->lo, o->hi, val);
+    /* Decimal only: strtod also reads hex (0x10 is 16), inf and nan. */
+    bool decimal = val[strspn(val, "0123456789.eE+-")] == '\0';
+    if (*val == '\0' || *end || !decimal || !isfinite(v) || v < o->lo || v > o->hi) {
+      Command_usageError(c, "%s must be a decimal number from %g to %g, not '%s'", name, o->lo, o->hi, val);
       return false;
     }
     a->dvalue[i] = v;

@@ -86,7 +86,7 @@ static void RunLoop_resolveAuto(RunnerPool *r, PlanEntry *entries, int n, const 
       said |= entries[j].variant == entries[i].variant &&
               Shape_equal(&entries[j].shape, &entries[i].shape) && strcmp(notes[j], notes[i]) == 0;
     if (said) continue;
-    char shape[64], knobs[160];
+    char shape[64], knobs[KNOB_TEXT_MAX];
     Shape_format(&entries[i].shape, shape, sizeof shape);
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     bool tuned = TunedTable_noteIsTuned(notes[i]);
@@ -111,8 +111,15 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
     fprintf(stderr, "benchtop: -o needs a file name\n");
     return false;
   }
-  if (o->path) Util_strlcpy(path, o->path, sizeof path);
-  else if (!Session_defaultPath(path, sizeof path)) {
+  if (o->force && o->append) {
+    fprintf(stderr, "benchtop: --append and --force ask for opposite things: give one\n");
+    return false;
+  }
+  if (o->path && Util_strlcpy(path, o->path, sizeof path) >= sizeof path) { /* cut: another file */
+    fprintf(stderr, "benchtop: -o: the name is %zu bytes; at most %zu\n", strlen(o->path), sizeof path - 1);
+    return false;
+  }
+  if (!o->path && !Session_defaultPath(path, sizeof path)) {
     RunLoop_say(false, "benchtop: no place for the session: ", path);
     return false;
   }
@@ -126,9 +133,18 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
     RunLoop_say(false, "benchtop: cannot write the session: ", err);
     return false;
   }
+  /* Records of other configurations mixed in silently make medians over the file lie. */
+  if (*existing > 0 && !o->force && !o->append) {
+    char *line = Util_asprintf("%s holds a session already (%d records of %s): add --append to add "
+                               "to it, or --force to replace it (nothing run)", s->path, *existing,
+                               s->has_device && s->device.name[0] ? s->device.name : "an unknown GPU");
+    RunLoop_say(false, "benchtop: -o ", line);
+    free(line);
+    return false;
+  }
   if (*existing > 0) {
     char line[4300];
-    snprintf(line, sizeof line, "%s (%d records there already, recorded on %s)", s->path, *existing,
+    snprintf(line, sizeof line, "%s: it already holds %d records of %s", s->path, *existing,
              s->has_device && s->device.name[0] ? s->device.name : "an unknown GPU");
     RunLoop_say(false, "benchtop: appending to ", line);
   }

@@ -16,6 +16,7 @@ typedef struct RunOutput {
   const char *path;     /* NULL: a new file under the sessions directory */
   bool force;           /* --force: replace what is at path instead of appending to it */
   const char *not_this; /* a file path must not be (replay's input), or NULL */
+  bool append;          /* --append: add to a session already at path (without it: refused) */
 } RunOutput;
 
 /* Where the plan runs: a slice of it (--shard, sessions/shard.h), on several GPUs (--devices,
@@ -36,8 +37,9 @@ bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spre
  * and its entry's place in the whole plan; the session holds them in plan order); with tuned_by_default (run, not replay) a variant
  * given no knob runs the tuned knobs of each shape where this GPU has some
  * (TunedTable_resolve), and the session's plan records them as explicit knobs for replay
- * (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or appended to
- * an existing session of the same GPU (SESSION_OUT_APPEND), or with force replacing it. When result
+ * (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or with append
+ * added to an existing session of the same GPU (SESSION_OUT_APPEND; a session with records
+ * there without append is refused), or with force replacing it. When result
  * is not NULL it receives the session (caller frees). Returns the exit code: 0 all passed (or
  * n/a), 1 a record failed verification or errored, or something could not be saved, 2 a bad
  * plan, 3 no GPU, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished records are saved).

@@ -35,9 +35,9 @@ void Command_kernelDirs(const CommandArgs *a, int opt) {
     const char *dir = CommandArgs_nth(a, opt, i);
     char abs[PATH_MAX];
     /* A directory that does not exist stays as typed: the loader says so, naming it. */
-    if (!realpath(dir, abs)) Util_strlcpy(abs, dir, sizeof abs);
+    const char *add = realpath(dir, abs) ? abs : dir; /* as typed, never cut */
     const char *old = getenv("BENCHTOP_KERNEL_PATH");
-    char *path = old && *old ? Util_asprintf("%s:%s", old, abs) : Util_xstrdup(abs);
+    char *path = old && *old ? Util_asprintf("%s:%s", old, add) : Util_xstrdup(add);
     setenv("BENCHTOP_KERNEL_PATH", path, 1);
     free(path);
   }

@@ -27,6 +27,13 @@ static void SafeFile_notRegular(const char *path, mode_t m, char *err, size_t er
   else snprintf(err, errsize, "%s: is %s, not a regular file", path, kind);
 }
 
+bool SafeFile_regularOrAbsent(const char *path, char *err, size_t errsize) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) return true;
+  SafeFile_notRegular(path, st.st_mode, err, errsize);
+  return false;
+}
+
 int SafeFile_openRead(const char *path, size_t max_bytes, char *err, size_t errsize) {
   /* Non-blocking: opening a FIFO for reading would otherwise wait for a writer for ever. */
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

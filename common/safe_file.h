@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* True when path is a regular file (not followed if a link) or does not exist; else false with
+ * one line in err ("PATH: is a FIFO, not a regular file"). */
+bool SafeFile_regularOrAbsent(const char *path, char *err, size_t errsize);
 /* A file descriptor for reading path, or -1 with one line in err ("PATH: is a FIFO, not a
  * regular file"). max_bytes: a larger file is refused (0: no bound). */
 int SafeFile_openRead(const char *path, size_t max_bytes, char *err, size_t errsize);

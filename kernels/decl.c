@@ -116,6 +116,17 @@ static bool Decl_finish(DeclParser *p, int open_line) {
   if (v->nsteps == 0) return Decl_fail(p, "the declaration launches nothing: add a kernel line");
   if (!v->summary) v->summary = "";
   v->knobs = p->d->knobs;
+  /* The longest setting must fit where every setting is written, else two cut alike. */
+  size_t longest = 0;
+  for (int k = 0; k < v->nknobs; k++) {
+    size_t value = 0;
+    for (int j = 0; j < v->knobs[k].nvalues; j++)
+      if (strlen(v->knobs[k].values[j]) > value) value = strlen(v->knobs[k].values[j]);
+    longest += (k ? 1 : 0) + strlen(v->knobs[k].name) + 1 + value;
+  }
+  if (longest >= KNOB_TEXT_MAX)
+    return Decl_fail(p, "the knobs' longest setting (name=value,...) is %zu characters; at most %d "
+                     "(shorten knob names or values)", longest, KNOB_TEXT_MAX - 1);
   if (p->npresets == 0) {
     p->presets = Util_xcalloc(2, sizeof(char *));
     p->presets[0] = "";

@@ -19,6 +19,9 @@
 #define VARIANT_MAX_PRESETS 256 /* Variant.presets is NULL-terminated; this bounds the loops */
 #define VARIANT_MAX_HEAD_DIMS 8
 #define VARIANT_NAME_MAX 32     /* with its NUL, as records store it */
+/* The longest "k=v,k=v" text of a variant's knobs, with its NUL: what requests, records and
+ * tuned tables hold (RECORD_KNOBS_MAX). A declaration whose knobs could write more is refused. */
+#define KNOB_TEXT_MAX 160
 
 typedef struct KnobDesc {
   const char *name;   /* as typed: --knob pad=8 */

@@ -58,7 +58,8 @@ static bool DiffMatch_selector(char *text, MatchSelector *s, char *err, size_t e
     }
     *eq = '\0';
     if (strlen(w) >= MATCH_TEXT_MAX || strlen(eq + 1) >= MATCH_TEXT_MAX) {
-      snprintf(err, errsize, "--match: knob setting '%.40s' is too long", w);
+      snprintf(err, errsize, "--match: knob setting '%.40s' is too long (names and values at most %d "
+               "characters)", w, MATCH_TEXT_MAX - 1);
       return false;
     }
     Util_strlcpy(s->knob[s->nknobs], w, MATCH_TEXT_MAX);

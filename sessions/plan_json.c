@@ -195,7 +195,17 @@ static bool Plan_readVariants(const cJSON *j, Plan *out, const char *path, char 
     char **knobs = NULL;
     int nknobs = 0;
     ok = Plan_readStrings(v, "knobs", PLAN_STR_MAX, &knobs, &nknobs, vp, err, errsize);
-    for (int k = 0; k < nknobs; k++) PlanVariant_setKnob(pv, knobs[k]);
+    for (int k = 0; ok && k < nknobs; k++) {
+      for (int m = 0; m < k && ok; m++) /* never the last one silently */
+        if (Plan_knobNameLen(knobs[m]) == Plan_knobNameLen(knobs[k]) &&
+            strncmp(knobs[m], knobs[k], Plan_knobNameLen(knobs[k])) == 0) {
+          snprintf(err, errsize, "%s.knobs[%d]: knob %.*s is set twice (give its values once)", vp, k,
+                   (int)(Plan_knobNameLen(knobs[k]) > 64 ? 64 : Plan_knobNameLen(knobs[k])), knobs[k]);
+          Json_oneLine(err);
+          ok = false;
+        }
+      if (ok) PlanVariant_setKnob(pv, knobs[k]);
+    }
     Plan_freeStrings(knobs, nknobs);
     if (!ok || !Plan_readShapes(v, &pv->shapes, &pv->nshapes, vp, err, errsize)) return false;
   }

@@ -11,7 +11,7 @@
 #include "kernels/shape.h"
 
 #define RECORD_NAME_MAX 32
-#define RECORD_KNOBS_MAX 160
+#define RECORD_KNOBS_MAX 160 /* KNOB_TEXT_MAX: a declaration whose knobs could write more is refused */
 #define RECORD_REASON_MAX 320
 #define METRIC_NAME_MAX 96
 

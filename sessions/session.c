@@ -127,7 +127,8 @@ static bool Session_tuneFromJson(const cJSON *root, Session *out, char *err, siz
   for (const cJSON *e = t ? t->child : NULL; e; e = e->next) {
     char path[32];
     snprintf(path, sizeof path, "tune[%d]", out->ntune);
-    if (!TuneSummary_fromJson(e, &out->tune[out->ntune], out->nrecords, path, err, errsize))
+    if (!TuneSummary_fromJson(e, &out->tune[out->ntune], out->records, out->nrecords, path, err,
+                              errsize))
       return false;
     out->ntune++;
   }

@@ -56,16 +56,27 @@ cJSON *TuneSummary_toJson(const TuneSummary *t) {
   return o;
 }
 
-bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, int nrecords, const char *path,
-                          char *err, size_t errsize) {
+bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, const Record *records, int nrecords,
+                          const char *path, char *err, size_t errsize) {
   TuneSummary_init(out);
   if (!Json_expectObject(j, path, err, errsize) ||
       !Json_readShape(j, "shape", &out->shape, path, err, errsize) ||
       !JsonFields_read(j, out, Summary_fields, JSON_COUNT(Summary_fields), path, err, errsize))
     return false;
-  if (out->winner >= nrecords) {
+  if (out->winner >= nrecords || out->winner < -1) {
     snprintf(err, errsize, "%s.winner: record %d does not exist (%d records)", path, out->winner,
              nrecords);
+    return false;
+  }
+  /* A winner is a record of the summary's own variant and shape: the tuned table takes its
+   * source hash and clock from it. */
+  const Record *w = out->winner >= 0 ? &records[out->winner] : NULL;
+  if (w && (strcmp(w->variant, out->variant) != 0 || !Shape_equal(&w->shape, &out->shape))) {
+    char shape[64];
+    Shape_format(&w->shape, shape, sizeof shape);
+    snprintf(err, errsize, "%s.winner: record %d is %.32s at %s, not this summary's %.32s", path,
+             out->winner, w->variant, shape, out->variant);
+    Json_oneLine(err);
     return false;
   }
   return true;

@@ -53,8 +53,10 @@ typedef struct TuneOverall {
 
 void TuneSummary_init(TuneSummary *t);
 cJSON *TuneSummary_toJson(const TuneSummary *t);
-bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, int nrecords, const char *path,
-                          char *err, size_t errsize);
+/* Reads a summary; its winner must be one of records (of its variant and shape), else false
+ * with one line in err. */
+bool TuneSummary_fromJson(const cJSON *j, TuneSummary *out, const Record *records, int nrecords,
+                          const char *path, char *err, size_t errsize);
 bool TuneSummary_equal(const TuneSummary *a, const TuneSummary *b, const char *path, char *where,
                        size_t wsize);
 cJSON *TuneOverall_toJson(const TuneOverall *o);

@@ -101,6 +101,10 @@ static bool ViewRunOpts_set(App *a, int row, const char *text, char *err, size_t
     return true;
   }
   if (row == ROW_METRICS) {
+    if (strlen(text) >= sizeof r->metrics) { /* never cut: the cut tail would name a metric */
+      snprintf(err, errsize, "metrics: the list is %zu bytes; at most %zu", strlen(text), sizeof r->metrics - 1);
+      return false;
+    }
     char **names = NULL;
     int n = Metrics_resolve(text[0] ? text : "default", &names, err, errsize);
     if (n < 0) return false;

@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 require_gpu() {
   local out rc
   out=$("$BT" run -v naive -s 1x1x1x64 --reps 1 --warmup 0 --metrics none --format json \
-        -o "$OUTDIR/probe.json" 2>&1); rc=$?
+        --force -o "$OUTDIR/probe.json" 2>&1); rc=$?
   if [ $rc -eq 3 ]; then echo "SKIP $(basename "$0"): $(echo "$out" | head -n1)"; exit 77; fi
 }
 

@@ -14,6 +14,7 @@ LOG=$(cd "$LOG" && pwd)
 cd "$ROOT" || exit 1
 export GPU_TEST_OUT="$LOG/work" XDG_CACHE_HOME="$LOG/work/cache" XDG_DATA_HOME="$LOG/work/data"
 mkdir -p "$GPU_TEST_OUT"
+rm -f "$GPU_TEST_OUT"/*.json # -o onto an earlier run's session is refused without --append
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
 } > "$LOG/device.txt"

@@ -19,11 +19,11 @@ for ((r = 1; r <= ROUNDS; r++)); do
     IFS=, read -ra kv <<< "$knobs"
     for x in "${kv[@]}"; do args+=(--knob "$x"); done
     "$BT" run -v "$V" -s "$shape" "${args[@]}" --metrics none --reps "$REPS" \
-      -o "$OUTDIR/ref-$TAG.json" < /dev/null > /dev/null || fail=1
+      --append -o "$OUTDIR/ref-$TAG.json" < /dev/null > /dev/null || fail=1
   done < "$list"
   for shape in $shapes; do
     "$BT" run -v "$V" -s "$shape" --knob auto --metrics none --reps "$REPS" \
-      -o "$OUTDIR/refauto-$TAG.json" < /dev/null > /dev/null || fail=1
+      --append -o "$OUTDIR/refauto-$TAG.json" < /dev/null > /dev/null || fail=1
   done
   echo "round $r of $ROUNDS done"
 done

@@ -62,8 +62,8 @@ def digest(path):
 def make_session(c, name, n_runs=1):
     """A real session from the scripted worker: 2 records per run."""
     path = c.path(name)
-    for _ in range(n_runs):
-        rc, _, err = c.bt_run(["run"] + PLAN + ["-o", path])
+    for i in range(n_runs):
+        rc, _, err = c.bt_run(["run"] + PLAN + ["-o", path] + (["--append"] if i else []))
         c.check(rc == 0, "making %s: exit %d: %s" % (name, rc, err[-300:]))
     return path
 
@@ -85,9 +85,25 @@ def refused(c, label, args, victim, want_rc=1, text=None, env=None):
 # ---- -o semantics -----------------------------------------------------------------------------
 
 def case_append_same_gpu(c):
-    """-o an existing session of the same GPU: the new records go after the old ones."""
-    s = make_session(c, "s.json", n_runs=3)
+    """-o an existing session of the same GPU: refused in one line naming -o and --append (the
+    file unchanged); with --append the new records go after the old ones, and stderr says how
+    many were there before the first new one."""
+    s = make_session(c, "s.json")
+    err = refused(c, "no --append", ["run"] + PLAN + ["-o", s], s)
+    c.check(err.strip().count("\n") == 0 and "-o" in err and "--append" in err,
+            "the refusal is not one line naming -o and --append: %r" % err)
+    for args in (["run"] + PLAN, ["replay", s]):
+        out = s if args[0] == "run" else c.path("r.json")
+        if args[0] == "replay":
+            make_session(c, "r.json")
+            refused(c, "replay without --append", args + ["-o", out], out)
+        rc, _, err = c.bt_run(args + ["-o", out, "--append"])
+        c.check(rc == 0 and "appending to %s: it already holds 2 records of" % out in err,
+                "%s --append: exit %d: %s" % (args[0], rc, err[-300:]))
     n = len(records(s) or [])
+    c.check(n == 4, "%d records after a run and an appended run, want 4" % n)
+    s3 = make_session(c, "s3.json", n_runs=3)
+    n = len(records(s3) or [])
     c.check(n == 6, "%d records after three runs into one file, want 6" % n)
 
 
@@ -162,7 +178,7 @@ def case_full_disk(c):
 
     def small():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    rc, out, err = c.bt_run(["run"] + PLAN + ["-o", s], preexec_fn=small)
+    rc, out, err = c.bt_run(["run"] + PLAN + ["-o", s, "--append"], preexec_fn=small)
     c.check(rc not in (0, -1) and rc > 0, "append to a full disk: exit %d, want an error (%s)" % (rc, err.strip()[-300:]))
     c.check("could not be saved" in err or "cannot save" in err, "append: the failed save is not said: %s" % err.strip()[-300:])
     c.check(digest(s) == before, "append: the session was changed")
@@ -269,7 +285,8 @@ def case_mode_kept(c):
     """A 0600 session stays 0600 when records are appended."""
     s = make_session(c, "private.json")
     os.chmod(s, 0o600)
-    make_session(c, "private.json")
+    rc, _, err = c.bt_run(["run"] + PLAN + ["-o", s, "--append"])
+    c.check(rc == 0, "append: exit %d: %s" % (rc, err[-300:]))
     mode = stat.S_IMODE(os.stat(s).st_mode)
     c.check(mode == 0o600, "mode %o after an append, want 600" % mode)
 

@@ -50,6 +50,14 @@ int main(void) {
   CHECK(Refused("~no_such_user_hopefully/a", "~no_such_user_hopefully: no such user", 256));
   CHECK(Refused("~\x1b[2J/a", "not a user name", 256));
   CHECK(Refused("$OUT/$OUT/$OUT", "longer than 15 bytes", 16));
+  /* The user and variable names' own buffers (256 bytes) refuse a longer name, never cut it. */
+  char longname[400];
+  memset(longname, 'u', sizeof longname);
+  longname[0] = '~';
+  longname[sizeof longname - 1] = '\0';
+  CHECK(Refused(longname, "no user", 256));
+  longname[0] = '$';
+  CHECK(Refused(longname, "a variable name longer than 255", 256));
   unsetenv("HOME");
   if (!pw || !pw->pw_dir || !pw->pw_dir[0]) CHECK(Refused("~/a", "no home", 256));
 

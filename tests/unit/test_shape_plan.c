@@ -86,7 +86,13 @@ static void test_plan(void) {
   CHECK(Plan_expand(&p, &e, &n, err, sizeof err));
   CHECK(n == 2 * 2 + 1 * 2); /* smem x {pad 0, 8} x 2 shapes + naive x 2 shapes */
   free(e);
+  /* A second --knob of the same knob is refused (it silently replaced the first). */
+  CHECK(!Plan_addKnob(&p, "pad=8", err, sizeof err) && strstr(err, "given twice"));
   /* Repeated values run once, however many are given (never capped silently). */
+  free(p.variants[0].knobs[0]);
+  free(p.variants[0].knobs);
+  p.variants[0].knobs = NULL;
+  p.variants[0].nknobs = 0;
   CHECK(Plan_addKnob(&p, "pad=8,0,8,8,0,8,0,8,0,8,0", err, sizeof err));
   CHECK(Plan_expand(&p, &e, &n, err, sizeof err) && n == 2 * 2 + 1 * 2);
   CHECK(strcmp(p.variants[0].knobs[0], "pad=8,0") == 0);

@@ -1,9 +1,10 @@
-/* The tuned table without a GPU: what it stores and gives back, a malformed table moved aside,
+/* The tuned table without a GPU: what it stores and gives back, a malformed or foreign table left alone,
  * --knob auto's choices, and the tables shipped in the source tree (argv[1]). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "bench/plan.h"
@@ -35,7 +36,7 @@ static void test_entry(TunedEntry *e, const char *variant, const char *shape, co
 }
 
 /* The tuned table: stored entries come back for their device, source, shape and conditions
- * only; a newer tune replaces the older entry; a malformed table is moved aside, not lost;
+ * only; a newer tune replaces the older entry; a malformed table is left alone, not replaced;
  * --knob auto takes the tuned knobs, keeps the ones given with --knob, or says why not. */
 /* A plan entry of v at shape s with its default knobs, auto as given. */
 static PlanEntry test_planEntry(const Variant *v, Shape s, RunOptions opts, int knobs_auto) {
@@ -61,6 +62,32 @@ static bool test_oneEntryTable(const char *path, const char *variant, const char
   bool ok = Util_writeFileAtomic(path, text, strlen(text), err, sizeof err);
   free(text);
   return ok;
+}
+
+/* The table's name on something that is not a regular file (a FIFO, a directory, a link to
+ * /dev/null) or a name too long: the store refuses, and nothing there is renamed or replaced. */
+static void test_notRegularTargets(const char *dir, const TunedEntry *e) {
+  char target[4300], note[600], err[600], aside[4400];
+  const char *kinds[] = {"fifo", "dir", "link"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(target, sizeof target, "%s/%s.json", dir, kinds[k]);
+    CHECK(k == 0 ? mkfifo(target, 0600) == 0 : k == 1 ? mkdir(target, 0700) == 0
+                                                      : symlink("/dev/null", target) == 0);
+    setenv(TUNED_PATH_ENV, target, 1);
+    CHECK(!TunedTable_store(e, 1, note, sizeof note, err, sizeof err) && strstr(err, "not a regular file"));
+    struct stat st;
+    CHECK(lstat(target, &st) == 0 && (k == 0 ? S_ISFIFO(st.st_mode) : k == 1 ? S_ISDIR(st.st_mode)
+                                                                             : S_ISLNK(st.st_mode)));
+    snprintf(aside, sizeof aside, "%s.lock", target);
+    CHECK(access(aside, F_OK) != 0); /* not even a lock file beside it */
+    CHECK(k == 1 ? rmdir(target) == 0 : unlink(target) == 0);
+  }
+  char *longname = Util_xcalloc(5000, 1);
+  memset(longname, 'a', 4999);
+  longname[0] = '/';
+  setenv(TUNED_PATH_ENV, longname, 1);
+  CHECK(!TunedTable_store(e, 1, note, sizeof note, err, sizeof err) && strstr(err, "longer than"));
+  free(longname);
 }
 
 static void test_table(void) {
@@ -250,12 +277,16 @@ static void test_table(void) {
   rmdir(sdir);
   unsetenv("BENCHTOP_SHIPPED_TUNED");
 
-  /* A malformed table: lookups say so; a store moves it aside and starts again. */
+  /* A malformed table: lookups say so; a store refuses and leaves it exactly as it was (it may
+   * not be ours to rename or replace). */
   const char junk[] = "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": 3}]}";
   CHECK(Util_writeFileAtomic(path, junk, strlen(junk), err, sizeof err));
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == -1 && strstr(why, "malformed"));
-  CHECK(TunedTable_store(e, 1, note, sizeof note, err, sizeof err) && strstr(note, "moved to"));
-  CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1);
+  CHECK(!TunedTable_store(e, 1, note, sizeof note, err, sizeof err) && strstr(err, "nothing written"));
+  char *kept = Util_readFile(path, &len, 0);
+  CHECK(kept && strcmp(kept, junk) == 0);
+  free(kept);
+  test_notRegularTargets(dir, e);
   char cmd[4400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
