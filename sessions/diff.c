@@ -41,8 +41,37 @@ static void Diff_keyCells(const DiffPair *p, bool same_keys, char *a, char *b, s
   }
 }
 
-static double Diff_metricDelta(const DiffPair *p, const MetricColumn *m) {
-  return MetricColumns_value(p->b, m) - MetricColumns_value(p->a, m);
+/* One pair's metric changes, every column at once through an index of the column names (a
+ * lookup per column and record would be quadratic in the names of a wide session). */
+typedef struct DiffMetricRow {
+  NameIndex index;
+  double *a, *b, *delta; /* per column: A's value, B's, B - A */
+  bool *held_a, *held_b;
+} DiffMetricRow;
+
+static void DiffMetricRow_init(DiffMetricRow *row, const MetricColumns *mc) {
+  size_t n = (size_t)mc->n + 1;
+  MetricColumns_index(mc, &row->index);
+  row->a = Util_xcalloc(n, sizeof(double));
+  row->b = Util_xcalloc(n, sizeof(double));
+  row->delta = Util_xcalloc(n, sizeof(double));
+  row->held_a = Util_xcalloc(n, sizeof(bool));
+  row->held_b = Util_xcalloc(n, sizeof(bool));
+}
+
+static void DiffMetricRow_fill(DiffMetricRow *row, const MetricColumns *mc, const DiffPair *p) {
+  MetricColumns_rowValues(mc, &row->index, p->a, row->a, row->held_a);
+  MetricColumns_rowValues(mc, &row->index, p->b, row->b, row->held_b);
+  for (int k = 0; k < mc->n; k++) row->delta[k] = row->b[k] - row->a[k];
+}
+
+static void DiffMetricRow_free(DiffMetricRow *row) {
+  NameIndex_free(&row->index);
+  free(row->a);
+  free(row->b);
+  free(row->delta);
+  free(row->held_a);
+  free(row->held_b);
 }
 
 /* The metric columns of every record in a pair. */
@@ -68,7 +97,7 @@ static void Diff_jsonKey(cJSON *o, const Record *r, const char *suffix) {
   cJSON_AddStringToObject(o, key, r->knobs);
 }
 
-static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc) {
+static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc, DiffMetricRow *row) {
   Diff_jsonKey(o, p->b, "_b");
   cJSON_AddStringToObject(o, "status_a", Record_statusName(p->a->status));
   cJSON_AddStringToObject(o, "status_b", Record_statusName(p->b->status));
@@ -89,9 +118,10 @@ static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc) 
   cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
   cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
   cJSON *m = cJSON_AddObjectToObject(o, "dmetrics");
+  DiffMetricRow_fill(row, mc, p);
   for (int k = 0; k < mc->n; k++)
-    if (Record_metric(p->a, mc->col[k].name) || Record_metric(p->b, mc->col[k].name))
-      cJSON_AddItemToObject(m, mc->col[k].name, Diff_num(Diff_metricDelta(p, &mc->col[k])));
+    if (row->held_a[k] || row->held_b[k])
+      cJSON_AddItemToObject(m, mc->col[k].name, Diff_num(row->delta[k]));
   cJSON_AddBoolToObject(o, "changed", p->changed);
   cJSON_AddBoolToObject(o, "regression", p->regression);
 }
@@ -100,6 +130,8 @@ static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *op
                            const DiffSummary *sum) {
   MetricColumns mc;
   Diff_metricColumns(dp, false, &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   char how[1200];
   DiffMatch_describe(&opt->match, how, sizeof how);
   cJSON *root = cJSON_CreateObject();
@@ -129,12 +161,13 @@ static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *op
       cJSON_AddItemToArray(p->a ? only_a : only_b, o);
       continue;
     }
-    Diff_jsonPair(o, p, &mc);
+    Diff_jsonPair(o, p, &mc, &row);
     cJSON_AddItemToArray(matched, o);
   }
   Export_printJson(out, root, true);
   fputc('\n', out);
   cJSON_Delete(root);
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 
@@ -153,6 +186,8 @@ static void Diff_csvText(FILE *out, const char *text) {
 static void Diff_printCsv(FILE *out, const DiffPairs *dp) {
   MetricColumns mc;
   Diff_metricColumns(dp, false, &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   fputs("match,variant,knobs,variant_b,knobs_b,shape,status_a,status_b,p50_a_us,p50_b_us,"
         "dp50_pct,dp50_ci_low_pct,dp50_ci_high_pct,verdict,rel_l2_a,rel_l2_b,drel_l2", out);
   for (int k = 0; k < mc.n; k++) {
@@ -184,9 +219,11 @@ static void Diff_printCsv(FILE *out, const DiffPairs *dp) {
     Diff_csvNumber(out, p->a ? p->a->error.rel_l2 : NAN);
     Diff_csvNumber(out, p->b ? p->b->error.rel_l2 : NAN);
     Diff_csvNumber(out, both ? p->drel : NAN);
-    for (int k = 0; k < mc.n; k++) Diff_csvNumber(out, both ? Diff_metricDelta(p, &mc.col[k]) : NAN);
+    if (both) DiffMetricRow_fill(&row, &mc, p);
+    for (int k = 0; k < mc.n; k++) Diff_csvNumber(out, both ? row.delta[k] : NAN);
     fprintf(out, ",%s,%s\n", both ? Diff_clockName(p) : "", p->regression ? "yes" : "no");
   }
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 
@@ -234,6 +271,8 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
   bool md = fmt == FMT_MD;
   MetricColumns mc;
   Diff_metricColumns(dp, Export_briefMetrics(fmt, wide), &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   const char *heads[D_NCOLS] = {same_keys ? "variant" : "A", same_keys ? "knobs" : "B", "shape",
                                 "status", "p50 A", "p50 B", "Δp50 [95% CI]", "verdict",
                                 "Δrel err"};
@@ -286,9 +325,10 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     else snprintf(c[D_REL], sizeof c[D_REL], "%+.1e", p->drel);
     if (md) fputs("|", out);
     for (int k = 0; k < D_NCOLS; k++) Diff_cell(out, md, c[k], w[k], k < D_P50A || k == D_VERDICT, k == 0);
+    DiffMetricRow_fill(&row, &mc, p);
     for (int k = 0; k < mc.n; k++) {
       char d[48];
-      Diff_fmtDelta(d, sizeof d, Diff_metricDelta(p, &mc.col[k]), mc.col[k].unit);
+      Diff_fmtDelta(d, sizeof d, row.delta[k], mc.col[k].unit);
       char head[METRIC_NAME_MAX + 4];
       int hw = snprintf(head, sizeof head, "Δ%s", mc.col[k].label) - 1;
       Diff_cell(out, md, d, hw > 8 ? hw : 8, false, false);
@@ -308,6 +348,7 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     fprintf(out, "%sonly in %s: %s %s %s (%s, p50 %s us)\n", md ? "- " : "", p->a ? "A" : "B",
             variant, knobs, shape, Record_statusName(r->status), t);
   }
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 

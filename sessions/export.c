@@ -334,6 +334,8 @@ void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *la
     x->metrics.col = Util_xmalloc(sizeof *metrics->col * (size_t)metrics->n);
     memcpy(x->metrics.col, metrics->col, sizeof *metrics->col * (size_t)metrics->n);
   }
+  MetricColumns_index(&x->metrics, &x->metric_index);
+  x->metric_values = Util_xcalloc((size_t)x->metrics.n + 1, sizeof *x->metric_values);
   if (fmt == FMT_JSON) {
     fputs("[", out);
     fflush(out);
@@ -399,13 +401,15 @@ void Export_record(Export *x, const Record *r) {
       fprintf(out, " %s", Text_sanitize(reason, sizeof reason, r->reason[0] ? r->reason : "-"));
       break;
     }
-    if (Export_metricsBefore(c, x->fmt))
+    if (Export_metricsBefore(c, x->fmt)) {
+      MetricColumns_rowValues(&x->metrics, &x->metric_index, r, x->metric_values, NULL);
       for (int k = 0; k < x->metrics.n; k++, first = false) {
         const MetricColumn *m = &x->metrics.col[k];
-        Export_fmtMetric(buf, sizeof buf, MetricColumns_value(r, m), m->unit, x->fmt == FMT_CSV);
+        Export_fmtMetric(buf, sizeof buf, x->metric_values[k], m->unit, x->fmt == FMT_CSV);
         ColumnDesc d = {m->label, m->name, Export_metricWidth(m), 0, false};
         Export_put(x, &d, buf, first);
       }
+    }
     if (!Export_shows(c, x->fmt, x->cols)) continue;
     Export_cell(r, c, x->fmt, buf, sizeof buf);
     ColumnDesc d = Export_desc(x, c);
@@ -420,6 +424,9 @@ void Export_record(Export *x, const Record *r) {
 void Export_end(Export *x) {
   FILE *out = x->out;
   MetricColumns_free(&x->metrics);
+  NameIndex_free(&x->metric_index);
+  free(x->metric_values);
+  x->metric_values = NULL;
   if (x->fmt == FMT_JSON) {
     fputs(x->rows ? "\n]\n" : "]\n", out);
   } else if (x->fmt == FMT_TABLE || x->fmt == FMT_MD) {

@@ -36,6 +36,8 @@ typedef struct Export {
   int variant_width, knob_width;
   int rows;
   int by_status[5]; /* RecordStatus counts, for the footer */
+  NameIndex metric_index; /* metrics' columns by name, and one row's values: rows of */
+  double *metric_values;  /* thousands of metric columns cost O(columns), not their square */
 } Export;
 
 /* "table", "json", "csv", "md" (also "markdown"). */
