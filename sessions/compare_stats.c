@@ -304,7 +304,8 @@ const char *CompareStats_verdictName(Verdict v) {
 /* A ratio as a signed percent change with a precision suited to its size. */
 static void CompareStats_pct(char *buf, size_t size, double ratio) {
   double p = (ratio - 1) * 100;
-  if (fabs(p) >= 1000) snprintf(buf, size, "%+.0f", p);
+  if (!(fabs(p) < 1e6)) snprintf(buf, size, "%+.3g", p); /* a broken p50: not 300 digits */
+  else if (fabs(p) >= 1000) snprintf(buf, size, "%+.0f", p);
   else if (fabs(p) >= 100) snprintf(buf, size, "%+.0f", p);
   else snprintf(buf, size, "%+.1f", p);
 }

@@ -2,6 +2,7 @@
  * is export_session.c. */
 #include "sessions/export.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,13 @@ unsigned Export_columnsFor(const Record *const *recs, int n) {
 
 bool Export_briefMetrics(OutputFormat fmt, bool wide) { return fmt == FMT_TABLE && !wide; }
 
+/* Beyond this magnitude a figure is printed with 4 significant digits and an exponent: a p50 of
+ * 1e308 (a hostile or broken record) is "1e+308", not 309 digits that wreck every column. */
+#define EXPORT_FIXED_MAX 1e9
+
 void Export_fmtTime(char *buf, size_t size, double us) {
   if (isnan(us)) snprintf(buf, size, "n/a");
+  else if (!(fabs(us) < EXPORT_FIXED_MAX)) snprintf(buf, size, "%.4g", us);
   else if (fabs(us) < 100) snprintf(buf, size, "%.2f", us);
   else if (fabs(us) < 100000) snprintf(buf, size, "%.1f", us);
   else snprintf(buf, size, "%.0f", us);
@@ -114,6 +120,7 @@ void Export_fmtTime(char *buf, size_t size, double us) {
 void Export_fmtCount(char *buf, size_t size, double v) {
   double a = fabs(v);
   if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (!(a < 1e12)) snprintf(buf, size, "%.4g", v);
   else if (a < 1000) snprintf(buf, size, "%.0f", v);
   else if (a < 1e6) snprintf(buf, size, "%.1fk", v / 1e3);
   else if (a < 1e9) snprintf(buf, size, "%.1fM", v / 1e6);
@@ -122,6 +129,7 @@ void Export_fmtCount(char *buf, size_t size, double v) {
 
 static void Export_fmtFixed(char *buf, size_t size, double v, int digits) {
   if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (!(fabs(v) < EXPORT_FIXED_MAX)) snprintf(buf, size, "%.4g", v);
   else snprintf(buf, size, "%.*f", digits, v);
 }
 
@@ -191,7 +199,8 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     v = col == C_FLOORX ? f.x_floor : col == C_FLOP_FLOOR ? f.flop_us
         : col == C_BYTE_FLOOR ? f.byte_us : col == C_LAUNCH_FLOOR ? f.launch_us : f.achieved_gbs;
     if (exact) Export_fmtExact(buf, size, v);
-    else if (col == C_FLOORX && !isnan(v)) snprintf(buf, size, "%.1fx", v);
+    else if (col == C_FLOORX && !isnan(v))
+      snprintf(buf, size, fabs(v) < EXPORT_FIXED_MAX ? "%.1fx" : "%.4gx", v);
     else Export_fmtTime(buf, size, v);
     return;
   }
@@ -253,11 +262,24 @@ void Export_printJson(FILE *out, const cJSON *j, bool formatted) {
   cJSON_free(text);
 }
 
+/* A CSV cell a spreadsheet would run as a formula: text opening with = + - @ (or a tab or
+ * CR), unless the whole cell is a number (a negative number stays a number). */
+static bool Export_csvFormula(const char *text) {
+  if (!strchr("=+-@\t\r", text[0]) || !text[0]) return false;
+  char *end;
+  errno = 0;
+  (void)strtod(text, &end);
+  return end == text || *end != '\0';
+}
+
 void Export_writeField(FILE *out, OutputFormat fmt, const char *raw) {
   char *text = Util_xstrdup(raw); /* record fields come from files and workers */
   Text_sanitize(text, strlen(text) + 1, text);
-  if (fmt == FMT_CSV && strpbrk(text, ",\"\r\n")) {
+  /* OWASP's advice against formula injection: such a text cell is prefixed with a quote. */
+  bool formula = fmt == FMT_CSV && Export_csvFormula(text);
+  if (fmt == FMT_CSV && (formula || strpbrk(text, ",\"\r\n"))) {
     fputc('"', out);
+    if (formula) fputc('\'', out);
     for (const char *c = text; *c; c++) {
       if (*c == '"') fputc('"', out);
       fputc(*c, out);
