@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/protocol.h"
+#include "bench/worker_log.h"
 #include "common/safe_file.h"
 #include "common/text.h"
 #include "common/util.h"
@@ -82,6 +83,7 @@ void Runner_stopWorker(Runner *r, bool kill_it) {
 void Runner_free(Runner *r) {
   if (!r) return;
   Runner_stopWorker(r, false);
+  WorkerLog_noteIfFull(r->logpath);
   RunnerEvents_free(&r->events);
   free(r->queue);
   free(r->builds);
@@ -213,12 +215,15 @@ static bool Runner_spawn(Runner *r) {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     Util_mkdirs(dir);
+    WorkerLog_beginRun(r->logpath);
+    WorkerLog_noteIfFull(r->logpath); /* a worker before this one filled it */
     log = SafeFile_openLog(r->logpath, err, sizeof err);
     if (log < 0 && !r->log_warned) {
       r->log_warned = true;
       Runner_say(r, RUNNER_WARNING, "worker log: %s (the worker's messages are discarded)", err);
     }
   }
+  int64_t log_cap = WorkerLog_cap();
   pid_t pid = fork();
   if (pid < 0) {
     if (log >= 0) close(log);
@@ -230,6 +235,7 @@ static bool Runner_spawn(Runner *r) {
     dup2(out[1], STDOUT_FILENO);
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     dup2(log >= 0 ? log : null, STDERR_FILENO);
+    if (log >= 0) WorkerLog_limitChild(log_cap);
     setpgid(0, 0); /* Ctrl-C in the terminal goes to the parent, which decides */
     signal(SIGPIPE, SIG_DFL);
     if (r->device_env[0]) putenv(r->device_env); /* no allocation after fork */

@@ -118,6 +118,14 @@ def worker(mode):
             sys.stderr.write("worker: working on %d\n" % req["id"])
             sys.stderr.flush()
             put(answer(req))
+        elif mode == "log-flood":  # 4 MiB to its log (stderr) per request, past any cap
+            chunk = ("worker: chatter %d " % req["id"] + "y" * 65500 + "\n").encode()
+            for _ in range(64):
+                try:
+                    os.write(2, chunk)
+                except OSError:  # EFBIG past the runner's cap: the worker goes on
+                    break
+            put(answer(req))
         elif mode == "slow":  # a well-behaved worker that takes its time (another run may start)
             time.sleep(0.3)
             put(answer(req))
@@ -457,6 +465,28 @@ def case_bigrecord(c, bt, tmp):
     recs = basic(c, bt, Run(bt, tmp, "bigrecord", [], variants="naive,smem", shapes="1x1x64x64"),
                  want=2, statuses={"pass": 2})
     c.check(all(len(r["timing"]["samples"]) == 100000 for r in by_variant(recs, "smem")), "samples lost")
+
+
+def case_log_flood(c, bt, tmp):
+    """A worker writing 4 MiB to its log per request: worker.log stops at the cap (1 MiB here)
+    with a line saying what was dropped, every record is saved; the next run keeps this run's
+    log as worker.log.1 and starts a new one."""
+    cap = 1 << 20
+    log = os.path.join(tmp, "cache", "benchtop", "worker.log")
+    env = {"BENCHTOP_WORKER_LOG_MAX": str(cap)}
+    basic(c, bt, Run(bt, tmp, "log-flood", [], env=env), statuses={"pass": N_ENTRIES})
+    size = os.path.getsize(log) if os.path.exists(log) else -1
+    c.check(0 < size <= cap + 4096, "worker.log is %d bytes, cap %d" % (size, cap))
+    with open(log, "rb") as f:
+        f.seek(max(0, size - 4096))
+        tail = f.read().decode(errors="replace")
+    c.check("reached its cap" in tail, "no line about the dropped messages at the log's end")
+    basic(c, bt, Run(bt, tmp, "chatty-stderr", [], env=env), statuses={"pass": N_ENTRIES})
+    c.check(os.path.exists(log + ".1") and os.path.getsize(log + ".1") == size,
+            "the previous run's log is not kept as worker.log.1")
+    size2 = os.path.getsize(log) if os.path.exists(log) else -1
+    c.check(0 < size2 < 64 * 1024, "the second run's log is %d bytes (not a new one)" % size2)
+    c.notes.append("log %d then %d bytes" % (size, size2))
 
 
 def case_escape(c, bt, tmp):
