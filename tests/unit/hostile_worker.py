@@ -118,6 +118,8 @@ def worker(mode):
             sys.stderr.write("worker: working on %d\n" % req["id"])
             sys.stderr.flush()
             put(answer(req))
+        elif mode == "cancel-all":  # "cancelled" to every request, though no one cancelled
+            put(answer(req, status="cancelled", reason="cancelled"))
         elif mode == "log-flood":  # 4 MiB to its log (stderr) per request, past any cap
             chunk = ("worker: chatter %d " % req["id"] + "y" * 65500 + "\n").encode()
             for _ in range(64):
@@ -465,6 +467,14 @@ def case_bigrecord(c, bt, tmp):
     recs = basic(c, bt, Run(bt, tmp, "bigrecord", [], variants="naive,smem", shapes="1x1x64x64"),
                  want=2, statuses={"pass": 2})
     c.check(all(len(r["timing"]["samples"]) == 100000 for r in by_variant(recs, "smem")), "samples lost")
+
+
+def case_cancel_all(c, bt, tmp):
+    """A worker answering 'cancelled' to every request no one cancelled: exit 1, and a line
+    saying nothing was measured (not a quiet '20 cancelled' and exit 0)."""
+    run = Run(bt, tmp, "cancel-all", [])
+    basic(c, bt, run, want_rc=1, statuses={"cancelled": N_ENTRIES})
+    c.check("nothing was measured" in run.err, "no line saying nothing was measured: %s" % run.err[-300:])
 
 
 def case_log_flood(c, bt, tmp):
