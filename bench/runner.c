@@ -433,7 +433,22 @@ static void Runner_checkDeadline(Runner *r) {
     return;
   }
   double secs = (r->deadline - r->last_armed) / 1000;
-  if (r->state == W_CANCELLING)
+  /* A worker that exited while another process (a child of its own) holds its output open
+   * never reaches the end of its pipe: its exit is the diagnosis, not the silence. */
+  char exited[160] = "";
+  int status = 0;
+  if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+    kill(-r->pid, SIGKILL); /* its process group (setpgid in Runner_spawn): what holds the pipe */
+    r->pid = -1;
+    if (WIFSIGNALED(status))
+      snprintf(exited, sizeof exited, "the worker died (signal %d, %s)", WTERMSIG(status),
+               strsignal(WTERMSIG(status)));
+    else
+      snprintf(exited, sizeof exited, "the worker exited (status %d)", WEXITSTATUS(status));
+  }
+  if (exited[0])
+    snprintf(why, sizeof why, "%s; another process still held its output", exited);
+  else if (r->state == W_CANCELLING)
     snprintf(why, sizeof why, "cancelled (the worker did not stop in time)");
   else if (r->ping_id == r->inflight_id)
     snprintf(why, sizeof why, "watchdog: no valid answer within %.0f s after the worker sent %.120s",

@@ -118,6 +118,15 @@ def worker(mode):
             sys.stderr.write("worker: working on %d\n" % req["id"])
             sys.stderr.flush()
             put(answer(req))
+        elif mode == "exit-grandchild" and hit:  # exits; a child of its own keeps its stdout
+            if os.fork() == 0:
+                time.sleep(60)
+                os._exit(0)
+            os._exit(3)
+        elif mode == "close-stdout" and hit:  # closes its output and lives on
+            os.close(1)
+            time.sleep(60)
+            sys.exit(0)
         elif mode == "cancel-all":  # "cancelled" to every request, though no one cancelled
             put(answer(req, status="cancelled", reason="cancelled"))
         elif mode == "log-flood":  # 4 MiB to its log (stderr) per request, past any cap
@@ -467,6 +476,26 @@ def case_bigrecord(c, bt, tmp):
     recs = basic(c, bt, Run(bt, tmp, "bigrecord", [], variants="naive,smem", shapes="1x1x64x64"),
                  want=2, statuses={"pass": 2})
     c.check(all(len(r["timing"]["samples"]) == 100000 for r in by_variant(recs, "smem")), "samples lost")
+
+
+def one_error(c, bt, tmp, mode, want, unwanted):
+    run = Run(bt, tmp, mode, ["--watchdog", "2"], timeout=120)
+    recs = basic(c, bt, run, want_rc=1, max_secs=60, statuses={"pass": N_ENTRIES - 4, "error": 4})
+    reasons = [r.get("reason", "") for r in by_variant(recs, "smem")]
+    c.check(reasons and all(want in w and unwanted not in w for w in reasons),
+            "smem's reasons %r, want %r (not %r)" % (reasons[:1], want, unwanted))
+
+
+def case_exit_grandchild(c, bt, tmp):
+    """A worker that exits while a child of its own holds its stdout: the record says the
+    worker exited (status 3), not that it did not take up the request."""
+    one_error(c, bt, tmp, "exit-grandchild", "the worker exited (status 3)", "did not take up")
+
+
+def case_close_stdout(c, bt, tmp):
+    """A worker that closes its stdout and lives on: the record says so and that it was
+    stopped, not that it exited."""
+    one_error(c, bt, tmp, "close-stdout", "closed its output", "the worker exited")
 
 
 def case_cancel_all(c, bt, tmp):
