@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/text_width.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/knob_label.h"
@@ -238,13 +239,6 @@ static void Diff_fmtDelta(char *buf, size_t size, double d, const char *unit) {
   snprintf(buf, size, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "", tmp);
 }
 
-/* Terminal columns of UTF-8 text (the Δ of the headers is two bytes, one column). */
-static int Diff_displayWidth(const char *s) {
-  int n = 0;
-  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
-  return n;
-}
-
 /* Table and Markdown cell: text padded (or for text columns cut with '~') to width. */
 static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left, bool first) {
   if (md) {
@@ -256,11 +250,7 @@ static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left
   if (!first) fputc(' ', out);
   char safe[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8]; /* record fields come from files */
   text = Text_sanitize(safe, sizeof safe, text);
-  int len = Diff_displayWidth(text);
-  if (left && len > width) fprintf(out, "%.*s~", width - 1, text);
-  else if (len >= width) fputs(text, out);
-  else if (left) fprintf(out, "%s%*s", text, width - len, "");
-  else fprintf(out, "%*s%s", width - len, "", text);
+  Export_padded(out, text, width, left);
 }
 
 enum { D_A, D_B, D_SHAPE, D_STATUS, D_P50A, D_P50B, D_CHANGE, D_VERDICT, D_REL, D_NCOLS };
@@ -281,8 +271,8 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     if (!dp->pair[i].a || !dp->pair[i].b) continue;
     char ka[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8], kb[sizeof ka];
     Diff_keyCells(&dp->pair[i], same_keys, ka, kb, sizeof ka);
-    if ((int)strlen(ka) > w[D_A]) w[D_A] = (int)strlen(ka);
-    if ((int)strlen(kb) > w[D_B]) w[D_B] = (int)strlen(kb);
+    if (Text_width(ka) > w[D_A]) w[D_A] = Text_width(ka);
+    if (Text_width(kb) > w[D_B]) w[D_B] = Text_width(kb);
   }
   if (md) fputs("|", out);
   for (int c = 0; c < D_NCOLS; c++) Diff_cell(out, md, heads[c], w[c], c < D_P50A || c == D_VERDICT, c == 0);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/text.h"
+#include "common/text_width.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/floors.h"
@@ -296,18 +297,28 @@ void Export_writeField(FILE *out, OutputFormat fmt, const char *raw) {
   free(text);
 }
 
+void Export_padded(FILE *out, const char *text, int width, bool left) {
+  int len = Text_width(text); /* columns, not bytes: é, CJK and emoji align */
+  if (len > width) {
+    if (!left) {
+      fputs(text, out); /* never cut a number */
+      return;
+    }
+    size_t keep = Text_prefixFor(text, width - 1);
+    fprintf(out, "%.*s~%*s", (int)keep, text, width - 1 - Text_widthN(text, keep), "");
+  } else if (left) {
+    fprintf(out, "%s%*s", text, width - len, "");
+  } else {
+    fprintf(out, "%*s%s", width - len, "", text);
+  }
+}
+
 /* Table cell: padded to its width, text cut with '~' when too long. */
 static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *raw, bool first) {
   if (!first) fputc(' ', out);
   char text[512];
   Text_sanitize(text, sizeof text, raw);
-  int len = (int)strlen(text);
-  if (len > c->width) {
-    if (c->left) fprintf(out, "%.*s~", c->width - 1, text);
-    else fputs(text, out); /* never cut a number */
-  } else {
-    fprintf(out, c->left ? "%-*s" : "%*s", c->width, text);
-  }
+  Export_padded(out, text, c->width, c->left);
 }
 
 /* Header cell of one column (table, CSV or Markdown). */
@@ -329,7 +340,7 @@ static void Export_head(FILE *out, OutputFormat fmt, const char *head, const cha
 void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs) {
   char label[RECORD_KNOBS_MAX];
   KnobLabel_compact(variant, knobs, label, sizeof label);
-  int kw = (int)strlen(label), vw = (int)strlen(variant);
+  int kw = Text_width(label), vw = Text_width(variant);
   if (kw > l->knob_width) l->knob_width = kw;
   if (vw > l->variant_width) l->variant_width = vw;
 }

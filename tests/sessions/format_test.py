@@ -6,7 +6,18 @@ numbers.
 
     format_test.py BENCHTOP
 """
-import copy, csv, io, json, os, re, shutil, subprocess, sys, tempfile
+import copy, csv, io, json, os, re, shutil, subprocess, sys, tempfile, unicodedata
+
+
+def columns(text):
+    """Terminal columns of text: East Asian wide and full-width characters take two."""
+    return sum(0 if unicodedata.combining(ch) else
+               2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def knob_starts(out):
+    """The terminal column where each row's knob cell ('bm=...') starts."""
+    return [columns(l[:l.index("bm=")]) for l in out.splitlines() if "bm=" in l]
 
 
 def main(argv):
@@ -62,6 +73,22 @@ def main(argv):
               repr(reasons))
         negs = [r.get("user__neg.sum") for r in rows]
         check("CSV: a negative number stays a number", "-2.5" in negs, repr(negs))
+        # Names of one, two and zero-width characters: the columns after them still align.
+        w = copy.deepcopy(s)
+        w["records"] = []
+        for i, v in enumerate(["plain", "cafe\u0301", "caf\u00e9", "\u6ce8\u610f\u529b",
+                               "\U0001F680rocket"]):
+            r = copy.deepcopy(s["records"][0])
+            r["variant"], r["knobs"] = v, "bm=%d,stages=2" % (64 * (i + 1))
+            w["records"].append(r)
+        path_w = os.path.join(tmp, "wide.json")
+        with open(path_w, "w", encoding="utf-8") as f:
+            json.dump(w, f, ensure_ascii=False)
+        for args in (["show", path_w], ["diff", path_w, path_w]):
+            rc, out, e = run(args)
+            starts = knob_starts(out)
+            check("%s: é, CJK and emoji names keep the columns aligned" % args[0],
+                  len(starts) == 5 and len(set(starts)) == 1, "knob cells start at %r" % starts)
         return 1 if bad else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
