@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/protocol.h"
+#include "bench/worker_log.h"
 #include "common/safe_file.h"
 #include "common/text.h"
 #include "common/util.h"
@@ -88,6 +89,7 @@ void Runner_stopWorker(Runner *r, bool kill_it) {
 void Runner_free(Runner *r) {
   if (!r) return;
   Runner_stopWorker(r, false);
+  WorkerLog_noteIfFull(r->logpath);
   RunnerEvents_free(&r->events);
   free(r->queue);
   free(r->builds);
@@ -219,12 +221,15 @@ static bool Runner_spawn(Runner *r) {
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     Util_mkdirs(dir);
+    WorkerLog_beginRun(r->logpath);
+    WorkerLog_noteIfFull(r->logpath); /* a worker before this one filled it */
     log = SafeFile_openLog(r->logpath, err, sizeof err);
     if (log < 0 && !r->log_warned) {
       r->log_warned = true;
       Runner_say(r, RUNNER_WARNING, "worker log: %s (the worker's messages are discarded)", err);
     }
   }
+  int64_t log_cap = WorkerLog_cap();
   pid_t pid = fork();
   if (pid < 0) {
     if (log >= 0) close(log);
@@ -236,6 +241,7 @@ static bool Runner_spawn(Runner *r) {
     dup2(out[1], STDOUT_FILENO);
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     dup2(log >= 0 ? log : null, STDERR_FILENO);
+    if (log >= 0) WorkerLog_limitChild(log_cap);
     setpgid(0, 0); /* Ctrl-C in the terminal goes to the parent, which decides */
     signal(SIGPIPE, SIG_DFL);
     if (r->device_env[0]) putenv(r->device_env); /* no allocation after fork */
@@ -454,7 +460,22 @@ static void Runner_checkDeadline(Runner *r) {
     return;
   }
   double secs = (r->deadline - r->last_armed) / 1000;
-  if (r->state == W_CANCELLING)
+  /* A worker that exited while another process (a child of its own) holds its output open
+   * never reaches the end of its pipe: its exit is the diagnosis, not the silence. */
+  char exited[160] = "";
+  int status = 0;
+  if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+    kill(-r->pid, SIGKILL); /* its process group (setpgid in Runner_spawn): what holds the pipe */
+    r->pid = -1;
+    if (WIFSIGNALED(status))
+      snprintf(exited, sizeof exited, "the worker died (signal %d, %s)", WTERMSIG(status),
+               strsignal(WTERMSIG(status)));
+    else
+      snprintf(exited, sizeof exited, "the worker exited (status %d)", WEXITSTATUS(status));
+  }
+  if (exited[0])
+    snprintf(why, sizeof why, "%s; another process still held its output", exited);
+  else if (r->state == W_CANCELLING)
     snprintf(why, sizeof why, "cancelled (the worker did not stop in time)");
   else if (r->ping_id == r->inflight_id)
     snprintf(why, sizeof why, "watchdog: no valid answer within %.0f s after the worker sent %.120s",

@@ -278,7 +278,9 @@ void Runner_read(Runner *r) {
       return;
     }
     if (n <= 0) {
-      char why[160] = "the worker exited";
+      /* Its output closed: it exited (Runner_reap names how), or it lives on without a way to
+       * answer, and is stopped. */
+      char why[160] = "the worker closed its output without exiting, and was stopped";
       Runner_reap(r, why, sizeof why);
       Runner_workerGone(r, why);
       return;

@@ -7,6 +7,7 @@
 #include "bench/cudnn.h"
 #include "cmd/commands.h"
 #include "common/gpu_build.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "cupti/chips.h"
 #include "cupti/nvpw.h"
@@ -39,7 +40,9 @@ static bool List_match(const char *name, const char *sub) { return !sub || strst
 
 /* No name contains the SUBSTRING: one line, exit 1 (as list metrics does). */
 static int List_none(const char *what, const char *sub) {
-  fprintf(stderr, "benchtop list: no %s contains '%s'\n", what, sub);
+  fprintf(stderr, "benchtop list: no %s contains '", what);
+  Text_print(stderr, sub); /* what the user typed: never raw to the terminal */
+  fputs("'\n", stderr);
   return BT_EXIT_FAILED;
 }
 
@@ -60,25 +63,35 @@ static int List_variants(const char *sub, bool names) {
     if (!List_match(v->name, sub)) continue;
     n++;
     if (names) {
-      printf("%s\n", v->name);
+      Text_print(stdout, v->name);
+      fputc('\n', stdout);
       continue;
     }
-    printf("%-10s %s\n", v->name, v->summary);
+    /* Names, paths and words of user kernels come from files: sanitised. */
+    char name[RECORD_NAME_MAX];
+    printf("%-10s ", Text_sanitize(name, sizeof name, v->name));
+    Text_print(stdout, v->summary);
+    fputc('\n', stdout);
     printf("           head dims:");
     for (int k = 0; k < VARIANT_MAX_HEAD_DIMS && v->head_dims[k]; k++)
       printf("%s%d", k ? ", " : " ", v->head_dims[k]);
     printf("   min compute capability: %d.%d%s   tolerance: %.0e\n", v->min_cc / 10,
            v->min_cc % 10, v->arch_specific ? " (that architecture only)" : "", v->tolerance);
-    printf("           %s%s", v->path ? "file " : "built in: ", v->path ? v->path : v->source);
+    printf("           %s", v->path ? "file " : "built in: ");
+    Text_print(stdout, v->path ? v->path : v->source);
     if (v->rung) printf("   rung %d", v->rung);
-    if (v->builds_on) printf("   builds on %s", v->builds_on);
+    if (v->builds_on) fputs("   builds on ", stdout), Text_print(stdout, v->builds_on);
     printf("\n");
     for (int k = 0; k < v->nknobs; k++) {
       const KnobDesc *kd = &v->knobs[k];
       char allowed[256];
       Registry_formatAllowed(kd, allowed, sizeof allowed);
-      printf("           knob %s = %s (default %s)%s%s\n", kd->name, allowed, kd->values[kd->def],
-             kd->help[0] ? "  " : "", kd->help);
+      char line[1024];
+      snprintf(line, sizeof line, "           knob %s = %s (default %s)%s", kd->name, allowed,
+               kd->values[kd->def], kd->help[0] ? "  " : "");
+      Text_print(stdout, line);
+      Text_print(stdout, kd->help);
+      fputc('\n', stdout);
     }
     if (v->nknobs == 0) printf("           no knobs\n");
     List_unavailable(v);
@@ -161,7 +174,9 @@ static int List_metrics(const char *sub, const char *chip, int device, bool name
     return BT_EXIT_FAILED;
   }
   if (n == 0) {
-    fprintf(stderr, "benchtop list metrics: no %s metric contains '%s'\n", chip, sub ? sub : "");
+    fprintf(stderr, "benchtop list metrics: no %s metric contains '", chip);
+    Text_print(stderr, sub ? sub : "");
+    fputs("'\n", stderr);
     return BT_EXIT_FAILED;
   }
   return BT_EXIT_OK;

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "kernels/registry.h"
 
@@ -39,6 +41,16 @@ static bool New_writeExclusive(const char *path, const char *data, char *err, si
     free(tmp);
     return false;
   }
+  /* mkstemp makes 0600; a source file is made as any other, under the user's umask. */
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0) {
+    snprintf(err, errsize, "cannot set the mode of %s: %s", tmp, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return false;
+  }
   size_t len = strlen(data), done = 0;
   bool ok = true;
   while (ok && done < len) {
@@ -63,6 +75,29 @@ static bool New_writeExclusive(const char *path, const char *data, char *err, si
   return ok;
 }
 
+/* -o DIR: an existing directory, or a new one in an existing directory; a whole missing path
+ * is refused (a typo would otherwise grow a tree of directories). Says why not on stderr. */
+static bool New_makeOutputDir(const char *dir) {
+  struct stat st;
+  const char *why = NULL;
+  if (stat(dir, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return true;
+    why = "not a directory";
+  } else if (errno != ENOENT) {
+    why = strerror(errno);
+  } else if (mkdir(dir, 0777) == 0) {
+    return true;
+  } else {
+    why = errno == ENOENT ? "its parent directory does not exist (benchtop new creates one "
+                            "directory, not a path)"
+                          : strerror(errno);
+  }
+  fputs("benchtop new: -o ", stderr);
+  Text_print(stderr, dir);
+  fprintf(stderr, ": %s\n", why);
+  return false;
+}
+
 /* Whether dir is one of the kernel path's directories (so the new file will be found). */
 static bool New_onPath(const char *dir) {
   char a[4096], b[4096];
@@ -75,6 +110,9 @@ static bool New_onPath(const char *dir) {
 static int New_exec(const CommandArgs *a) {
   Command_kernelDirs(a, NEW_KERNELS);
   const char *name = a->pos[0], *from = CommandArgs_text(a, NEW_FROM, "");
+  if (Registry_reservedName(name))
+    return Command_usageError(&Cmd_new, "'%s' is a word of the command line (all, default, auto, "
+                              "none), not a variant name; pick another name", name);
   if (!Registry_validName(name))
     return Command_usageError(&Cmd_new, "'%.40s' cannot name a variant (letters, digits and _, "
                               "not starting with a digit, at most %d)", name, VARIANT_NAME_MAX - 1);
@@ -95,7 +133,8 @@ static int New_exec(const CommandArgs *a) {
     Util_configDir(config, sizeof config);
     snprintf(dir, sizeof dir, "%s/kernels", config);
   }
-  if (!Util_mkdirs(dir)) {
+  if (CommandArgs_has(a, NEW_OUTPUT) && !New_makeOutputDir(dir)) return BT_EXIT_FAILED;
+  if (!CommandArgs_has(a, NEW_OUTPUT) && !Util_mkdirs(dir)) {
     fprintf(stderr, "benchtop new: cannot create the directory %s: %s\n", dir, strerror(errno));
     return BT_EXIT_FAILED;
   }

@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "common/gpu_build.h"
+#include "common/text.h"
 #include "common/util.h"
 
 enum { CMD_LONG_BASE = 256, CMD_HELP = 'h' };
@@ -22,13 +23,22 @@ static void Command_prog(const Command *c, char *buf, size_t size) {
 }
 
 int Command_usageError(const Command *c, const char *fmt, ...) {
-  char prog[64], msg[512];
+  char prog[64];
   Command_prog(c, prog, sizeof prog);
+  /* The message quotes what the user typed (a value, a name): sanitised, so that an escape
+   * sequence in an argument reaches the terminal as '?', and never cut. */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  char *msg = Util_xmalloc(len > 0 ? (size_t)len + 1 : 1);
+  msg[0] = '\0';
+  va_start(ap, fmt);
+  if (len > 0) vsnprintf(msg, (size_t)len + 1, fmt, ap);
+  va_end(ap);
+  Text_sanitize(msg, strlen(msg) + 1, msg);
   fprintf(stderr, "%s: %s; see %s --help\n", prog, msg, prog);
+  free(msg);
   return BT_EXIT_USAGE;
 }
 

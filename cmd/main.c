@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "common/text.h"
 #include "kernels/registry.h"
 
 /* A crash prints its stack on stderr for the bug report, then takes the default action. */
@@ -19,7 +20,11 @@ static void Main_onCrash(int sig) {
 }
 
 /* Kernel path notes (a broken declaration, a shadowed variant) as the registry loads. */
-static void Main_kernelNote(const char *line) { fprintf(stderr, "benchtop: %s\n", line); }
+static void Main_kernelNote(const char *line) {
+  fputs("benchtop: ", stderr);
+  Text_print(stderr, line); /* quotes paths and names of files on the kernel path */
+  fputc('\n', stderr);
+}
 
 int main(int argc, char **argv) {
   signal(SIGSEGV, Main_onCrash);

@@ -289,6 +289,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK, handled = 0;
   bool finished = n == 0, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
+  int measured = 0, unasked_cancels = 0; /* records that ran; cancelled ones no one asked for */
   while (!finished) {
     if (RunLoop_interrupts > handled) {
       handled = RunLoop_interrupts;
@@ -360,6 +361,8 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
         RunLoop_metricNote(tty, &ev.record, noted, sizeof noted);
         RunLoop_clockNote(tty, &ev.record, &plan->opts, clock_noted, sizeof clock_noted);
         if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
+        measured += ev.record.status == REC_PASS || ev.record.status == REC_FAIL;
+        unasked_cancels += ev.record.status == REC_CANCELLED && !cancelled;
         Record_free(&ev.record);
         break;
       case RUNNER_WARNING:
@@ -398,6 +401,13 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   free(notes);
   free(used);
   free(plan_index);
+  if (unasked_cancels > 0 && !cancelled) { /* a worker that cancels on its own measured nothing */
+    snprintf(line, sizeof line, measured == 0 ? "nothing was measured: the worker answered all %d "
+             "requests 'cancelled', and no one cancelled them" : "%d requests came back 'cancelled' "
+             "from the worker, and no one cancelled them", unasked_cancels);
+    RunLoop_say(false, "benchtop: ", line);
+    rc = BT_EXIT_FAILED;
+  }
   if (s.nrecords == existing && (rc == BT_EXIT_NO_GPU || wrong_gpu || failed)) {
     Session_discardOutput(&s); /* a file this run created and never wrote a record into */
   } else if (s.dirty && !Session_autosave(&s, err, sizeof err)) {

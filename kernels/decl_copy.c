@@ -9,7 +9,15 @@
 #include "common/util.h"
 #include "kernels/decl_private.h"
 
+bool Registry_reservedName(const char *name) {
+  static const char *const words[] = {"all", "default", "auto", "none"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strcmp(name, words[i]) == 0) return true;
+  return false;
+}
+
 bool Registry_validName(const char *name) {
+  if (Registry_reservedName(name)) return false;
   size_t n = strlen(name);
   if (n == 0 || n >= VARIANT_NAME_MAX || isdigit((unsigned char)name[0])) return false;
   for (size_t i = 0; i < n; i++)

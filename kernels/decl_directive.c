@@ -33,6 +33,9 @@ static bool Decl_name(DeclParser *p, const char *s) {
   if (n == 0 || !Decl_atEnd(s)) return Decl_fail(p, "name must be one word of letters, digits and '_'");
   if (n >= VARIANT_NAME_MAX) return Decl_fail(p, "name is longer than %d characters", VARIANT_NAME_MAX - 1);
   p->v->name = Decl_keepN(p, start, n);
+  if (Registry_reservedName(p->v->name))
+    return Decl_fail(p, "name '%s' is a word of the command line (all, default, auto, none): "
+                        "give the variant another name", p->v->name);
   return true;
 }
 

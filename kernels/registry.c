@@ -100,6 +100,11 @@ static Variant *Registry_make(const char *source, const char *path, const char *
       snprintf(err, errsize, "%s: no declaration, and the file name is no variant name", source);
       return NULL;
     }
+    if (Registry_reservedName(name)) {
+      snprintf(err, errsize, "%s: skipped: '%s' is a word of the command line (all, default, "
+               "auto, none), not a variant name; rename the file", source, name);
+      return NULL;
+    }
     v = Decl_bare(name, source, text);
     if (!v) {
       snprintf(err, errsize, "%s: no declaration (a comment block opening with '/* benchtop') and "

@@ -147,6 +147,10 @@ char *Registry_copyAs(const Variant *v, const char *name);
 /* True when name can name a variant: letters, digits and '_', not starting with a digit,
  * shorter than VARIANT_NAME_MAX. */
 bool Registry_validName(const char *name);
+/* True for the words the command line gives a meaning of its own where a variant name may
+ * stand (all, default, auto, none): a variant so named could never be selected, nor told from
+ * the keyword in a plan or session; `new` and the kernel path refuse them. */
+bool Registry_reservedName(const char *name);
 
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/name_index.h"
 #include "common/util.h"
 #include "sessions/record.h"
 
@@ -160,11 +161,11 @@ fail:
   return -1;
 }
 
-/* Appends a column for name unless present; info NULL outside the catalog. */
-static void MetricColumns_add(MetricColumns *mc, int *cap, const char *name, const char *unit,
-                              const MetricInfo *info) {
-  for (int i = 0; i < mc->n; i++)
-    if (strcmp(mc->col[i].name, name) == 0) return;
+/* Appends a column for name unless present (names: the columns' names so far); info NULL
+ * outside the catalog. */
+static void MetricColumns_add(MetricColumns *mc, int *cap, NameIndex *names, const char *name,
+                              const char *unit, const MetricInfo *info) {
+  if (!NameIndex_add(names, name, mc->n)) return;
   if (mc->n == *cap) {
     *cap = *cap ? 2 * *cap : 16;
     mc->col = Util_xrealloc(mc->col, sizeof *mc->col * (size_t)*cap);
@@ -190,34 +191,44 @@ static size_t MetricColumns_stem(const char *name) {
 }
 
 /* Labels of the user's metrics: the name less its rollup, where that stays unique among every
- * column's label and name (two labels must never read the same). */
+ * column's label and name (two labels must never read the same): no other column's label is
+ * the stem, and no other column's name has the same stem. Indexed, not pairwise: a session may
+ * hold tens of thousands of names. */
 static void MetricColumns_labelUserMetrics(MetricColumns *mc) {
+  NameIndex labels, stems; /* every column's label; every stem with how many names have it */
+  NameIndex_init(&labels);
+  NameIndex_init(&stems);
+  char stem[METRIC_NAME_MAX];
+  for (int i = 0; i < mc->n; i++) {
+    NameIndex_add(&labels, mc->col[i].label, i);
+    Util_strlcpy(stem, mc->col[i].name, MetricColumns_stem(mc->col[i].name) + 1);
+    int *count = NameIndex_slot(&stems, stem);
+    if (count) (*count)++;
+    else NameIndex_add(&stems, stem, 1);
+  }
   for (int i = 0; i < mc->n; i++) {
     MetricColumn *c = &mc->col[i];
-    if (c->info) continue;
-    size_t stem = MetricColumns_stem(c->name);
-    if (stem == strlen(c->name)) continue;
-    bool unique = true;
-    for (int j = 0; j < mc->n && unique; j++) {
-      const MetricColumn *o = &mc->col[j];
-      if (j == i) continue;
-      unique = !(strlen(o->label) == stem && strncmp(o->label, c->name, stem) == 0) &&
-               !(MetricColumns_stem(o->name) == stem && strncmp(o->name, c->name, stem) == 0);
-    }
-    if (unique) c->label[stem] = '\0';
+    size_t len = MetricColumns_stem(c->name);
+    if (c->info || len == strlen(c->name)) continue;
+    if (NameIndex_findLen(&stems, c->name, len) == 1 && NameIndex_findLen(&labels, c->name, len) < 0)
+      c->label[len] = '\0';
   }
+  NameIndex_free(&labels);
+  NameIndex_free(&stems);
 }
 
 void MetricColumns_collect(MetricColumns *mc, const Record *const *recs, int n, bool brief_only) {
   memset(mc, 0, sizeof *mc);
   int cap = 0;
+  NameIndex names;
+  NameIndex_init(&names);
   for (int k = 0; k < Catalog_headlineCount; k++) {
     const MetricInfo *info = &Catalog_headline[k];
     if (brief_only && !info->brief) continue;
     for (int i = 0; i < n; i++) {
       const Metric *m = Record_metric(recs[i], info->name);
       if (m && !isnan(m->value)) {
-        MetricColumns_add(mc, &cap, info->name, NULL, info);
+        MetricColumns_add(mc, &cap, &names, info->name, NULL, info);
         break;
       }
     }
@@ -225,22 +236,27 @@ void MetricColumns_collect(MetricColumns *mc, const Record *const *recs, int n, 
   for (int i = 0; i < n; i++)
     for (int k = 0; k < recs[i]->nmetrics; k++) {
       const Metric *m = &recs[i]->metrics[k];
-      if (!Catalog_find(m->name)) MetricColumns_add(mc, &cap, m->name, m->unit, NULL);
+      if (NameIndex_find(&names, m->name) < 0 && !Catalog_find(m->name))
+        MetricColumns_add(mc, &cap, &names, m->name, m->unit, NULL);
     }
+  NameIndex_free(&names);
   MetricColumns_labelUserMetrics(mc);
 }
 
 void MetricColumns_fromNames(MetricColumns *mc, char *const *names, int n, bool brief_only) {
   memset(mc, 0, sizeof *mc);
   int cap = 0;
+  NameIndex seen;
+  NameIndex_init(&seen);
   for (int k = 0; k < Catalog_headlineCount; k++) {
     const MetricInfo *info = &Catalog_headline[k];
     if (brief_only && !info->brief) continue;
     for (int i = 0; i < n; i++)
-      if (strcmp(names[i], info->name) == 0) MetricColumns_add(mc, &cap, info->name, NULL, info);
+      if (strcmp(names[i], info->name) == 0) MetricColumns_add(mc, &cap, &seen, info->name, NULL, info);
   }
   for (int i = 0; i < n; i++)
-    if (!Catalog_find(names[i])) MetricColumns_add(mc, &cap, names[i], NULL, NULL);
+    if (!Catalog_find(names[i])) MetricColumns_add(mc, &cap, &seen, names[i], NULL, NULL);
+  NameIndex_free(&seen);
   MetricColumns_labelUserMetrics(mc);
 }
 
@@ -252,4 +268,23 @@ void MetricColumns_free(MetricColumns *mc) {
 double MetricColumns_value(const Record *r, const MetricColumn *c) {
   const Metric *m = Record_metric(r, c->name);
   return m ? m->value : NAN;
+}
+
+void MetricColumns_index(const MetricColumns *mc, NameIndex *ix) {
+  NameIndex_init(ix);
+  for (int i = 0; i < mc->n; i++) NameIndex_add(ix, mc->col[i].name, i);
+}
+
+void MetricColumns_rowValues(const MetricColumns *mc, const NameIndex *ix, const Record *r,
+                             double *values, bool *held) {
+  for (int i = 0; i < mc->n; i++) {
+    values[i] = NAN;
+    if (held) held[i] = false;
+  }
+  for (int k = r->nmetrics - 1; k >= 0; k--) { /* backwards: the first of a repeated name wins */
+    int c = NameIndex_find(ix, r->metrics[k].name);
+    if (c < 0) continue;
+    values[c] = r->metrics[k].value;
+    if (held) held[c] = true;
+  }
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/name_index.h"
 #include "sessions/record.h"
 
 typedef enum {
@@ -94,6 +95,13 @@ void MetricColumns_fromNames(MetricColumns *mc, char *const *names, int n, bool 
 void MetricColumns_free(MetricColumns *mc);
 /* The record's value of a column's metric, NAN when absent or n/a. */
 double MetricColumns_value(const Record *r, const MetricColumn *c);
+/* An index of the columns by name (free it with NameIndex_free), then every column's value in
+ * one record at once: values[mc->n] (NAN where absent or n/a), held[mc->n] (may be NULL)
+ * whether the record has the metric at all. O(columns + the record's metrics), where a
+ * MetricColumns_value per column is O(columns x metrics): tables of thousands of names. */
+void MetricColumns_index(const MetricColumns *mc, NameIndex *ix);
+void MetricColumns_rowValues(const MetricColumns *mc, const NameIndex *ix, const Record *r,
+                             double *values, bool *held);
 
 /* --metrics spec: "default" -> the catalog (a derived metric stands for its inputs: those are
  * what CUPTI collects), "none" -> 0 names, "a,b" -> those ("default"

@@ -106,6 +106,53 @@ static double CompareStats_quantile(const double *sorted, int n, double q) {
   return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * (pos - lo);
 }
 
+/* The samples as ranks among their distinct values: a replicate is then a count per rank, and
+ * its median a walk up the counts (O(n) with no comparisons, the same value a selection gives). */
+typedef struct SampleRanks {
+  int ndistinct;
+  double *value; /* the distinct values, ascending (borrowed: the caller's scratch) */
+  int *rank;     /* rank[i]: index in value of sample i */
+  int *count;    /* one replicate's draws of each distinct value */
+} SampleRanks;
+
+typedef struct RankedSample {
+  double value;
+  int index;
+} RankedSample;
+
+static int CompareStats_cmpRanked(const void *p, const void *q) {
+  const RankedSample *x = p, *y = q;
+  return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Fills r from x[0..n); scratch (n doubles) receives the distinct values. */
+static void CompareStats_ranks(const double *x, int n, double *scratch, SampleRanks *r) {
+  RankedSample *sorted = Util_xmalloc(sizeof *sorted * (size_t)n);
+  for (int i = 0; i < n; i++) sorted[i] = (RankedSample){x[i], i};
+  qsort(sorted, (size_t)n, sizeof *sorted, CompareStats_cmpRanked);
+  r->value = scratch;
+  r->rank = Util_xmalloc(sizeof(int) * (size_t)n);
+  r->ndistinct = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == 0 || sorted[i].value != sorted[i - 1].value) r->value[r->ndistinct++] = sorted[i].value;
+    r->rank[sorted[i].index] = r->ndistinct - 1;
+  }
+  r->count = Util_xmalloc(sizeof(int) * (size_t)r->ndistinct);
+  free(sorted);
+}
+
+/* The median of the m draws counted in r, as CompareStats_median computes it. */
+static double CompareStats_countedMedian(const SampleRanks *r, int m) {
+  int k = m / 2, seen = 0, d = 0;
+  while (seen + r->count[d] <= k) seen += r->count[d++]; /* d holds position k */
+  double upper = r->value[d];
+  if (m % 2) return upper;
+  if (seen < k) return upper; /* position k - 1 holds the same value */
+  int below = d - 1;
+  while (r->count[below] == 0) below--;
+  return (r->value[below] + upper) / 2;
+}
+
 void CompareStats_summarize(const double *samples, int n, const CompareOptions *opt,
                             SampleSummary *out) {
   CompareOptions o = CompareStats_options(opt);
@@ -140,14 +187,22 @@ void CompareStats_summarize(const double *samples, int n, const CompareOptions *
   double scale = sqrt((double)m / valid), center = log(out->median);
   out->nboot = o.resamples;
   out->boot = Util_xmalloc(sizeof(double) * (size_t)o.resamples);
+  SampleRanks ranks;
+  CompareStats_ranks(x, valid, work, &ranks);
   for (int r = 0; r < o.resamples; r++) {
+    memset(ranks.count, 0, sizeof(int) * (size_t)ranks.ndistinct);
     int filled = 0;
     while (filled < m) {
       int start = (int)(CompareStats_next(&state) % (uint64_t)valid);
-      for (int j = 0; j < block && filled < m; j++) work[filled++] = x[(start + j) % valid];
+      for (int j = 0; j < block && filled < m; j++, filled++) {
+        int at = start + j < valid ? start + j : start + j - valid;
+        ranks.count[ranks.rank[at]]++;
+      }
     }
-    out->boot[r] = center + scale * (log(CompareStats_median(work, m)) - center);
+    out->boot[r] = center + scale * (log(CompareStats_countedMedian(&ranks, m)) - center);
   }
+  free(ranks.rank);
+  free(ranks.count);
   free(work);
   free(x);
 }
@@ -209,10 +264,13 @@ void CompareStats_samples(const double *a, int na, const double *b, int nb,
                           const CompareOptions *o, Comparison *out) {
   SampleSummary sa, sb;
   CompareStats_summarize(a, na, o, &sa);
-  CompareStats_summarize(b, nb, o, &sb);
+  /* The same samples (a session diffed against a copy of itself) summarise the same: once. */
+  bool same = na == nb && na > 0 && a && b && memcmp(a, b, sizeof(double) * (size_t)na) == 0;
+  if (same) sb = sa;
+  else CompareStats_summarize(b, nb, o, &sb);
   CompareStats_compare(&sa, &sb, o, out);
   CompareStats_freeSummary(&sa);
-  CompareStats_freeSummary(&sb);
+  if (!same) CompareStats_freeSummary(&sb);
 }
 
 void CompareStats_records(const Record *a, const Record *b, const CompareOptions *o,
@@ -253,7 +311,8 @@ const char *CompareStats_verdictName(Verdict v) {
 /* A ratio as a signed percent change with a precision suited to its size. */
 static void CompareStats_pct(char *buf, size_t size, double ratio) {
   double p = (ratio - 1) * 100;
-  if (fabs(p) >= 1000) snprintf(buf, size, "%+.0f", p);
+  if (!(fabs(p) < 1e6)) snprintf(buf, size, "%+.3g", p); /* a broken p50: not 300 digits */
+  else if (fabs(p) >= 1000) snprintf(buf, size, "%+.0f", p);
   else if (fabs(p) >= 100) snprintf(buf, size, "%+.0f", p);
   else snprintf(buf, size, "%+.1f", p);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/text_width.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/knob_label.h"
@@ -42,8 +43,37 @@ static void Diff_keyCells(const DiffPair *p, bool same_keys, char *a, char *b, s
   }
 }
 
-static double Diff_metricDelta(const DiffPair *p, const MetricColumn *m) {
-  return MetricColumns_value(p->b, m) - MetricColumns_value(p->a, m);
+/* One pair's metric changes, every column at once through an index of the column names (a
+ * lookup per column and record would be quadratic in the names of a wide session). */
+typedef struct DiffMetricRow {
+  NameIndex index;
+  double *a, *b, *delta; /* per column: A's value, B's, B - A */
+  bool *held_a, *held_b;
+} DiffMetricRow;
+
+static void DiffMetricRow_init(DiffMetricRow *row, const MetricColumns *mc) {
+  size_t n = (size_t)mc->n + 1;
+  MetricColumns_index(mc, &row->index);
+  row->a = Util_xcalloc(n, sizeof(double));
+  row->b = Util_xcalloc(n, sizeof(double));
+  row->delta = Util_xcalloc(n, sizeof(double));
+  row->held_a = Util_xcalloc(n, sizeof(bool));
+  row->held_b = Util_xcalloc(n, sizeof(bool));
+}
+
+static void DiffMetricRow_fill(DiffMetricRow *row, const MetricColumns *mc, const DiffPair *p) {
+  MetricColumns_rowValues(mc, &row->index, p->a, row->a, row->held_a);
+  MetricColumns_rowValues(mc, &row->index, p->b, row->b, row->held_b);
+  for (int k = 0; k < mc->n; k++) row->delta[k] = row->b[k] - row->a[k];
+}
+
+static void DiffMetricRow_free(DiffMetricRow *row) {
+  NameIndex_free(&row->index);
+  free(row->a);
+  free(row->b);
+  free(row->delta);
+  free(row->held_a);
+  free(row->held_b);
 }
 
 /* The metric columns of every record in a pair. */
@@ -69,7 +99,7 @@ static void Diff_jsonKey(cJSON *o, const Record *r, const char *suffix) {
   cJSON_AddStringToObject(o, key, r->knobs);
 }
 
-static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc) {
+static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc, DiffMetricRow *row) {
   Diff_jsonKey(o, p->b, "_b");
   cJSON_AddStringToObject(o, "status_a", Record_statusName(p->a->status));
   cJSON_AddStringToObject(o, "status_b", Record_statusName(p->b->status));
@@ -90,9 +120,10 @@ static void Diff_jsonPair(cJSON *o, const DiffPair *p, const MetricColumns *mc) 
   cJSON_AddItemToObject(o, "rel_l2_b", Diff_num(p->b->error.rel_l2));
   cJSON_AddItemToObject(o, "drel_l2", Diff_num(p->drel));
   cJSON *m = cJSON_AddObjectToObject(o, "dmetrics");
+  DiffMetricRow_fill(row, mc, p);
   for (int k = 0; k < mc->n; k++)
-    if (Record_metric(p->a, mc->col[k].name) || Record_metric(p->b, mc->col[k].name))
-      cJSON_AddItemToObject(m, mc->col[k].name, Diff_num(Diff_metricDelta(p, &mc->col[k])));
+    if (row->held_a[k] || row->held_b[k])
+      cJSON_AddItemToObject(m, mc->col[k].name, Diff_num(row->delta[k]));
   cJSON_AddBoolToObject(o, "changed", p->changed);
   cJSON_AddBoolToObject(o, "regression", p->regression);
 }
@@ -101,6 +132,8 @@ static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *op
                            const DiffSummary *sum) {
   MetricColumns mc;
   Diff_metricColumns(dp, false, &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   char how[1200];
   DiffMatch_describe(&opt->match, how, sizeof how);
   cJSON *root = cJSON_CreateObject();
@@ -130,12 +163,13 @@ static void Diff_printJson(FILE *out, const DiffPairs *dp, const DiffOptions *op
       cJSON_AddItemToArray(p->a ? only_a : only_b, o);
       continue;
     }
-    Diff_jsonPair(o, p, &mc);
+    Diff_jsonPair(o, p, &mc, &row);
     cJSON_AddItemToArray(matched, o);
   }
   Export_printJson(out, root, true);
   fputc('\n', out);
   cJSON_Delete(root);
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 
@@ -154,6 +188,8 @@ static void Diff_csvText(FILE *out, const char *text) {
 static void Diff_printCsv(FILE *out, const DiffPairs *dp) {
   MetricColumns mc;
   Diff_metricColumns(dp, false, &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   fputs("match,variant,knobs,variant_b,knobs_b,shape,status_a,status_b,p50_a_us,p50_b_us,"
         "dp50_pct,dp50_ci_low_pct,dp50_ci_high_pct,verdict,rel_l2_a,rel_l2_b,drel_l2", out);
   for (int k = 0; k < mc.n; k++) {
@@ -185,9 +221,11 @@ static void Diff_printCsv(FILE *out, const DiffPairs *dp) {
     Diff_csvNumber(out, p->a ? p->a->error.rel_l2 : NAN);
     Diff_csvNumber(out, p->b ? p->b->error.rel_l2 : NAN);
     Diff_csvNumber(out, both ? p->drel : NAN);
-    for (int k = 0; k < mc.n; k++) Diff_csvNumber(out, both ? Diff_metricDelta(p, &mc.col[k]) : NAN);
+    if (both) DiffMetricRow_fill(&row, &mc, p);
+    for (int k = 0; k < mc.n; k++) Diff_csvNumber(out, both ? row.delta[k] : NAN);
     fprintf(out, ",%s,%s\n", both ? Diff_clockName(p) : "", p->regression ? "yes" : "no");
   }
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 
@@ -202,13 +240,6 @@ static void Diff_fmtDelta(char *buf, size_t size, double d, const char *unit) {
   snprintf(buf, size, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "", tmp);
 }
 
-/* Terminal columns of UTF-8 text (the Δ of the headers is two bytes, one column). */
-static int Diff_displayWidth(const char *s) {
-  int n = 0;
-  for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
-  return n;
-}
-
 /* Table and Markdown cell: text padded (or for text columns cut with '~') to width. */
 static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left, bool first) {
   if (md) {
@@ -220,11 +251,7 @@ static void Diff_cell(FILE *out, bool md, const char *text, int width, bool left
   if (!first) fputc(' ', out);
   char safe[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8]; /* record fields come from files */
   text = Text_sanitize(safe, sizeof safe, text);
-  int len = Diff_displayWidth(text);
-  if (left && len > width) fprintf(out, "%.*s~", width - 1, text);
-  else if (len >= width) fputs(text, out);
-  else if (left) fprintf(out, "%s%*s", text, width - len, "");
-  else fprintf(out, "%*s%s", width - len, "", text);
+  Export_padded(out, text, width, left);
 }
 
 enum { D_A, D_B, D_SHAPE, D_STATUS, D_P50A, D_P50B, D_CHANGE, D_VERDICT, D_REL, D_NCOLS };
@@ -237,6 +264,8 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
   bool base = Baseline_present(b->records, b->nrecords);
   MetricColumns mc;
   Diff_metricColumns(dp, Export_briefMetrics(fmt, wide), &mc);
+  DiffMetricRow row;
+  DiffMetricRow_init(&row, &mc);
   const char *heads[D_NCOLS] = {same_keys ? "variant" : "A", same_keys ? "knobs" : "B", "shape",
                                 "status", "p50 A", "p50 B", "Δp50 [95% CI]", "verdict",
                                 "Δrel err"};
@@ -245,8 +274,8 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     if (!dp->pair[i].a || !dp->pair[i].b) continue;
     char ka[RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8], kb[sizeof ka];
     Diff_keyCells(&dp->pair[i], same_keys, ka, kb, sizeof ka);
-    if ((int)strlen(ka) > w[D_A]) w[D_A] = (int)strlen(ka);
-    if ((int)strlen(kb) > w[D_B]) w[D_B] = (int)strlen(kb);
+    if (Text_width(ka) > w[D_A]) w[D_A] = Text_width(ka);
+    if (Text_width(kb) > w[D_B]) w[D_B] = Text_width(kb);
   }
   if (md) fputs("|", out);
   for (int c = 0; c < D_NCOLS; c++) Diff_cell(out, md, heads[c], w[c], c < D_P50A || c == D_VERDICT, c == 0);
@@ -291,9 +320,10 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     else snprintf(c[D_REL], sizeof c[D_REL], "%+.1e", p->drel);
     if (md) fputs("|", out);
     for (int k = 0; k < D_NCOLS; k++) Diff_cell(out, md, c[k], w[k], k < D_P50A || k == D_VERDICT, k == 0);
+    DiffMetricRow_fill(&row, &mc, p);
     for (int k = 0; k < mc.n; k++) {
       char d[48];
-      Diff_fmtDelta(d, sizeof d, Diff_metricDelta(p, &mc.col[k]), mc.col[k].unit);
+      Diff_fmtDelta(d, sizeof d, row.delta[k], mc.col[k].unit);
       char head[METRIC_NAME_MAX + 4];
       int hw = snprintf(head, sizeof head, "Δ%s", mc.col[k].label) - 1;
       Diff_cell(out, md, d, hw > 8 ? hw : 8, false, false);
@@ -320,6 +350,7 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     fprintf(out, "%sonly in %s: %s %s %s (%s, p50 %s us)\n", md ? "- " : "", p->a ? "A" : "B",
             variant, knobs, shape, Record_statusName(r->status), t);
   }
+  DiffMetricRow_free(&row);
   MetricColumns_free(&mc);
 }
 

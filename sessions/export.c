@@ -2,12 +2,14 @@
  * is export_session.c. */
 #include "sessions/export.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/text.h"
+#include "common/text_width.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"
 #include "sessions/floors.h"
@@ -106,8 +108,13 @@ unsigned Export_columnsFor(const Record *const *recs, int n) {
 
 bool Export_briefMetrics(OutputFormat fmt, bool wide) { return fmt == FMT_TABLE && !wide; }
 
+/* Beyond this magnitude a figure is printed with 4 significant digits and an exponent: a p50 of
+ * 1e308 (a hostile or broken record) is "1e+308", not 309 digits that wreck every column. */
+#define EXPORT_FIXED_MAX 1e9
+
 void Export_fmtTime(char *buf, size_t size, double us) {
   if (isnan(us)) snprintf(buf, size, "n/a");
+  else if (!(fabs(us) < EXPORT_FIXED_MAX)) snprintf(buf, size, "%.4g", us);
   else if (fabs(us) < 100) snprintf(buf, size, "%.2f", us);
   else if (fabs(us) < 100000) snprintf(buf, size, "%.1f", us);
   else snprintf(buf, size, "%.0f", us);
@@ -117,6 +124,7 @@ void Export_fmtTime(char *buf, size_t size, double us) {
 void Export_fmtCount(char *buf, size_t size, double v) {
   double a = fabs(v);
   if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (!(a < 1e12)) snprintf(buf, size, "%.4g", v);
   else if (a < 1000) snprintf(buf, size, "%.0f", v);
   else if (a < 1e6) snprintf(buf, size, "%.1fk", v / 1e3);
   else if (a < 1e9) snprintf(buf, size, "%.1fM", v / 1e6);
@@ -125,6 +133,7 @@ void Export_fmtCount(char *buf, size_t size, double v) {
 
 static void Export_fmtFixed(char *buf, size_t size, double v, int digits) {
   if (isnan(v)) snprintf(buf, size, "n/a");
+  else if (!(fabs(v) < EXPORT_FIXED_MAX)) snprintf(buf, size, "%.4g", v);
   else snprintf(buf, size, "%.*f", digits, v);
 }
 
@@ -194,7 +203,8 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     v = col == C_FLOORX ? f.x_floor : col == C_FLOP_FLOOR ? f.flop_us
         : col == C_BYTE_FLOOR ? f.byte_us : col == C_LAUNCH_FLOOR ? f.launch_us : f.achieved_gbs;
     if (exact) Export_fmtExact(buf, size, v);
-    else if (col == C_FLOORX && !isnan(v)) snprintf(buf, size, "%.1fx", v);
+    else if (col == C_FLOORX && !isnan(v))
+      snprintf(buf, size, fabs(v) < EXPORT_FIXED_MAX ? "%.1fx" : "%.4gx", v);
     else Export_fmtTime(buf, size, v);
     return;
   }
@@ -257,11 +267,24 @@ void Export_printJson(FILE *out, const cJSON *j, bool formatted) {
   cJSON_free(text);
 }
 
+/* A CSV cell a spreadsheet would run as a formula: text opening with = + - @ (or a tab or
+ * CR), unless the whole cell is a number (a negative number stays a number). */
+static bool Export_csvFormula(const char *text) {
+  if (!strchr("=+-@\t\r", text[0]) || !text[0]) return false;
+  char *end;
+  errno = 0;
+  (void)strtod(text, &end);
+  return end == text || *end != '\0';
+}
+
 void Export_writeField(FILE *out, OutputFormat fmt, const char *raw) {
   char *text = Util_xstrdup(raw); /* record fields come from files and workers */
   Text_sanitize(text, strlen(text) + 1, text);
-  if (fmt == FMT_CSV && strpbrk(text, ",\"\r\n")) {
+  /* OWASP's advice against formula injection: such a text cell is prefixed with a quote. */
+  bool formula = fmt == FMT_CSV && Export_csvFormula(text);
+  if (fmt == FMT_CSV && (formula || strpbrk(text, ",\"\r\n"))) {
     fputc('"', out);
+    if (formula) fputc('\'', out);
     for (const char *c = text; *c; c++) {
       if (*c == '"') fputc('"', out);
       fputc(*c, out);
@@ -278,18 +301,28 @@ void Export_writeField(FILE *out, OutputFormat fmt, const char *raw) {
   free(text);
 }
 
+void Export_padded(FILE *out, const char *text, int width, bool left) {
+  int len = Text_width(text); /* columns, not bytes: é, CJK and emoji align */
+  if (len > width) {
+    if (!left) {
+      fputs(text, out); /* never cut a number */
+      return;
+    }
+    size_t keep = Text_prefixFor(text, width - 1);
+    fprintf(out, "%.*s~%*s", (int)keep, text, width - 1 - Text_widthN(text, keep), "");
+  } else if (left) {
+    fprintf(out, "%s%*s", text, width - len, "");
+  } else {
+    fprintf(out, "%*s%s", width - len, "", text);
+  }
+}
+
 /* Table cell: padded to its width, text cut with '~' when too long. */
 static void Export_tableCell(FILE *out, const ColumnDesc *c, const char *raw, bool first) {
   if (!first) fputc(' ', out);
   char text[512];
   Text_sanitize(text, sizeof text, raw);
-  int len = (int)strlen(text);
-  if (len > c->width) {
-    if (c->left) fprintf(out, "%.*s~", c->width - 1, text);
-    else fputs(text, out); /* never cut a number */
-  } else {
-    fprintf(out, c->left ? "%-*s" : "%*s", c->width, text);
-  }
+  Export_padded(out, text, c->width, c->left);
 }
 
 /* Header cell of one column (table, CSV or Markdown). */
@@ -311,7 +344,7 @@ static void Export_head(FILE *out, OutputFormat fmt, const char *head, const cha
 void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs) {
   char label[RECORD_KNOBS_MAX];
   KnobLabel_compact(variant, knobs, label, sizeof label);
-  int kw = (int)strlen(label), vw = (int)strlen(variant);
+  int kw = Text_width(label), vw = Text_width(variant);
   if (kw > l->knob_width) l->knob_width = kw;
   if (vw > l->variant_width) l->variant_width = vw;
 }
@@ -341,6 +374,8 @@ void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *la
     x->metrics.col = Util_xmalloc(sizeof *metrics->col * (size_t)metrics->n);
     memcpy(x->metrics.col, metrics->col, sizeof *metrics->col * (size_t)metrics->n);
   }
+  MetricColumns_index(&x->metrics, &x->metric_index);
+  x->metric_values = Util_xcalloc((size_t)x->metrics.n + 1, sizeof *x->metric_values);
   if (fmt == FMT_JSON) {
     fputs("[", out);
     fflush(out);
@@ -406,13 +441,15 @@ void Export_record(Export *x, const Record *r) {
       fprintf(out, " %s", Text_sanitize(reason, sizeof reason, r->reason[0] ? r->reason : "-"));
       break;
     }
-    if (Export_metricsBefore(c, x->fmt))
+    if (Export_metricsBefore(c, x->fmt)) {
+      MetricColumns_rowValues(&x->metrics, &x->metric_index, r, x->metric_values, NULL);
       for (int k = 0; k < x->metrics.n; k++, first = false) {
         const MetricColumn *m = &x->metrics.col[k];
-        Export_fmtMetric(buf, sizeof buf, MetricColumns_value(r, m), m->unit, x->fmt == FMT_CSV);
+        Export_fmtMetric(buf, sizeof buf, x->metric_values[k], m->unit, x->fmt == FMT_CSV);
         ColumnDesc d = {m->label, m->name, Export_metricWidth(m), 0, false};
         Export_put(x, &d, buf, first);
       }
+    }
     if (!Export_shows(c, x->fmt, x->cols)) continue;
     if (c == C_VS_BASE) { /* needs the other records: not a cell of r alone */
       double v = Baseline_ratio(r, x->baseline, x->nbaseline);
@@ -434,6 +471,9 @@ void Export_record(Export *x, const Record *r) {
 void Export_end(Export *x) {
   FILE *out = x->out;
   MetricColumns_free(&x->metrics);
+  NameIndex_free(&x->metric_index);
+  free(x->metric_values);
+  x->metric_values = NULL;
   if (x->fmt == FMT_JSON) {
     fputs(x->rows ? "\n]\n" : "]\n", out);
   } else if (x->fmt == FMT_TABLE || x->fmt == FMT_MD) {

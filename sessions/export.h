@@ -41,6 +41,8 @@ typedef struct Export {
   int nbaseline;
   int rows;
   int by_status[5]; /* RecordStatus counts, for the footer */
+  NameIndex metric_index; /* metrics' columns by name, and one row's values: rows of */
+  double *metric_values;  /* thousands of metric columns cost O(columns), not their square */
 } Export;
 
 /* "table", "json", "csv", "md" (also "markdown"). */
@@ -89,6 +91,8 @@ void Export_fmtKernels(char *buf, size_t size, const Record *r);
 /* CSV field / Markdown cell with quoting or escaping as the format needs; control characters
  * sanitised (common/text.h): every printer of untrusted text goes through Text_sanitize. */
 void Export_writeField(FILE *out, OutputFormat fmt, const char *text);
+/* A table cell: text padded (or, left-aligned, cut with '~') to width terminal columns. */
+void Export_padded(FILE *out, const char *text, int width, bool left);
 /* JSON for stdout: cJSON's text with DEL, C1 controls and bidi overrides escaped as well. */
 void Export_printJson(FILE *out, const cJSON *j, bool formatted);
 

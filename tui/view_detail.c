@@ -22,7 +22,7 @@ static const char *Detail_count(char *buf, long long v) {
 /* A measured number, rounded, as text; "n/a" when it is NAN. buf: 24 bytes. */
 static const char *Detail_whole(char *buf, double v) {
   if (isnan(v)) return "n/a";
-  snprintf(buf, 24, "%.0f", v);
+  snprintf(buf, 24, fabs(v) < 1e9 ? "%.0f" : "%.4g", v); /* 1e308 in 24 bytes, not 309 digits */
   return buf;
 }
 

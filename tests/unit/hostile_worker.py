@@ -118,6 +118,25 @@ def worker(mode):
             sys.stderr.write("worker: working on %d\n" % req["id"])
             sys.stderr.flush()
             put(answer(req))
+        elif mode == "exit-grandchild" and hit:  # exits; a child of its own keeps its stdout
+            if os.fork() == 0:
+                time.sleep(60)
+                os._exit(0)
+            os._exit(3)
+        elif mode == "close-stdout" and hit:  # closes its output and lives on
+            os.close(1)
+            time.sleep(60)
+            sys.exit(0)
+        elif mode == "cancel-all":  # "cancelled" to every request, though no one cancelled
+            put(answer(req, status="cancelled", reason="cancelled"))
+        elif mode == "log-flood":  # 4 MiB to its log (stderr) per request, past any cap
+            chunk = ("worker: chatter %d " % req["id"] + "y" * 65500 + "\n").encode()
+            for _ in range(64):
+                try:
+                    os.write(2, chunk)
+                except OSError:  # EFBIG past the runner's cap: the worker goes on
+                    break
+            put(answer(req))
         elif mode == "slow":  # a well-behaved worker that takes its time (another run may start)
             time.sleep(0.3)
             put(answer(req))
@@ -457,6 +476,56 @@ def case_bigrecord(c, bt, tmp):
     recs = basic(c, bt, Run(bt, tmp, "bigrecord", [], variants="naive,smem", shapes="1x1x64x64"),
                  want=2, statuses={"pass": 2})
     c.check(all(len(r["timing"]["samples"]) == 100000 for r in by_variant(recs, "smem")), "samples lost")
+
+
+def one_error(c, bt, tmp, mode, want, unwanted):
+    run = Run(bt, tmp, mode, ["--watchdog", "2"], timeout=120)
+    recs = basic(c, bt, run, want_rc=1, max_secs=60, statuses={"pass": N_ENTRIES - 4, "error": 4})
+    reasons = [r.get("reason", "") for r in by_variant(recs, "smem")]
+    c.check(reasons and all(want in w and unwanted not in w for w in reasons),
+            "smem's reasons %r, want %r (not %r)" % (reasons[:1], want, unwanted))
+
+
+def case_exit_grandchild(c, bt, tmp):
+    """A worker that exits while a child of its own holds its stdout: the record says the
+    worker exited (status 3), not that it did not take up the request."""
+    one_error(c, bt, tmp, "exit-grandchild", "the worker exited (status 3)", "did not take up")
+
+
+def case_close_stdout(c, bt, tmp):
+    """A worker that closes its stdout and lives on: the record says so and that it was
+    stopped, not that it exited."""
+    one_error(c, bt, tmp, "close-stdout", "closed its output", "the worker exited")
+
+
+def case_cancel_all(c, bt, tmp):
+    """A worker answering 'cancelled' to every request no one cancelled: exit 1, and a line
+    saying nothing was measured (not a quiet '20 cancelled' and exit 0)."""
+    run = Run(bt, tmp, "cancel-all", [])
+    basic(c, bt, run, want_rc=1, statuses={"cancelled": N_ENTRIES})
+    c.check("nothing was measured" in run.err, "no line saying nothing was measured: %s" % run.err[-300:])
+
+
+def case_log_flood(c, bt, tmp):
+    """A worker writing 4 MiB to its log per request: worker.log stops at the cap (1 MiB here)
+    with a line saying what was dropped, every record is saved; the next run keeps this run's
+    log as worker.log.1 and starts a new one."""
+    cap = 1 << 20
+    log = os.path.join(tmp, "cache", "benchtop", "worker.log")
+    env = {"BENCHTOP_WORKER_LOG_MAX": str(cap)}
+    basic(c, bt, Run(bt, tmp, "log-flood", [], env=env), statuses={"pass": N_ENTRIES})
+    size = os.path.getsize(log) if os.path.exists(log) else -1
+    c.check(0 < size <= cap + 4096, "worker.log is %d bytes, cap %d" % (size, cap))
+    with open(log, "rb") as f:
+        f.seek(max(0, size - 4096))
+        tail = f.read().decode(errors="replace")
+    c.check("reached its cap" in tail, "no line about the dropped messages at the log's end")
+    basic(c, bt, Run(bt, tmp, "chatty-stderr", [], env=env), statuses={"pass": N_ENTRIES})
+    c.check(os.path.exists(log + ".1") and os.path.getsize(log + ".1") == size,
+            "the previous run's log is not kept as worker.log.1")
+    size2 = os.path.getsize(log) if os.path.exists(log) else -1
+    c.check(0 < size2 < 64 * 1024, "the second run's log is %d bytes (not a new one)" % size2)
+    c.notes.append("log %d then %d bytes" % (size, size2))
 
 
 def case_escape(c, bt, tmp):
