@@ -82,7 +82,11 @@ void App_requestQuit(App *a) {
 static void App_initPanels(App *a) {
   VariantsView *vv = &a->variants;
   vv->count = 0;
-  for (int i = 0; i < Registry_count() && vv->count < (int)(sizeof vv->rows / sizeof vv->rows[0]); i++) {
+  if (vv->cap < Registry_count()) {
+    vv->cap = Registry_count();
+    vv->rows = Util_xrealloc(vv->rows, (size_t)vv->cap * sizeof *vv->rows);
+  }
+  for (int i = 0; i < Registry_count(); i++) {
     VariantRow *vr = &vv->rows[vv->count++];
     vr->variant = Registry_at(i);
     vr->checked = false;
@@ -372,6 +376,7 @@ static void App_free(App *a) {
   free(a->results.order);
   free(a->results.marked);
   free(a->shapes.rows);
+  free(a->variants.rows);
   free(a);
 }
 

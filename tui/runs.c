@@ -70,7 +70,8 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
 }
 
 void App_startRun(App *a) {
-  const VariantRow *vars[32];
+  const VariantRow **vars = Util_xcalloc((size_t)(a->variants.count ? a->variants.count : 1),
+                                          sizeof *vars);
   int nvar = 0, nshape = 0;
   for (int i = 0; i < a->variants.count; i++)
     if (a->variants.rows[i].checked) vars[nvar++] = &a->variants.rows[i];
@@ -81,11 +82,12 @@ void App_startRun(App *a) {
   if (nvar == 0 || nshape == 0) {
     App_message(a, true, "check at least one variant and one shape (Space), then r");
     free(shapes);
+    free(vars);
     return;
   }
   /* Entries are built here rather than through Plan_expand: each variant keeps its own knob
    * setting, which a plan-wide --knob cannot say when two variants share a knob name. */
-  PlanEntry *entries = Util_xcalloc((size_t)(nvar * nshape), sizeof *entries);
+  PlanEntry *entries = Util_xcalloc((size_t)nvar * (size_t)nshape, sizeof *entries);
   /* The run options overlay's values; the seed fresh for this run unless one was typed. */
   RunOptions opts = a->run.opts;
   if (!a->run.seed_fixed) {
@@ -111,6 +113,7 @@ void App_startRun(App *a) {
   App_submit(a, entries, n);
   free(entries);
   free(shapes);
+  free(vars);
   App_message(a, false, "running %d variant%s x %d shape%s = %d entries (x cancels)", nvar,
               nvar == 1 ? "" : "s", nshape, nshape == 1 ? "" : "s", n);
 }

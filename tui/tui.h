@@ -91,8 +91,8 @@ typedef struct VariantRow {
 } VariantRow;
 
 typedef struct VariantsView {
-  VariantRow rows[32];
-  int count;
+  VariantRow *rows;       /* one per registered variant, as many as there are */
+  int count, cap;
   ListCursor cur;
   int knob_sel;           /* knob editor overlay: the knob row */
 } VariantsView;
