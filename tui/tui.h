@@ -171,6 +171,8 @@ typedef struct PromptView {
   char label[64];
   char buf[256];
   int len;
+  bool selected;          /* buf is a prefill shown selected: the first printable key replaces
+                             it, an editing key (Backspace) keeps it */
   char confirm_text[160];
   char confirm_no[96];    /* what n says */
   char pending[4096];     /* save as: the expanded path waiting for its confirmation */

@@ -13,6 +13,7 @@ void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *ini
   Util_strlcpy(pv->label, label, sizeof pv->label);
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
+  pv->selected = false;
   pv->back = a->overlay == OVERLAY_RUNOPTS ? OVERLAY_RUNOPTS : OVERLAY_NONE;
   a->overlay = OVERLAY_PROMPT;
   a->message[0] = 0; /* an old message would read as a problem with this entry */
@@ -62,7 +63,7 @@ void ViewPrompt_draw(App *a) {
   int room = a->cols - 3 - lw;
   const char *text = a->prompt.buf;
   if (room > 0 && a->prompt.len > room) text += a->prompt.len - room;
-  wattrset(w, Theme_attr(TH_NORMAL));
+  wattrset(w, Theme_attr(a->prompt.selected ? TH_CURSOR : TH_NORMAL));
   Draw_clip(w, y, 1 + lw, room, text);
   wattrset(w, Theme_attr(TH_CURSOR));
   int cx = 1 + lw + (int)strlen(text);
@@ -154,6 +155,12 @@ static void ViewPrompt_cancel(App *a, int ch) {
 
 static void ViewPrompt_edit(App *a, int ch) {
   PromptView *pv = &a->prompt;
+  bool editing = ch == 21 || ch == KEY_BACKSPACE || ch == 127 || ch == 8;
+  if (pv->selected && !editing) { /* typed text replaces a selected prefill, as in readline */
+    pv->len = 0;
+    pv->buf[0] = 0;
+  }
+  pv->selected = false;
   if (ch == 21) { /* Ctrl-U */
     pv->len = 0;
     pv->buf[0] = 0;
