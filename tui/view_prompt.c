@@ -148,6 +148,7 @@ static bool ViewPrompt_live(PromptKind kind) { return kind == PROMPT_FILTER || k
 
 static void ViewPrompt_cancel(App *a, int ch) {
   (void)ch;
+  a->quit_after_save = false;
   ViewPrompt_close(a);
   if (ViewPrompt_live(a->prompt.kind)) ViewResults_promptDone(a, a->prompt.kind, false);
   else App_message(a, false, "cancelled");
@@ -183,17 +184,27 @@ static const KeyBinding ViewPrompt_bindings[] = {
 };
 const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
 
-static void ViewConfirm_yes(App *a, int ch) {
-  (void)ch;
-  void (*on_yes)(App *) = a->prompt.on_yes;
-  ViewPrompt_close(a);
-  if (on_yes) on_yes(a);
-}
-
 static void ViewConfirm_no(App *a, int ch) {
-  (void)ch;
+  for (int i = 0; i < 2; i++) /* another answer than yes or no (quit: save as, discard) */
+    if (a->prompt.alt_key[i] && ch == a->prompt.alt_key[i]) {
+      void (*on_alt)(App *) = a->prompt.on_alt[i];
+      ViewPrompt_close(a);
+      on_alt(a);
+      return;
+    }
+  a->quit_after_save = false;
   ViewPrompt_close(a);
   App_message(a, false, "%s", a->prompt.confirm_no);
+}
+
+static void ViewConfirm_yes(App *a, int ch) {
+  void (*on_yes)(App *) = a->prompt.on_yes;
+  if (!on_yes) { /* a question without a yes: y is one more other key */
+    ViewConfirm_no(a, ch);
+    return;
+  }
+  ViewPrompt_close(a);
+  on_yes(a);
 }
 
 static const KeyBinding ViewConfirm_bindings[] = {
