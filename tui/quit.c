@@ -44,7 +44,7 @@ bool Quit_askUnsaved(App *a) {
 
 /* A new file for a session that could not go where it belonged: the sessions directory, else
  * the temporary directory. Never replaces anything. */
-static bool Quit_recover(App *a, char *where, size_t size) {
+bool Quit_recover(App *a, char *where, size_t size) {
   char err[1024];
   if (Session_defaultPath(where, size) && Session_save(&a->session, where, err, sizeof err))
     return true;

@@ -238,6 +238,7 @@ struct App {
   bool from_example;      /* opened the bundled example: new records go to a fresh file */
   bool quit_after_save;   /* the save-as prompt was opened by quit: a save quits */
   bool discard_unsaved;   /* the user chose to quit without the unsaved records */
+  bool moved_device;      /* this run's records went to a new session (another GPU's) */
 
   RunState run;
   TuneState tune;
@@ -340,6 +341,8 @@ void Tunes_free(App *a);
  * named on stderr; false when it is not where it belongs. */
 bool Quit_askUnsaved(App *a);
 bool Quit_saveAtExit(App *a, int sig);
+/* Writes the open session to a new file (sessions directory, else $TMPDIR); where names it. */
+bool Quit_recover(App *a, char *where, size_t size);
 
 /* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
  * the format); false with one line in err. May ask before replacing a file. */
