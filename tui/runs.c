@@ -242,6 +242,7 @@ static void App_followDevice(App *a) {
   rv->marked_cap = 0;
   rv->norder = 0;
   rv->cur.sel = rv->cur.top = 0;
+  Results_forgetOriginal(a); /* its comparisons index the old records */
   a->moved_device = true;
   App_message(a, lost, "%s is not %s, the GPU of the open session: its records go to a new "
               "session %s%s%s", d->name, old, a->session.path, where[0] ? "; unsaved records of "
