@@ -85,9 +85,10 @@ void App_requestQuit(App *a) {
 static void App_initPanels(App *a) {
   VariantsView *vv = &a->variants;
   vv->count = 0;
-  if (vv->cap < Registry_count()) {
+  if (vv->cap < Registry_count()) { /* new rows start zeroed, as the App they were part of */
+    vv->rows = Util_xrealloc(vv->rows, (size_t)Registry_count() * sizeof *vv->rows);
+    memset(vv->rows + vv->cap, 0, (size_t)(Registry_count() - vv->cap) * sizeof *vv->rows);
     vv->cap = Registry_count();
-    vv->rows = Util_xrealloc(vv->rows, (size_t)vv->cap * sizeof *vv->rows);
   }
   for (int i = 0; i < Registry_count(); i++) {
     VariantRow *vr = &vv->rows[vv->count++];
