@@ -304,7 +304,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
       any = true;
       switch (ev.kind) {
       case RUNNER_HELLO:
-        if (existing > 0 && s.has_device && !Device_sameGpu(&s.device, &ev.device)) {
+        if (existing > 0 && !Session_acceptsDevice(&s, &ev.device)) {
           snprintf(line, sizeof line, "%s holds records from %s; this GPU is %s: name another -o, "
                    "or add --force to replace that session", s.path, s.device.name, ev.device.name);
           RunLoop_say(tty, "benchtop: ", line);

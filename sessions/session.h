@@ -124,6 +124,9 @@ void Session_discardOutput(Session *s);
 bool Session_defaultPath(char *buf, size_t size);
 /* Same GPU (name and compute capability): records may go into one session. */
 bool Device_sameGpu(const DeviceInfo *a, const DeviceInfo *b);
+/* Whether records measured on d may join s: s holds none yet, or they came from the same GPU
+ * (run -o and the TUI both ask this; a mixed session's medians compare different GPUs). */
+bool Session_acceptsDevice(const Session *s, const DeviceInfo *d);
 
 cJSON *Session_toJson(const Session *s);
 cJSON *Record_toJson(const Record *r);

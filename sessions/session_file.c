@@ -292,6 +292,10 @@ bool Device_sameGpu(const DeviceInfo *a, const DeviceInfo *b) {
   return strcmp(a->name, b->name) == 0 && a->cc_major == b->cc_major && a->cc_minor == b->cc_minor;
 }
 
+bool Session_acceptsDevice(const Session *s, const DeviceInfo *d) {
+  return s->nrecords == 0 || !s->has_device || Device_sameGpu(&s->device, d);
+}
+
 static bool Session_isJsonName(const char *name) {
   size_t n = strlen(name);
   return n > 5 && name[0] != '.' && strcmp(name + n - 5, ".json") == 0;

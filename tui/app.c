@@ -36,6 +36,7 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
   Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
   Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
   a->prompt.on_yes = on_yes;
+  memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
   a->prompt.back = OVERLAY_NONE;
   a->overlay = OVERLAY_CONFIRM;
   a->dirty |= DIRTY_OVERLAY;
@@ -68,13 +69,15 @@ static void App_applyConfig(App *a) {
   Results_rebuild(a);
 }
 
-static void App_quitNow(App *a) { a->quit = true; }
+static void App_quitNow(App *a) {
+  if (!Quit_askUnsaved(a)) a->quit = true;
+}
 
 void App_requestQuit(App *a) {
   if (a->run.running)
     App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
                 "still running; x cancels the run", App_quitNow);
-  else a->quit = true;
+  else App_quitNow(a);
 }
 
 /* ---- session ---------------------------------------------------------------------------- */
@@ -82,7 +85,12 @@ void App_requestQuit(App *a) {
 static void App_initPanels(App *a) {
   VariantsView *vv = &a->variants;
   vv->count = 0;
-  for (int i = 0; i < Registry_count() && vv->count < (int)(sizeof vv->rows / sizeof vv->rows[0]); i++) {
+  if (vv->cap < Registry_count()) { /* new rows start zeroed, as the App they were part of */
+    vv->rows = Util_xrealloc(vv->rows, (size_t)Registry_count() * sizeof *vv->rows);
+    memset(vv->rows + vv->cap, 0, (size_t)(Registry_count() - vv->cap) * sizeof *vv->rows);
+    vv->cap = Registry_count();
+  }
+  for (int i = 0; i < Registry_count(); i++) {
     VariantRow *vr = &vv->rows[vv->count++];
     vr->variant = Registry_at(i);
     vr->checked = false;
@@ -373,6 +381,7 @@ static void App_free(App *a) {
   free(a->results.order);
   free(a->results.marked);
   free(a->shapes.rows);
+  free(a->variants.rows);
   free(a);
 }
 
@@ -423,25 +432,11 @@ int Tui_main(const char *path) {
   App_loop(a);
   int sig = App_signal;
   if (a->run.running && a->run.runner) Runner_cancel(a->run.runner);
-  bool saved = true;
-  err[0] = 0;
-  if (a->session.dirty && a->session.path[0] && !a->from_example)
-    saved = Session_autosave(&a->session, err, sizeof err);
   App_freeWindows(a); /* before the screen they belong to is deleted (delwin after delscreen
                         * crashed on quit after a live run) */
   endwin();
   delscreen(scr);
-  if (sig) fprintf(stderr, "benchtop: stopped by signal %d (%s)%s\n", sig, strsignal(sig),
-                   a->session.path[0] && !a->from_example && saved ? ", session saved" : "");
-  if (!saved) {
-    fprintf(stderr, "benchtop: could not save %s: ", a->session.path);
-    Text_print(stderr, err);
-    fputc('\n', stderr);
-  } else if (a->session.path[0] && !a->from_example && a->session.nrecords) {
-    printf("benchtop: session ");
-    Text_print(stdout, a->session.path);
-    printf(" (%d records)\n", a->session.nrecords);
-  }
+  bool saved = Quit_saveAtExit(a, sig);
   App_free(a);
   /* As `run`: 1 when something could not be saved, else 130 after a signal. */
   return !saved ? BT_EXIT_FAILED : sig ? BT_EXIT_INTERRUPTED : BT_EXIT_OK;

@@ -70,7 +70,8 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
 }
 
 void App_startRun(App *a) {
-  const VariantRow *vars[32];
+  const VariantRow **vars = Util_xcalloc((size_t)(a->variants.count ? a->variants.count : 1),
+                                          sizeof *vars);
   int nvar = 0, nshape = 0;
   for (int i = 0; i < a->variants.count; i++)
     if (a->variants.rows[i].checked) vars[nvar++] = &a->variants.rows[i];
@@ -81,11 +82,12 @@ void App_startRun(App *a) {
   if (nvar == 0 || nshape == 0) {
     App_message(a, true, "check at least one variant and one shape (Space), then r");
     free(shapes);
+    free(vars);
     return;
   }
   /* Entries are built here rather than through Plan_expand: each variant keeps its own knob
    * setting, which a plan-wide --knob cannot say when two variants share a knob name. */
-  PlanEntry *entries = Util_xcalloc((size_t)(nvar * nshape), sizeof *entries);
+  PlanEntry *entries = Util_xcalloc((size_t)nvar * (size_t)nshape, sizeof *entries);
   /* The run options overlay's values; the seed fresh for this run unless one was typed. */
   RunOptions opts = a->run.opts;
   if (!a->run.seed_fixed) {
@@ -111,6 +113,7 @@ void App_startRun(App *a) {
   App_submit(a, entries, n);
   free(entries);
   free(shapes);
+  free(vars);
   App_message(a, false, "running %d variant%s x %d shape%s = %d entries (x cancels)", nvar,
               nvar == 1 ? "" : "s", nshape, nshape == 1 ? "" : "s", n);
 }
@@ -202,6 +205,50 @@ void App_cancelRun(App *a) {
   a->dirty |= DIRTY_STATUS;
 }
 
+/* Records measured on another GPU than the open session's never join it (the rule of run -o):
+ * they start a new session, named on the status line; the open one stays as it is on disk.
+ * The session's device is the one that measured its records. */
+static void App_followDevice(App *a) {
+  const DeviceInfo *d = &a->tune.device;
+  if (!a->tune.have_device) return;
+  if (Session_acceptsDevice(&a->session, d)) {
+    if (!a->session.has_device || a->session.nrecords == 0) {
+      a->session.device = *d;
+      a->session.has_device = true;
+    }
+    return;
+  }
+  char old[96], where[4096] = "";
+  Util_strlcpy(old, a->session.device.name, sizeof old);
+  if (a->session.dirty && !a->autosave_ok && !Quit_recover(a, where, sizeof where))
+    where[0] = '\0'; /* its unsaved records: kept in a file of their own, or said lost below */
+  bool lost = a->session.dirty && !a->autosave_ok && !where[0];
+  Plan plan;
+  Plan_init(&plan);
+  Plan_copy(&plan, &a->session.plan); /* the run's plan goes on with its records */
+  Session_free(&a->session);
+  Session_init(&a->session);
+  Plan_copy(&a->session.plan, &plan);
+  Plan_free(&plan);
+  a->session.device = *d;
+  a->session.has_device = true;
+  a->session.dirty = true;
+  if (!Session_defaultPath(a->session.path, sizeof a->session.path)) a->session.path[0] = '\0';
+  a->from_example = false;
+  a->autosave_ok = true;
+  ResultsView *rv = &a->results;
+  free(rv->marked);
+  rv->marked = NULL;
+  rv->marked_cap = 0;
+  rv->norder = 0;
+  rv->cur.sel = rv->cur.top = 0;
+  Results_forgetOriginal(a); /* its comparisons index the old records */
+  a->moved_device = true;
+  App_message(a, lost, "%s is not %s, the GPU of the open session: its records go to a new "
+              "session %s%s%s", d->name, old, a->session.path, where[0] ? "; unsaved records of "
+              "the old one went to " : lost ? "; the old one's unsaved records are LOST" : "", where);
+}
+
 static void App_runnerEvent(App *a, RunnerEvent *ev) {
   switch (ev->kind) {
   case RUNNER_HELLO:
@@ -223,6 +270,7 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     Util_strlcpy(a->run.worker, ev->message, sizeof a->run.worker);
     break;
   case RUNNER_RECORD:
+    App_followDevice(a);
     Tunes_record(a, &ev->record);
     Session_add(&a->session, &ev->record);
     if (a->run.done < a->run.total) a->run.done++;
@@ -257,7 +305,11 @@ static void App_runnerEvent(App *a, RunnerEvent *ev) {
     if (Tunes_batchDone(a)) break; /* a tune goes on to its next batch, or finishes */
     a->run.running = false;
     snprintf(a->run.worker, sizeof a->run.worker, "idle (%d/%d done)", a->run.done, a->run.total);
-    if (!a->run.no_gpu) App_message(a, false, "run finished: %d records", a->run.done);
+    if (!a->run.no_gpu && a->moved_device)
+      App_message(a, false, "run finished: %d records, in a new session (another GPU than the "
+                  "one opened): %s", a->run.done, a->session.path);
+    else if (!a->run.no_gpu) App_message(a, false, "run finished: %d records", a->run.done);
+    a->moved_device = false;
     break;
   default: return;
   }

@@ -26,10 +26,12 @@ static void Save_write(App *a) {
                             : Export_toFile(path, &a->session, recs, rv->norder, err, sizeof err);
   free(recs);
   if (!ok) {
+    a->quit_after_save = false;
     App_message(a, true, "not saved: %s", err);
     return;
   }
   if (fmt != FMT_JSON) {
+    a->quit_after_save = false; /* a table is not the session: quit asks again */
     App_message(a, false, "exported %d%s records as %s to %s", rv->norder,
                 rv->filter[0] ? " (filtered)" : "", fmt == FMT_CSV ? "CSV" : "Markdown", path);
     return;
@@ -39,6 +41,7 @@ static void Save_write(App *a) {
   a->dirty |= DIRTY_STATUS;
   App_message(a, false, "saved %d records to %s (autosave goes there now)", a->session.nrecords,
               path);
+  if (a->quit_after_save) a->quit = true; /* the save quit asked for */
 }
 
 /* Whether the file at path is the open session's own (saving over it asks nothing). */

@@ -91,8 +91,8 @@ typedef struct VariantRow {
 } VariantRow;
 
 typedef struct VariantsView {
-  VariantRow rows[32];
-  int count;
+  VariantRow *rows;       /* one per registered variant, as many as there are */
+  int count, cap;
   ListCursor cur;
   int knob_sel;           /* knob editor overlay: the knob row */
 } VariantsView;
@@ -177,10 +177,14 @@ typedef struct PromptView {
   char label[64];
   char buf[256];
   int len;
+  bool selected;          /* buf is a prefill shown selected: the first printable key replaces
+                             it, an editing key (Backspace) keeps it */
   char confirm_text[160];
   char confirm_no[96];    /* what n says */
   char pending[4096];     /* save as: the expanded path waiting for its confirmation */
   void (*on_yes)(App *a); /* the confirm overlay's action */
+  int alt_key[2];         /* other answers to the confirm overlay (0: none) ... */
+  void (*on_alt[2])(App *a); /* ... and their actions */
 } PromptView;
 
 /* Where the key bar drew each key (set by drawing, read by mouse clicks). */
@@ -238,6 +242,9 @@ struct App {
   bool autosave_ok;       /* last autosave worked (or nothing to save yet) */
   char autosave_err[256];
   bool from_example;      /* opened the bundled example: new records go to a fresh file */
+  bool quit_after_save;   /* the save-as prompt was opened by quit: a save quits */
+  bool discard_unsaved;   /* the user chose to quit without the unsaved records */
+  bool moved_device;      /* this run's records went to a new session (another GPU's) */
 
   RunState run;
   TuneState tune;
@@ -335,6 +342,14 @@ void Tunes_autoShown(App *a);
 /* The tune's progress as the status line's worker text (configurations, refused, best). */
 void Tunes_showProgress(App *a);
 void Tunes_free(App *a);
+
+/* quit.c: q with records a failed autosave left unsaved asks first (save as / discard / stay):
+ * true when it asked. At exit the session is saved, or written to a recovery file that is
+ * named on stderr; false when it is not where it belongs. */
+bool Quit_askUnsaved(App *a);
+bool Quit_saveAtExit(App *a, int sig);
+/* Writes the open session to a new file (sessions directory, else $TMPDIR); where names it. */
+bool Quit_recover(App *a, char *where, size_t size);
 
 /* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
  * the format); false with one line in err. May ask before replacing a file. */

@@ -13,6 +13,7 @@ void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *ini
   Util_strlcpy(pv->label, label, sizeof pv->label);
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
+  pv->selected = false;
   pv->back = a->overlay == OVERLAY_RUNOPTS ? OVERLAY_RUNOPTS : OVERLAY_NONE;
   a->overlay = OVERLAY_PROMPT;
   a->message[0] = 0; /* an old message would read as a problem with this entry */
@@ -62,7 +63,7 @@ void ViewPrompt_draw(App *a) {
   int room = a->cols - 3 - lw;
   const char *text = a->prompt.buf;
   if (room > 0 && a->prompt.len > room) text += a->prompt.len - room;
-  wattrset(w, Theme_attr(TH_NORMAL));
+  wattrset(w, Theme_attr(a->prompt.selected ? TH_CURSOR : TH_NORMAL));
   Draw_clip(w, y, 1 + lw, room, text);
   wattrset(w, Theme_attr(TH_CURSOR));
   int cx = 1 + lw + (int)strlen(text);
@@ -147,6 +148,7 @@ static bool ViewPrompt_live(PromptKind kind) { return kind == PROMPT_FILTER || k
 
 static void ViewPrompt_cancel(App *a, int ch) {
   (void)ch;
+  a->quit_after_save = false;
   ViewPrompt_close(a);
   if (ViewPrompt_live(a->prompt.kind)) ViewResults_promptDone(a, a->prompt.kind, false);
   else App_message(a, false, "cancelled");
@@ -154,6 +156,12 @@ static void ViewPrompt_cancel(App *a, int ch) {
 
 static void ViewPrompt_edit(App *a, int ch) {
   PromptView *pv = &a->prompt;
+  bool editing = ch == 21 || ch == KEY_BACKSPACE || ch == 127 || ch == 8;
+  if (pv->selected && !editing) { /* typed text replaces a selected prefill, as in readline */
+    pv->len = 0;
+    pv->buf[0] = 0;
+  }
+  pv->selected = false;
   if (ch == 21) { /* Ctrl-U */
     pv->len = 0;
     pv->buf[0] = 0;
@@ -176,17 +184,27 @@ static const KeyBinding ViewPrompt_bindings[] = {
 };
 const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
 
-static void ViewConfirm_yes(App *a, int ch) {
-  (void)ch;
-  void (*on_yes)(App *) = a->prompt.on_yes;
-  ViewPrompt_close(a);
-  if (on_yes) on_yes(a);
-}
-
 static void ViewConfirm_no(App *a, int ch) {
-  (void)ch;
+  for (int i = 0; i < 2; i++) /* another answer than yes or no (quit: save as, discard) */
+    if (a->prompt.alt_key[i] && ch == a->prompt.alt_key[i]) {
+      void (*on_alt)(App *) = a->prompt.on_alt[i];
+      ViewPrompt_close(a);
+      on_alt(a);
+      return;
+    }
+  a->quit_after_save = false;
   ViewPrompt_close(a);
   App_message(a, false, "%s", a->prompt.confirm_no);
+}
+
+static void ViewConfirm_yes(App *a, int ch) {
+  void (*on_yes)(App *) = a->prompt.on_yes;
+  if (!on_yes) { /* a question without a yes: y is one more other key */
+    ViewConfirm_no(a, ch);
+    return;
+  }
+  ViewPrompt_close(a);
+  on_yes(a);
 }
 
 static const KeyBinding ViewConfirm_bindings[] = {

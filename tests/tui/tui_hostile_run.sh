@@ -46,13 +46,15 @@ no_sanitizer_report
 step "the finished record and the cancelled one are saved"
 
 # A disk that fills up (a file-size limit of 2 KiB; SIGXFSZ is ignored, the write fails): the
-# records that cannot be autosaved are said, and quitting says so and does not exit 0.
+# records that cannot be autosaved are said, and quitting asks; discarding says so and does not
+# exit 0.
 tui_fresh
 S="$TUI_TMP/full.json"
 open_with good "$S" "ulimit -f 2;"
 keys r; wait_for 'AUTOSAVE FAILED' 30
 step "a full disk: the failed autosave is on the status line"
-keys q; wait_for '^EXIT=' 10
+keys q; wait_for 'not saved \(autosave failed\)' 10   # asks: save as / discard / stay
+keys d; wait_for '^EXIT=' 10
 screen | grep -q '^EXIT=1$' || fail "quit with unsaved records: $(screen | grep EXIT=), want EXIT=1"
 screen | grep -q 'could not save' || fail "quit does not say the session could not be saved"
 [ ! -e "$S" ] || "$BT" show "$S" >/dev/null || fail "a half-written session was left"
