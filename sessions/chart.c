@@ -129,6 +129,7 @@ static void Chart_roofline(Chart *c, const ChartInput *in) {
   bool any_fp8 = false, one = true;
   Shape shape = {0};
   double xlo = INFINITY, xhi = -INFINITY;
+  DeviceInfo peaks = {.peak_tflops = NAN, .peak_gbs = NAN};
   for (int i = 0, n = Chart_count(in); i < n; i++) {
     int idx = Chart_recordAt(in, i);
     const Record *r = &ss->records[idx];
@@ -140,6 +141,9 @@ static void Chart_roofline(Chart *c, const ChartInput *in) {
       continue;
     }
     if (!dev) dev = &r->device;
+    /* The session's device says who ran it; the ceilings were measured with each record. */
+    if (!(peaks.peak_tflops > 0) && r->device.peak_tflops > 0) peaks.peak_tflops = r->device.peak_tflops;
+    if (!(peaks.peak_gbs > 0) && r->device.peak_gbs > 0) peaks.peak_gbs = r->device.peak_gbs;
     const Variant *v = Registry_find(r->variant);
     any_fp8 |= v && v->qk_fp8;
     if (c->plotted == 0) shape = r->shape;
@@ -155,6 +159,8 @@ static void Chart_roofline(Chart *c, const ChartInput *in) {
   xhi *= 4;
   if (dev) {
     DeviceInfo d = *dev;
+    if (!(d.peak_tflops > 0)) d.peak_tflops = peaks.peak_tflops;
+    if (!(d.peak_gbs > 0)) d.peak_gbs = peaks.peak_gbs;
     double ridge_t = d.peak_tflops, ridge_g = d.peak_gbs;
     const Datasheet *ds = Datasheet_find(&d);
     if (!(ridge_t > 0) && ds) ridge_t = ds->fp16_tflops;

@@ -85,6 +85,14 @@ static void TestRoofline(void) {
   Chart_build(&c, CHART_ROOFLINE, &in);
   CHECK(Find(&c, "fp16 tensor 989 TFLOP/s (datasheet)") && strstr(c.note, "datasheet"));
   Chart_free(&c);
+  /* The session's device without ceilings, its records with the ones measured beside them (as
+   * the worker writes them): the measured ones. */
+  s.records[0].device.peak_tflops = 700;
+  s.records[0].device.peak_gbs = 4000;
+  Chart_build(&c, CHART_ROOFLINE, &in);
+  CHECKF(Find(&c, "fp16 tensor 700 TFLOP/s") && Find(&c, "copy 4000 GB/s") && strstr(c.note, "measured"),
+         "note %s", c.note);
+  Chart_free(&c);
   Session_free(&s);
 }
 
