@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 require_gpu
 LOG=$XDG_CACHE_HOME/benchtop/worker.log
-: > "$LOG" 2> /dev/null || true
+: > "$OUTDIR/worker-all.log"
 fail=0
 for l2 in cold warm; do
   flag=$([ $l2 = cold ] && echo --cold-l2 || echo)
@@ -17,6 +17,7 @@ for l2 in cold warm; do
     for mode in off kv; do
       "$BT" run -v mma -s 2x8x512x64,8x16x4096x64 --l2-persist $mode $flag --reps 200 --metrics none \
         --format json -o "$OUTDIR/l2p-$l2-$mode-$round.json" --force > /dev/null 2>> "$OUTDIR/l2p.err" || fail=1
+      cat "$LOG" >> "$OUTDIR/worker-all.log" 2> /dev/null # each run starts its own worker.log
     done
   done
 done
@@ -47,9 +48,9 @@ for l2 in cold warm; do
   echo "diff (kv against off, $l2 L2, round 2):"
   "$BT" diff "$OUTDIR/l2p-$l2-off-2.json" "$OUTDIR/l2p-$l2-kv-2.json" | sed 's/^/  /'
 done
-n=$(grep -c -- "--l2-persist kv: window base" "$LOG" 2> /dev/null || echo 0)
-r=$(grep -c -- "--l2-persist: window cleared" "$LOG" 2> /dev/null || echo 0)
-grep -- "--l2-persist kv: window base" "$LOG" | sort -u -k6 | head -4
+n=$(grep -c -- "--l2-persist kv: window base" "$OUTDIR/worker-all.log" 2> /dev/null || echo 0)
+r=$(grep -c -- "--l2-persist: window cleared" "$OUTDIR/worker-all.log" 2> /dev/null || echo 0)
+grep -- "--l2-persist kv: window base" "$OUTDIR/worker-all.log" | sort -u -k6 | head -4
 if [ "$n" -ge 8 ] && [ "$n" = "$r" ]; then echo "PASS gpu_l2persist log: $n windows, each taken down"; else echo "FAIL gpu_l2persist log: $n windows, $r take-downs (log $LOG)"; fail=1; fi
 # the window's neighbours: a record after a kv record runs with no window left behind
 "$BT" run -v mma -s 2x8x512x64 --l2-persist kv --graph --metrics none --format json -o "$OUTDIR/l2p-graph.json" --force > /dev/null 2>&1
