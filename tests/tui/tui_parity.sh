@@ -108,7 +108,7 @@ o = r["options"]
 print(o["reps"], o["cold_l2"], o["seed"], r["variant"])')
 [ "$last" = "37 True 4242 naive" ] || fail "the run's record has options '$last', not '37 True 4242 naive'"
 step "run options in the next record: reps 37, cold L2, seed 4242"
-l2p=$("$BT" show "$SESSION" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"][-1]["options"].get("l2_persist"))')
+l2p=$("$BT" show "$RAN" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"][-1]["options"].get("l2_persist"))')
 [ "$l2p" = kv ] || fail "the run's record has l2_persist '$l2p', not 'kv'"
 step "run options: l2-persist kv in the next record"
 no_sanitizer_report
