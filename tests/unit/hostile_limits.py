@@ -84,6 +84,8 @@ def case_knob_text_long(c):
     c.check(rc == 2 and "at most 159" in err, "run: exit %d: %s" % (rc, err.strip()[-300:]))
     c.check(not records(s), "records were written with the knob text cut")
     rc, out, err = c.bt_run(["check-kernels", "--kernels", d, "--variant", "mine"])
+    if rc == 3 and "viewer build" in err:
+        return  # a viewer build compiles nothing: run's refusal above is the load-time check
     c.check(rc != 0 and "at most 159" in out + err, "check-kernels: exit %d: %s" % (rc, (out + err).strip()[-300:]))
 
 
