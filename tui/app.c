@@ -129,13 +129,7 @@ void App_setSession(App *a, Session *s, const char *path) {
     free(a->original);
     a->original = NULL;
   }
-  Results_forgetOriginal(a);
-  ResultsView *rv = &a->results;
-  free(rv->marked);
-  rv->marked = NULL;
-  rv->marked_cap = 0;
-  rv->norder = 0; /* the old order indexes the old records */
-  rv->cur.sel = rv->cur.top = 0;
+  Results_forgetRecords(a);
   a->autosave_ok = true;
   Results_rebuild(a);
   App_initPanels(a);

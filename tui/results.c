@@ -50,6 +50,16 @@ void Results_forgetOriginal(App *a) {
   rv->vs_orig_cap = 0;
 }
 
+void Results_forgetRecords(App *a) {
+  Results_forgetOriginal(a);
+  ResultsView *rv = &a->results;
+  free(rv->marked);
+  rv->marked = NULL;
+  rv->marked_cap = 0;
+  rv->norder = 0;
+  rv->cur.sel = rv->cur.top = 0;
+}
+
 const Comparison *Results_vsOriginal(App *a, int idx) {
   ResultsView *rv = &a->results;
   if (!a->original || idx < 0 || idx >= a->session.nrecords) return NULL;

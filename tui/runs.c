@@ -170,7 +170,6 @@ void App_replay(App *a) {
     free(a->original);
   }
   a->original = orig;
-  Results_forgetOriginal(a);
   Session_init(&a->session);
   Plan_copy(&a->session.plan, &orig->plan);
   if (!Session_defaultPath(a->session.path, sizeof a->session.path)) {
@@ -178,12 +177,7 @@ void App_replay(App *a) {
     a->session.path[0] = '\0';
   }
   a->from_example = false;
-  ResultsView *rv = &a->results;
-  free(rv->marked);
-  rv->marked = NULL;
-  rv->marked_cap = 0;
-  rv->norder = 0;
-  rv->cur.sel = rv->cur.top = 0;
+  Results_forgetRecords(a);
   Results_rebuild(a);
   App_submit(a, entries, n);
   free(entries);
@@ -236,13 +230,7 @@ static void App_followDevice(App *a) {
   if (!Session_defaultPath(a->session.path, sizeof a->session.path)) a->session.path[0] = '\0';
   a->from_example = false;
   a->autosave_ok = true;
-  ResultsView *rv = &a->results;
-  free(rv->marked);
-  rv->marked = NULL;
-  rv->marked_cap = 0;
-  rv->norder = 0;
-  rv->cur.sel = rv->cur.top = 0;
-  Results_forgetOriginal(a); /* its comparisons index the old records */
+  Results_forgetRecords(a);
   a->moved_device = true;
   App_message(a, lost, "%s is not %s, the GPU of the open session: its records go to a new "
               "session %s%s%s", d->name, old, a->session.path, where[0] ? "; unsaved records of "

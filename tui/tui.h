@@ -301,6 +301,9 @@ bool Results_columnShown(const App *a, int c);
 const Comparison *Results_vsOriginal(App *a, int idx);
 /* Forgets the cached comparisons (a new replay, a new original). */
 void Results_forgetOriginal(App *a);
+/* A new session is in place: everything the table kept that indexes the old records (marks,
+ * order, cursor, cached comparisons) is forgotten. */
+void Results_forgetRecords(App *a);
 /* Sets the filter (and rebuilds); false with one line in err, the filter unchanged. */
 bool Results_setFilter(App *a, const char *text, char *err, size_t errsize);
 /* The display position of the next record matching q from position `from` (itself included)
