@@ -317,7 +317,7 @@ static bool Plan_pack(CudnnPlan *p, const AttnParams *ap, char *err, size_t errs
 
 bool Cudnn_run(Gpu *g, const Variant *v, const KnobValues *kv, const AttnParams *ap, char *err,
                size_t errsize) {
-  Shape s = {ap->B, ap->H, ap->S, ap->D, ap->causal != 0};
+  Shape s = {.B = ap->B, .H = ap->H, .S = ap->S, .D = ap->D, .causal = ap->causal != 0};
   double built;
   bool refused;
   if (!Cudnn_prepare(g, v, kv, &s, &built, &refused, err, errsize)) return false;

@@ -245,7 +245,7 @@ bool Gpu_plan(Gpu *g, const Variant *v, const KnobValues *kv, const Shape *s,
 
 bool Gpu_runVariant(Gpu *g, const Variant *v, const KnobValues *kv, GpuModule *m,
                     const AttnParams *p, char *err, size_t errsize) {
-  Shape s = {p->B, p->H, p->S, p->D, p->causal != 0};
+  Shape s = {p->B, p->H, p->S, p->D, p->causal != 0, p->Hkv, p->Skv, (ShapeDtype)p->dtype};
   const LaunchPlan *plan;
   if (!Gpu_plan(g, v, kv, &s, &plan, err, errsize)) return false;
   for (int i = 0; i < v->nsteps; i++) {

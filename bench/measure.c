@@ -153,6 +153,7 @@ static void Measure_params(Measurement *x, int splits) {
   p->o_f32 = b->partial_o;
   p->lse = b->partial_lse;
   p->B = s->B; p->H = s->H; p->S = s->S; p->D = s->D;
+  p->Hkv = Shape_hkv(s); p->Skv = Shape_skv(s); p->dtype = (int)s->dtype;
   p->causal = s->causal;
   p->num_splits = splits;
   p->scale = (float)(1.0 / sqrt((double)s->D));

@@ -61,7 +61,7 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   char arch[16];
   Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
   /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
-  Shape probe = {1, 1, 128, D, false};
+  Shape probe = {.B = 1, .H = 1, .S = 128, .D = D, .causal = false};
   char why[400];
   if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why)) {
     printf("%-9s %-40s D=%-3d %-7s n/a: %s\n", v->name, knobs_txt, D, arch, why);

@@ -15,15 +15,17 @@ typedef struct BtTensorMap {
 } BtTensorMap;
 
 typedef struct AttnParams {
-  const void *q, *k, *v; /* fp16 [B, H, S, D], contiguous */
-  void *o;               /* fp16 [B, H, S, D] */
+  const void *q, *k, *v; /* q: [B, H, S, D]; k, v: [B, Hkv, Skv, D]; contiguous, of `dtype` */
+  void *o;               /* [B, H, S, D], of `dtype` */
   float *o_f32;          /* the reference's fp32 output; split-KV partial outputs */
   float *lse;            /* split-KV partial log-sum-exp, [splits, B, H, S] */
   void *q8, *k8, *v8;    /* fp8 (E4M3) copies made by the fp8 variant's quantize step */
   float *q_scale, *k_scale, *v_scale; /* per (b, h) dequantisation scales */
   void *workspace;       /* variant-owned scratch, as long as its declaration's scratch line */
   int B, H, S, D;
-  int causal;            /* 1: query i sees keys 0..i */
+  int causal;            /* 1: query i sees keys 0 .. i + Skv - S (bottom-right aligned) */
+  int Hkv, Skv;          /* key/value heads (H is a multiple) and key length (>= S) */
+  int dtype;             /* 0: fp16, 1: bf16 (ShapeDtype) */
   int num_splits;        /* split-KV: number of key ranges per (b, h, query tile) */
   float scale;           /* softmax scale, 1/sqrt(D) */
   /* TMA tensor maps of Q, K, V, O as 3-D [B*H][S][D] tensors, 128-byte swizzle, boxes of 64

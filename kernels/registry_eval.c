@@ -290,7 +290,8 @@ void Registry_anyDevice(DeviceProps *dev) {
 bool Decl_probe(const Variant *v, char *err, size_t errsize) {
   static const int sms[] = {1, 256};
   for (int di = 0; di < VARIANT_MAX_HEAD_DIMS && v->head_dims[di]; di++) {
-    const Shape shapes[2] = {{1, 1, 128, v->head_dims[di], false}, {2, 8, 512, v->head_dims[di], true}};
+    const Shape shapes[2] = {{.B = 1, .H = 1, .S = 128, .D = v->head_dims[di], .causal = false},
+                             {.B = 2, .H = 8, .S = 512, .D = v->head_dims[di], .causal = true}};
     for (int p = 0; p < v->npresets; p++)
       for (int si = 0; si < 2; si++)
         for (int mi = 0; mi < 2; mi++) {

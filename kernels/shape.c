@@ -94,7 +94,8 @@ void Shape_format(const Shape *s, char *buf, size_t size) {
 }
 
 bool Shape_equal(const Shape *a, const Shape *b) {
-  return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D && a->causal == b->causal;
+  return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D && a->causal == b->causal &&
+         Shape_hkv(a) == Shape_hkv(b) && Shape_skv(a) == Shape_skv(b) && a->dtype == b->dtype;
 }
 
 double Shape_flops(const Shape *s) {

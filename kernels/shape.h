@@ -8,10 +8,21 @@
 #define SHAPE_MAX_S 16384
 #define SHAPE_MAX_D 256
 
+/* Element type of Q, K, V and O. */
+typedef enum ShapeDtype { SHAPE_FP16 = 0, SHAPE_BF16 = 1 } ShapeDtype;
+
+/* H and S are the query heads and the query length (Hq, Sq). Hkv and Skv are the key/value heads
+ * and the key length; 0 means "the same as H / S" (today's problem), so a positional {B,H,S,D,c}
+ * stays valid. Read them through Shape_hkv and Shape_skv. */
 typedef struct Shape {
   int B, H, S, D;
   bool causal;
+  int Hkv, Skv;
+  ShapeDtype dtype;
 } Shape;
+
+static inline int Shape_hkv(const Shape *s) { return s->Hkv > 0 ? s->Hkv : s->H; }
+static inline int Shape_skv(const Shape *s) { return s->Skv > 0 ? s->Skv : s->S; }
 
 /* Parses one shape; on failure writes one line to err and returns false. */
 bool Shape_parse(const char *text, Shape *out, char *err, size_t errsize);

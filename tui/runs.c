@@ -323,7 +323,7 @@ void App_prebuild(App *a, const VariantRow *vr) {
     memset(&e, 0, sizeof e);
     e.variant = vr->variant;
     e.knobs = vr->knobs;
-    e.shape = (Shape){1, 1, 128, dims[i], false};
+    e.shape = (Shape){.B = 1, .H = 1, .S = 128, .D = dims[i], .causal = false};
     Plan_defaultOptions(&e.opts);
     Util_strlcpy(e.metrics, "none", sizeof e.metrics);
     char why[256];

@@ -92,7 +92,7 @@ static void test_slices(void) {
 }
 
 static void test_hash(void) {
-  Shape a = {2, 8, 512, 64, false}, b = {2, 8, 512, 64, true};
+  Shape a = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = false}, b = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = true};
   RunOptions o;
   RunOptions_init(&o);
   o.reps = 100;
@@ -125,7 +125,7 @@ static void test_json(void) {
   Util_strlcpy(r.variant, "naive", sizeof r.variant);
   Util_strlcpy(r.host, "node07", sizeof r.host);
   r.plan_index = 5;
-  r.shape = (Shape){1, 1, 64, 64, false};
+  r.shape = (Shape){.B = 1, .H = 1, .S = 64, .D = 64, .causal = false};
   Session_add(&s, &r);
   cJSON *j = Session_toJson(&s);
   char *text = cJSON_Print(j);

@@ -28,7 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!v) {
     one_line(err);
   } else {
-    static const Shape shapes[] = {{1, 1, 1, 64, false}, {2, 8, 512, 64, true}, {3, 4, 4097, 128, false}};
+    static const Shape shapes[] = {{.B = 1, .H = 1, .S = 1, .D = 64, .causal = false},
+                                   {.B = 2, .H = 8, .S = 512, .D = 64, .causal = true},
+                                   {.B = 3, .H = 4, .S = 4097, .D = 128, .causal = false}};
     DeviceProps dev;
     Registry_anyDevice(&dev);
     dev.cc = 89;

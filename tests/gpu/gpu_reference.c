@@ -52,6 +52,7 @@ int main(void) {
     memset(&p, 0, sizeof p);
     p.q = dq; p.k = dk; p.v = dv; p.o_f32 = dout;
     p.B = s.B; p.H = s.H; p.S = s.S; p.D = s.D; p.causal = s.causal;
+    p.Hkv = Shape_hkv(&s); p.Skv = Shape_skv(&s); p.dtype = (int)s.dtype;
     p.scale = (float)(1.0 / sqrt((double)s.D));
     LaunchDims d;
     Reference_dims(&s, &d);

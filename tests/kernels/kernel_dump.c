@@ -28,7 +28,7 @@ static bool KernelDump_write(const char *dir, const char *name, const char *ext,
 static bool KernelDump_one(const char *dir, const Variant *v, const KnobValues *kv, int D,
                            int cc) {
   if (cc < v->min_cc || (v->arch_specific && cc != 90)) return true;
-  Shape probe = {1, 1, 128, D, false};
+  Shape probe = {.B = 1, .H = 1, .S = 128, .D = D, .causal = false};
   char knobs[160], arch[16], name[320], err[512];
   if (Registry_refusal(v, &probe, kv, NULL, err, sizeof err)) return true; /* nothing to build */
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);

@@ -192,7 +192,7 @@ static void Test_fullDeclaration(void) {
   CHECK(strcmp(Jit_mainEntry(v), "attn_fwd") == 0);
   /* The launch, the splits and the scratch at one shape. */
   Registry_defaults(v, &kv);
-  Shape s = {2, 4, 2048, 64, false};
+  Shape s = {.B = 2, .H = 4, .S = 2048, .D = 64, .causal = false};
   DeviceProps dev;
   Registry_anyDevice(&dev);
   dev.cc = 89;
@@ -205,10 +205,10 @@ static void Test_fullDeclaration(void) {
   CHECK(plan.scratch[SCRATCH_O_F32] == (size_t)2 * 2 * 4 * 2048 * 64 * 4 && plan.scratch[SCRATCH_WORKSPACE] == 16);
   /* Refusals: the rule's own reason; head dims; the architecture. */
   char why[300];
-  Shape s96 = {1, 1, 128, 96, false};
+  Shape s96 = {.B = 1, .H = 1, .S = 128, .D = 96, .causal = false};
   CHECK(Registry_applyKnobs(v, "tile=128", &kv, false, err, sizeof err));
   CHECK(Registry_refusal(v, &s96, &kv, NULL, why, sizeof why) && strcmp(why, "tiles: D=96 takes tile<=64") == 0);
-  Shape s32 = {1, 1, 128, 32, false};
+  Shape s32 = {.B = 1, .H = 1, .S = 128, .D = 32, .causal = false};
   CHECK(Registry_refusal(v, &s32, &kv, NULL, why, sizeof why) && strstr(why, "supports D in {64,96,128}"));
   dev.cc = 75;
   CHECK(Registry_refusal(v, &s, &kv, &dev, why, sizeof why) && strstr(why, "needs sm_80"));

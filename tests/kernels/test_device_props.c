@@ -46,8 +46,9 @@ static int DeviceTest_mmaSplits(const DeviceProps *dev, const char *shape_knobs,
 
 static void DeviceTest_mma(void) {
   const char *autok = "block_m=64,block_n=64,warps=4,stages=2,split=auto";
-  Shape small = {2, 8, 512, 64, false}, one_head = {1, 1, 2048, 64, false},
-        large = {4, 16, 2048, 128, false};
+  Shape small = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = false};
+  Shape one_head = {.B = 1, .H = 1, .S = 2048, .D = 64, .causal = false};
+  Shape large = {.B = 4, .H = 16, .S = 2048, .D = 128, .causal = false};
   /* 2x8x512x64: 128 blocks of 4 warps. 2 splits fill an H100's 132 SMs with 8 warps each;
    * on an L4's 58 the unsplit grid already gives 8.8 warps per SM. */
   CHECK(DeviceTest_mmaSplits(&Test_H100, autok, &small) == 2);
@@ -69,7 +70,7 @@ static void DeviceTest_persistent(void) {
   CHECK(v != NULL);
   if (!v) return;
   KnobValues kv = DeviceTest_knobs(v, "persist=1");
-  Shape s = {4, 16, 2048, 128, false};
+  Shape s = {.B = 4, .H = 16, .S = 2048, .D = 128, .causal = false};
   LaunchPlan plan;
   char err[300];
   CHECK(Registry_plan(v, &s, &kv, &Test_H100, &plan, err, sizeof err));
@@ -105,7 +106,7 @@ static void DeviceTest_smem(void) {
   if (!big) return;
   KnobValues kv;
   Registry_defaults(big, &kv);
-  Shape s = {1, 1, 128, 64, false};
+  Shape s = {.B = 1, .H = 1, .S = 128, .D = 64, .causal = false};
   const char *no = Registry_refusal(big, &s, &kv, &Test_L4, why, sizeof why);
   CHECK(no && strstr(no, "102400") && strstr(no, "101376"));
   CHECK(Registry_refusal(big, &s, &kv, &Test_H100, why, sizeof why) == NULL);
@@ -119,7 +120,7 @@ static void DeviceTest_smem(void) {
     for (int p = 0; p < v->npresets; p++) {
       KnobValues k = DeviceTest_knobs(v, v->presets[p]);
       for (int D = 64; D <= 128; D += 64) {
-        Shape t = {2, 8, 512, D, false};
+        Shape t = {.B = 2, .H = 8, .S = 512, .D = D, .causal = false};
         if (Registry_refusal(v, &t, &k, NULL, why, sizeof why)) continue;
         const char *l4 = Registry_refusal(v, &t, &k, &Test_L4, why, sizeof why);
         CHECK(l4 == NULL || v->min_cc > 89 || v->arch_specific);
@@ -133,7 +134,7 @@ static void DeviceTest_smem(void) {
 /* The compute capability: fa3 is Hopper-only (sm_90a), fp8 needs sm_89 (E4M3 mma), the rest
  * run from sm_80; the JIT compiles for the device's own architecture. */
 static void DeviceTest_arch(void) {
-  Shape s = {2, 8, 512, 64, false};
+  Shape s = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = false};
   char why[256], arch[16];
   KnobValues kv;
   const Variant *fa3 = Registry_find("fa3"), *fp8 = Registry_find("fp8"), *mma = Registry_find("mma");

@@ -73,7 +73,7 @@ static void LadderDims_variants(void) {
       CHECK(Registry_applyKnobs(v, v->presets[p], &kv, false, err, sizeof err));
       for (int D = 64; D <= 128; D += 64)
         for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
-          Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
+          Shape s = {.B = 3, .H = 4, .S = Ragged[k], .D = D, .causal = (k & 1) != 0};
           char why[256];
           CHECK(LadderDims_refusal(v, &s, &kv, 80, why, sizeof why) == NULL);
           LaunchPlan plan;
@@ -93,7 +93,7 @@ static void LadderDims_variants(void) {
           }
         }
       /* D outside {64, 128} is refused, with a reason. */
-      Shape odd = {1, 1, 128, 96, false};
+      Shape odd = {.B = 1, .H = 1, .S = 128, .D = 96, .causal = false};
       char why[256];
       CHECK(LadderDims_refusal(v, &odd, &kv, 80, why, sizeof why) != NULL);
     }
@@ -111,7 +111,7 @@ static void LadderDims_cublasSoftmax(void) {
   KnobValues kv;
   Registry_defaults(v, &kv);
   for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
-    Shape s = {2, 3, Ragged[k], 64, (k & 1) != 0};
+    Shape s = {.B = 2, .H = 3, .S = Ragged[k], .D = 64, .causal = (k & 1) != 0};
     LaunchPlan plan;
     CHECK(LadderDims_plan(v, &s, &kv, 80, 108, &plan));
     const LaunchDims d = plan.dims[1];
@@ -128,7 +128,7 @@ static void LadderDims_reference(void) {
   CHECK(strcmp(Reference_source, "reference.cu") == 0);
   for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++)
     for (int D = 32; D <= REFERENCE_MAX_D; D += 32) {
-      Shape s = {2, 5, Ragged[k], D, false};
+      Shape s = {.B = 2, .H = 5, .S = Ragged[k], .D = D, .causal = false};
       LaunchDims d;
       Reference_dims(&s, &d);
       LadderDims_checkGrid(&d, &s, 16, 256);
@@ -154,7 +154,7 @@ static void LadderDims_fa3(void) {
     int ks = LadderDims_knob(v, &kv, "kv_split"), persist = LadderDims_knob(v, &kv, "persist");
     for (int D = 64; D <= 128; D += 64)
       for (size_t k = 0; k < sizeof Ragged / sizeof Ragged[0]; k++) {
-        Shape s = {3, 4, Ragged[k], D, (k & 1) != 0};
+        Shape s = {.B = 3, .H = 4, .S = Ragged[k], .D = D, .causal = (k & 1) != 0};
         const char *no = LadderDims_refusal(v, &s, &kv, 90, why, sizeof why);
         if (no) {
           CHECK(strncmp(no, "fa3: ", 5) == 0);
@@ -176,7 +176,7 @@ static void LadderDims_fa3(void) {
    * consumer warpgroups at D=128, an sm_89 device. */
   KnobValues kv;
   char err[256], why[256];
-  Shape s = {1, 1, 512, 64, false}, s128 = {1, 1, 512, 128, false};
+  Shape s = {.B = 1, .H = 1, .S = 512, .D = 64, .causal = false}, s128 = {.B = 1, .H = 1, .S = 512, .D = 128, .causal = false};
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "block_m=64,kv_split=2,sched=plain,persist=1", &kv, false, err, sizeof err));
   CHECK(LadderDims_refusal(v, &s, &kv, 90, why, sizeof why) != NULL);
@@ -198,7 +198,7 @@ static void LadderDims_mmaSplits(void) {
   char err[256];
   Registry_defaults(v, &kv);
   CHECK(Registry_applyKnobs(v, "split=auto", &kv, false, err, sizeof err));
-  Shape s = {2, 8, 512, 64, false}; /* 8 blocks a head x 16 heads x 4 warps = 512 warps */
+  Shape s = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = false}; /* 8 blocks a head x 16 heads x 4 warps = 512 warps */
   LaunchPlan h100, l4, tiny;
   CHECK(LadderDims_plan(v, &s, &kv, 90, 132, &h100) && h100.num_splits == 2);
   CHECK(LadderDims_plan(v, &s, &kv, 89, 58, &l4) && l4.num_splits == 1);

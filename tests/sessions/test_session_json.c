@@ -190,7 +190,7 @@ static void roundtrip_doubles(void) {
     Record r;
     Record_init(&r);
     snprintf(r.variant, sizeof r.variant, "v");
-    r.shape = (Shape){1, 1, 16, 64, false};
+    r.shape = (Shape){.B = 1, .H = 1, .S = 16, .D = 64, .causal = false};
     r.timing.p50 = d;
     char *line = Record_toJsonLine(&r);
     cJSON *j = cJSON_Parse(line);
@@ -214,7 +214,7 @@ static void test_na_record(void) {
   Record_init(&r);
   snprintf(r.variant, sizeof r.variant, "fp8");
   r.knobs[0] = '\0';
-  r.shape = (Shape){2, 8, 512, 64, true};
+  r.shape = (Shape){.B = 2, .H = 8, .S = 512, .D = 64, .causal = true};
   r.status = REC_NA;
   snprintf(r.reason, sizeof r.reason, "n/a: needs sm_89");
   CHECK(isnan(r.timing.p50) && r.build.regs == -1 && r.timing.nsamples == -1);
@@ -237,8 +237,8 @@ static void build_session(Session *s) {
   PlanVariant_setKnob(&p->variants[0], "stages=1,2");
   p->nshapes = 2;
   p->shapes = malloc(2 * sizeof(Shape));
-  p->shapes[0] = (Shape){2, 8, 512, 64, false};
-  p->shapes[1] = (Shape){2, 8, 512, 64, true};
+  p->shapes[0] = (Shape){.B = 2, .H = 8, .S = 512, .D = 64, .causal = false};
+  p->shapes[1] = (Shape){.B = 2, .H = 8, .S = 512, .D = 64, .causal = true};
   snprintf(p->metrics, sizeof p->metrics, "default");
   p->opts = (RunOptions){.reps = 50, .warmup = 5, .seed = 42, .watchdog_s = 10};
   for (int k = 0; k < 3; k++) {

@@ -11,7 +11,7 @@ static Record Make(const char *variant, const char *knobs, int S, bool causal, R
   memset(&r, 0, sizeof r);
   snprintf(r.variant, sizeof r.variant, "%s", variant);
   snprintf(r.knobs, sizeof r.knobs, "%s", knobs);
-  r.shape = (Shape){2, 8, S, 64, causal};
+  r.shape = (Shape){.B = 2, .H = 8, .S = S, .D = 64, .causal = causal};
   r.status = st;
   r.timing.p50 = p50;
   r.build.regs = -1;

@@ -53,7 +53,7 @@ static void test_registry(void) {
   CHECK(!Registry_applyKnobs(v, "pad=3", &kv, false, err, sizeof err) && strstr(err, "allowed"));
   CHECK(!Registry_applyKnobs(v, "bogus=1", &kv, false, err, sizeof err) && strstr(err, "no knob"));
   CHECK(Registry_applyKnobs(v, "bogus=1", &kv, true, err, sizeof err));
-  Shape s = {1, 1, 64, 96, false};
+  Shape s = {.B = 1, .H = 1, .S = 64, .D = 96, .causal = false};
   char why[256];
   CHECK(Registry_refusal(v, &s, &kv, NULL, why, sizeof why) != NULL);
   /* Every shipped preset parses, and every variant's geometry covers every query row. */
