@@ -311,7 +311,8 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
   if (!ok) t.good = NULL;
   ok = ok && Gpu_ok(cudaMemcpyAsync(t.good, g->buf.o, x->need.elems * 2, cudaMemcpyDeviceToDevice,
                                     g->stream), "keeping the verified output", x->err, sizeof x->err);
-  ok = ok && Replicates_prepare(g, &x->p, &e->shape, &rep, x->err, sizeof x->err);
+  ok = ok && Replicates_prepare(g, &x->p, &e->shape, &x->need, L2Persist_on(&e->opts), &rep, x->err,
+                                sizeof x->err);
   ok = ok && Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) &&
        Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->cheat, sizeof x->cheat,
                     x->err, sizeof x->err) &&

@@ -14,12 +14,13 @@
 
 #define POISON_BITS 0xFFFFu /* an fp16 NaN no kernel produces by arithmetic */
 
-/* Independently allocated outputs the direct timed launches of a large shape rotate through
- * (measure_replicates.c); o[0] is the worker's O. */
+/* Independently allocated buffer sets the direct timed launches rotate through
+ * (measure_replicates.c); set 0 is the worker's own buffers. */
 #define MEASURE_REPLICATES 4
 typedef struct Replicates {
   int n;                              /* 1: no rotation */
-  void *o[MEASURE_REPLICATES];        /* o[1..n-1] owned */
+  bool whole;                         /* every buffer replicated, not only the output */
+  void *mem[MEASURE_REPLICATES][BUFFERS_REGIONS_MAX]; /* sets 1..n-1: owned allocations */
   AttnParams p[MEASURE_REPLICATES];   /* the entry's parameters over each (tensor maps too) */
 } Replicates;
 
@@ -37,10 +38,10 @@ typedef struct TimedRun {
   const Replicates *rep; /* NULL or one output: every launch on p */
 } TimedRun;
 
-/* Allocates the replicate outputs where the shape is large (n stays 1 otherwise, or when the
- * memory is short). False with one line in err when a tensor map is refused. */
-bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, Replicates *r, char *err,
-                        size_t errsize);
+/* Allocates the replicate buffer sets (n stays 1 where none fits the protocol, or when the
+ * memory is short). False with one line in err when a copy or a tensor map fails. */
+bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, const BufferNeeds *need,
+                        bool l2_persist, Replicates *r, char *err, size_t errsize);
 /* The parameters of direct timed launch i of reps (the last one: the worker's own O). */
 const AttnParams *Replicates_params(const Replicates *r, int i, int reps);
 /* The median of each output's samples into t->replicate_p50 (two outputs or more). */
