@@ -20,6 +20,7 @@
 typedef struct Replicates {
   int n;                              /* 1: no rotation */
   bool whole;                         /* every buffer replicated, not only the output */
+  bool blocks;                        /* sets in consecutive blocks of launches (warm L2) */
   void *mem[MEASURE_REPLICATES][BUFFERS_REGIONS_MAX]; /* sets 1..n-1: owned allocations */
   AttnParams p[MEASURE_REPLICATES];   /* the entry's parameters over each (tensor maps too) */
 } Replicates;
