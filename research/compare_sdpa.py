@@ -157,11 +157,13 @@ def best_records(records, field="p50"):
     return best, other
 
 
-def kernel_busy_us(activities):
+def kernel_busy_us(activities, kernels_only=False):
     """Per call: the summed durations of its kernels and memsets, the calls cut at each flush
     kernel (the first activity is one). Not first start to last end: cuDNN's calls run a
     memset, then the kernel after a host-side gap of 10-15 us at the small shapes (on an
-    H200), which is not GPU work. activities: (start_ns, duration_ns, name), sorted."""
+    H200), which is not GPU work. kernels_only: leave the memsets out (the attention kernel's
+    own time, as benchtop's cudnn rung times it: it launches no memset). activities:
+    (start_ns, duration_ns, name), sorted."""
     flush_name = activities[0][2]
     calls, cur = [], None
     for _, dur, name in activities:
@@ -169,6 +171,8 @@ def kernel_busy_us(activities):
             if cur is not None:
                 calls.append(cur / 1000.0)
             cur = None
+        elif kernels_only and name.lower().startswith("memset"):
+            cur = cur or 0
         else:
             cur = (cur or 0) + dur
     if cur is not None:
@@ -181,7 +185,7 @@ def torch_device_cuda():
     return DeviceType.CUDA
 
 
-def kernel_time(fn, flush, reps=100, warmup=20):
+def kernel_time(fn, flush, reps=100, warmup=20, kernels_only=False):
     """Median GPU busy time of fn() by CUPTI timestamps (torch.profiler), L2 flushed before each."""
     import statistics
     import torch
@@ -199,7 +203,9 @@ def kernel_time(fn, flush, reps=100, warmup=20):
                         if e.device_type() == torch_device_cuda())
     if not activities:
         raise RuntimeError("torch.profiler recorded no kernels")
-    busy = kernel_busy_us(activities)
+    if os.environ.get("COMPARE_SDPA_NAMES"):  # what one call runs, for the record
+        log("compare_sdpa: one call: %s" % sorted(set("%s %.2f us" % (n[:60], d / 1000.0) for _, d, n in activities[:8])))
+    busy = kernel_busy_us(activities, kernels_only)
     if len(busy) != reps:
         raise RuntimeError("kernel timestamps for %d of %d calls" % (len(busy), reps))
     return statistics.median(busy)
@@ -233,7 +239,9 @@ def time_sdpa(shapes):
                     err = ((o.float() - ref).norm() / ref.norm()).item()
                     ms = tt.do_bench(fn, warmup=50, rep=200, return_mode="median")
                     kus = kernel_time(fn, flush)
-                results[(name, shape)] = {"p50_us": kus, "event_p50_us": ms * 1000.0, "rel_l2": err}
+                    kern = kernel_time(fn, flush, kernels_only=True)
+                results[(name, shape)] = {"p50_us": kus, "kernel_p50_us": kern, "event_p50_us": ms * 1000.0,
+                                          "rel_l2": err}
             except Exception as ex:  # a backend that refuses a shape is a result, not a crash
                 results[(name, shape)] = {"error": str(ex).splitlines()[0][:200] if str(ex) else repr(ex)}
             log("compare_sdpa: sdpa %-9s %-22s %s" % (name, shape, results[(name, shape)]))

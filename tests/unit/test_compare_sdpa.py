@@ -43,5 +43,13 @@ got = [r["knobs"] for r in compare_sdpa.top_records([rec("a=1", 1.0), rec("persi
                                                     "fa3", "4x16x2048x128", 1)]
 check(got == ["a=1"], "persist=10 is no persistent record: %s" % got)
 
+# A call's GPU time: kernels and memsets summed per call, cut at each flush; kernels_only leaves
+# PyTorch's memset out (benchtop's cudnn rung launches none, so that is what it is compared to).
+acts = [(0, 5000, "flush"), (10, 600, "Memset (Device)"), (20, 8800, "cudnn_sdpa_fprop"),
+        (30, 5000, "flush"), (40, 700, "Memset (Device)"), (50, 9000, "cudnn_sdpa_fprop")]
+check(compare_sdpa.kernel_busy_us(acts) == [9.4, 9.7], "busy time sums kernels and memsets")
+check(compare_sdpa.kernel_busy_us(acts, kernels_only=True) == [8.8, 9.0],
+      "kernels_only leaves memsets out")
+
 print("compare_sdpa: %d checks, %d failed" % (checks, failed))
 sys.exit(1 if failed else 0)
