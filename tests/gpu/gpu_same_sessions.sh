@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two builds run the same plan with the same seed on this GPU; their sessions must be equal up
-# to what is measured or dated: timings, clocks, times, compile times, cache hits, the floors
+# to what is measured or dated: timings, errors (split-KV sums in any order), clocks, times,
+# compile times, cache hits, the floors
 # and metric values (ratios of timings), the measured device ceilings, the host and revision.
 # Used to show a refactoring left benchtop's behaviour alone.
 #   gpu_same_sessions.sh A_BENCHTOP B_BENCHTOP [VARIANTS] [SHAPES]
@@ -18,7 +19,8 @@ done
 python3 - "$OUTDIR/A.json" "$OUTDIR/B.json" <<'PY'
 import json, sys
 MEASURED = {"created", "host", "revision", "version", "timing", "clocks", "compile_ms", "cache_hit",
-            "floors", "metrics", "peak_tflops", "peak_gbs", "ceilings", "launch_ms", "seconds"}
+            "floors", "metrics", "peak_tflops", "peak_gbs", "ceilings", "launch_ms", "seconds",
+            "p50_us", "gap_before_us", "error"}
 def strip(x):
     if isinstance(x, dict):
         return {k: strip(v) for k, v in x.items() if k not in MEASURED}
