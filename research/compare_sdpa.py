@@ -65,14 +65,11 @@ def log(msg):
 
 
 def parse_shape(text):
-    dims, _, flag = text.partition(":")
-    b, h, s, d = (int(x) for x in dims.split("x"))
-    return b, h, s, d, flag == "causal"
+    return sdpa_problems.parse(text)
 
 
 def flops(text):
-    b, h, s, d, causal = parse_shape(text)
-    return 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+    return sdpa_problems.flops(text)
 
 
 def device_facts():
@@ -121,6 +118,7 @@ def run_benchtop(benchtop, variant, shapes, reps, timeout, sweep):
 
 
 from ncu_clock import find_ncu, ncu_benchtop, ncu_sdpa  # noqa: E402 (research/ on sys.path)
+import sdpa_problems  # noqa: E402
 
 
 def top_records(records, variant, shape, k):
@@ -222,18 +220,18 @@ def time_sdpa(shapes):
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")  # twice the L2, as benchtop
     for shape in shapes:
-        b, h, s, d, causal = parse_shape(shape)
+        p = parse_shape(shape)
         gen = torch.Generator(device="cuda").manual_seed(1)
-        q, k, v = (torch.randn(b, h, s, d, dtype=torch.float16, device="cuda", generator=gen)
-                   for _ in range(3))
+        q, k, v = sdpa_problems.inputs(p, torch, gen)
+        kw = sdpa_problems.sdpa_kwargs(p)
         with sdpa_kernel(SDPBackend.MATH):  # fp32 reference, one batch element at a time
             ref = torch.cat([F.scaled_dot_product_attention(q[i:i + 1].float(), k[i:i + 1].float(),
-                                                            v[i:i + 1].float(), is_causal=causal)
-                             for i in range(b)])
+                                                            v[i:i + 1].float(), **kw)
+                             for i in range(p.b)])
         for name in BACKENDS:
             try:
                 with sdpa_kernel(backends[name]):
-                    fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    fn = lambda: F.scaled_dot_product_attention(q, k, v, **kw)
                     o = fn()
                     torch.cuda.synchronize()
                     err = ((o.float() - ref).norm() / ref.norm()).item()
@@ -406,7 +404,8 @@ def main():
         try:
             parse_shape(s)
         except ValueError:
-            raise SystemExit("compare_sdpa: bad shape '%s' (expected BxHxSxD[:causal])" % s)
+            raise SystemExit("compare_sdpa: bad shape '%s' (expected B x Hq[/Hkv] x Sq[/Skv] x D"
+                             "[:causal][:bf16])" % s)
     notes = []
     have = known_variants(a.benchtop)
     variants = []

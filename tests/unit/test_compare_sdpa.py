@@ -51,5 +51,26 @@ check(compare_sdpa.kernel_busy_us(acts) == [9.4, 9.7], "busy time sums kernels a
 check(compare_sdpa.kernel_busy_us(acts, kernels_only=True) == [8.8, 9.0],
       "kernels_only leaves memsets out")
 
+# The problem grammar on PyTorch's side agrees with benchtop's: today's shapes, GQA, decode,
+# chunked prefill, dtype; malformed or inconsistent problems refused.
+import sdpa_problems  # noqa: E402
+p = sdpa_problems.parse("8x32/8x1/8192x128:bf16")
+check(p == (8, 32, 8, 1, 8192, 128, False, "bf16"), "decode problem parsed: %r" % (p,))
+p = sdpa_problems.parse("2x8x512x64:causal")
+check(p == (2, 8, 8, 512, 512, 64, True, "fp16"), "today's shape parsed: %r" % (p,))
+check(sdpa_problems.flops("2x8x512x64:causal") == 4.0 * 2 * 8 * 512 * 512 * 64 / 2,
+      "causal Sq == Skv counts half, as today")
+check(sdpa_problems.flops("1x1x2/4x8:causal") == 4.0 * 8 * (2 * 4 - 2 * 2 / 2),
+      "causal Sq < Skv counts the bottom-right area")
+check(sdpa_problems.bytes_moved("1x4/2x1/16x8") == 2.0 * 8 * (2 * 4 * 1 + 2 * 2 * 16),
+      "K and V counted once per KV head")
+for bad in ("8x32/5x1x64x128", "1x8x512/256x64:causal", "1x8x512x64:causal:causal", "1x8x512x64:fp32",
+            "1x8x512"):
+    try:
+        sdpa_problems.parse(bad)
+        check(False, "%s refused" % bad)
+    except ValueError:
+        check(True, "")
+
 print("compare_sdpa: %d checks, %d failed" % (checks, failed))
 sys.exit(1 if failed else 0)
