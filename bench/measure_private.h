@@ -17,10 +17,14 @@
 /* Independently allocated buffer sets the direct timed launches rotate through
  * (measure_replicates.c); set 0 is the worker's own buffers. */
 #define MEASURE_REPLICATES 4
+/* --span: the timed launches go in this many blocks, spread over the span. */
+#define MEASURE_SPAN_BLOCKS 8
 typedef struct Replicates {
   int n;                              /* 1: no rotation */
   bool whole;                         /* every buffer replicated, not only the output */
   bool blocks;                        /* sets in consecutive blocks of launches (warm L2) */
+  int span_blocks;                    /* --span: the launches in this many blocks spread in time,
+                                       * each block a replicate; 0: replicates are the sets */
   void *mem[MEASURE_REPLICATES][BUFFERS_REGIONS_MAX]; /* sets 1..n-1: owned allocations */
   AttnParams p[MEASURE_REPLICATES];   /* the entry's parameters over each (tensor maps too) */
 } Replicates;
@@ -45,7 +49,10 @@ bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, const Buff
                         bool l2_persist, Replicates *r, char *err, size_t errsize);
 /* The parameters of direct timed launch i of reps (the last one: the worker's own O). */
 const AttnParams *Replicates_params(const Replicates *r, int i, int reps);
-/* The median of each output's samples into t->replicate_p50 (two outputs or more). */
+/* --span's time blocks for reps launches (0: none), and the block of launch i. */
+int Replicates_spanBlocks(const Replicates *r, int reps);
+int Replicates_blockOf(const Replicates *r, int i, int reps);
+/* The median of each replicate's samples into t->replicate_p50 (two or more). */
 void Replicates_medians(const Replicates *r, const double *samples, int n, int reps, Timing *t);
 void Replicates_release(Replicates *r);
 

@@ -105,15 +105,33 @@ bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, const Buff
   return Gpu_ok(cudaStreamSynchronize(g->stream), "copying the replicate buffers", err, errsize);
 }
 
-/* The set of timed launch i of reps: the last launch is always on the worker's own buffers. */
-static int Replicates_of(const Replicates *r, int i, int reps) {
+int Replicates_spanBlocks(const Replicates *r, int reps) {
+  int g = r->span_blocks < reps / 3 ? r->span_blocks : reps / 3;
+  return g >= 2 ? g : 0;
+}
+
+int Replicates_blockOf(const Replicates *r, int i, int reps) {
+  int g = Replicates_spanBlocks(r, reps);
+  return g ? (int)((long long)i * g / reps) : 0;
+}
+
+/* The set of timed launch i of reps: the last launch is always on the worker's own buffers.
+ * Under --span each time block keeps one set (the last block set 0). */
+static int Replicates_setOf(const Replicates *r, int i, int reps) {
+  int g = Replicates_spanBlocks(r, reps);
+  if (g) return (g - 1 - Replicates_blockOf(r, i, reps)) % r->n;
   int back = reps - 1 - i;
   if (r->blocks) return (int)((long long)back * r->n / reps);
   return (back % r->n + r->n) % r->n;
 }
 
+/* Which replicate launch i's sample belongs to: its time block under --span, else its set. */
+static int Replicates_groupOf(const Replicates *r, int i, int reps) {
+  return Replicates_spanBlocks(r, reps) ? Replicates_blockOf(r, i, reps) : Replicates_setOf(r, i, reps);
+}
+
 const AttnParams *Replicates_params(const Replicates *r, int i, int reps) {
-  return &r->p[Replicates_of(r, i, reps)];
+  return &r->p[Replicates_setOf(r, i, reps)];
 }
 
 static int Replicates_cmp(const void *a, const void *b) {
@@ -123,12 +141,13 @@ static int Replicates_cmp(const void *a, const void *b) {
 
 void Replicates_medians(const Replicates *r, const double *samples, int n, int reps, Timing *t) {
   t->nreplicates = 0;
-  if (r->n < 2 || n < 3 * r->n) return;
+  int groups = Replicates_spanBlocks(r, reps) ? Replicates_spanBlocks(r, reps) : r->n;
+  if (groups < 2 || n < 3 * groups) return;
   double *x = Util_xmalloc(sizeof(double) * (size_t)n);
-  for (int k = 0; k < r->n && k < RECORD_REPLICATES_MAX; k++) {
+  for (int k = 0; k < groups && k < RECORD_REPLICATES_MAX; k++) {
     int m = 0;
     for (int i = 0; i < n; i++)
-      if (Replicates_of(r, i, reps) == k && isfinite(samples[i]) && samples[i] > 0) x[m++] = samples[i];
+      if (Replicates_groupOf(r, i, reps) == k && isfinite(samples[i]) && samples[i] > 0) x[m++] = samples[i];
     if (m == 0) continue;
     qsort(x, (size_t)m, sizeof *x, Replicates_cmp);
     t->replicate_p50[t->nreplicates++] = Stats_percentile(x, m, 50);

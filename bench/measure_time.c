@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench/measure_private.h"
 #include "bench/stats.h"
@@ -26,6 +27,8 @@ typedef struct TimedLaunches {
   char kc_err[200];       /* why not, or why they failed */
   int launched;           /* reps enqueued */
   WorkCheck chk;          /* which direct launches are checked for work */
+  double gap_ms;          /* --span: idle time between time blocks */
+  int warm_per_block;     /* --span: untimed launches that start each block after its gap */
 } TimedLaunches;
 
 /* A slow kernel's timed phase is kept near this long: its reps are cut, with a note. */
@@ -146,12 +149,36 @@ static int Measure_reps(int reps, double launch_ms, char *reason, size_t rsize) 
   return cut;
 }
 
+/* --span: before the first launch of a new time block, the GPU finishes the last one, sits idle
+ * for the gap (saying so at least every 200 ms, for the watchdog), then runs a few untimed
+ * launches so the block does not time the clock's climb back. */
+static bool Measure_spanGap(TimedLaunches *l, int i, volatile int *cancel, MeasureProgress progress,
+                            void *user, char *err, size_t errsize) {
+  const TimedRun *t = l->t;
+  const Replicates *r = t->rep;
+  if (!r || i == 0 || Replicates_blockOf(r, i, l->reps) == Replicates_blockOf(r, i - 1, l->reps))
+    return true;
+  if (!Gpu_ok(cudaEventSynchronize(l->ev[2 * i - 1]), "timed launches", err, errsize)) return false;
+  for (double left = l->gap_ms; left > 0 && !*cancel; left -= 200.0) {
+    double ms = left < 200.0 ? left : 200.0;
+    struct timespec ts = {(time_t)(ms / 1000.0), (long)(fmod(ms, 1000.0) * 1e6)};
+    nanosleep(&ts, NULL);
+    progress("timing", t->launch_ms, user);
+  }
+  const AttnParams *p = r->n > 1 ? Replicates_params(r, i, l->reps) : t->p;
+  for (int k = 0; k < l->warm_per_block; k++)
+    if (!Gpu_runVariant(t->g, t->v, t->kv, t->m, p, err, errsize)) return false;
+  return true;
+}
+
 /* The reps, enqueued in chunks of about half a second of GPU work, each followed by a word of
  * progress: a long timing phase is progress, not a hang, to the watchdog. Waiting for each
  * chunk keeps the report honest (those reps did finish). */
 static bool Measure_timedLoop(TimedLaunches *l, volatile int *cancel, MeasureProgress progress,
                               void *user, char *err, size_t errsize) {
   for (int i = 0; i < l->reps; i++) {
+    if (l->gap_ms > 0 && !Measure_spanGap(l, i, cancel, progress, user, err, errsize)) return false;
+    if (*cancel) break;
     if (!Measure_launchTimed(l, i, err, errsize)) return false;
     if (i % l->chunk != l->chunk - 1) continue;
     if (*cancel) break;
@@ -238,6 +265,13 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile 
   l.per_launch = (o->graph && !o->cold_l2) ? 10 : 1;
   l.chunk = (int)(500.0 / (launch_ms * l.per_launch + 1e-3));
   l.chunk = l.chunk < 1 ? 1 : l.chunk > 64 ? 64 : l.chunk;
+  int blocks = t->rep && !o->graph ? Replicates_spanBlocks(t->rep, reps) : 0;
+  if (blocks && o->span_s > 0) { /* the idle gaps make up what the launches do not fill */
+    double busy = reps * launch_ms;
+    l.gap_ms = busy < o->span_s * 1000.0 ? (o->span_s * 1000.0 - busy) / (blocks - 1) : 0;
+    l.warm_per_block = (int)(2.0 / (launch_ms + 1e-3)) + 2; /* about 2 ms of launches */
+    if (l.warm_per_block > 200) l.warm_per_block = 200;
+  }
   bool ok = !o->graph || Measure_captureGraph(t, l.per_launch, &l.exec, err, errsize);
   ok = ok && (l.exec || WorkCheck_plan(&l.chk, l.reps, false, t->seed, err, errsize));
   ok = ok && Measure_createEvents(&l, err, errsize);

@@ -18,6 +18,7 @@ void Plan_defaultOptions(RunOptions *o) {
   o->seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)Util_nowMs();
   o->watchdog_s = 10.0;
   o->l2_persist[0] = '\0'; /* off */
+  o->span_s = 0;
 }
 
 bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
@@ -299,6 +300,10 @@ bool Plan_check(const Plan *p, char *err, size_t errsize) {
   if (!(o->watchdog_s >= PLAN_WATCHDOG_MIN && o->watchdog_s <= PLAN_WATCHDOG_MAX)) {
     snprintf(err, errsize, "options.watchdog_s is %g: must be %d to %d seconds", o->watchdog_s,
              PLAN_WATCHDOG_MIN, PLAN_WATCHDOG_MAX);
+    return false;
+  }
+  if (!(o->span_s >= 0 && o->span_s <= PLAN_SPAN_MAX)) {
+    snprintf(err, errsize, "options.span_s is %g: must be 0 to %d seconds", o->span_s, PLAN_SPAN_MAX);
     return false;
   }
   L2PersistWhich l2p;

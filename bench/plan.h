@@ -30,7 +30,7 @@ typedef struct PlanEntry {
  * files (replay). */
 enum {
   PLAN_REPS_MIN = 1, PLAN_REPS_MAX = 100000, PLAN_WARMUP_MIN = 0, PLAN_WARMUP_MAX = 100000,
-  PLAN_WATCHDOG_MIN = 1, PLAN_WATCHDOG_MAX = 3600,
+  PLAN_WATCHDOG_MIN = 1, PLAN_WATCHDOG_MAX = 3600, PLAN_SPAN_MAX = 600,
   PLAN_ENTRIES_MAX = 100000, /* runs one plan may expand to (each a worker request and a record) */
 };
 

@@ -18,6 +18,7 @@ cJSON *Protocol_optionsToJson(const RunOptions *o) {
   cJSON_AddStringToObject(j, "seed", seed);
   cJSON_AddNumberToObject(j, "watchdog_s", o->watchdog_s);
   cJSON_AddStringToObject(j, "l2_persist", o->l2_persist);
+  cJSON_AddNumberToObject(j, "span_s", o->span_s);
   return j;
 }
 
@@ -35,6 +36,9 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
     o->watchdog_s = x->valuedouble;
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "l2_persist")) && cJSON_IsString(x))
     Util_strlcpy(o->l2_persist, x->valuestring, sizeof o->l2_persist); /* checked where used */
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "span_s")) && cJSON_IsNumber(x) && x->valuedouble >= 0 &&
+      x->valuedouble <= 3600)
+    o->span_s = x->valuedouble;
 }
 
 static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {

@@ -18,7 +18,7 @@
 
 enum { REPLAY_OUTPUT, REPLAY_FORCE, REPLAY_DEVICES, REPLAY_FAIL_ABOVE, REPLAY_FORMAT, REPLAY_KERNELS,
        REPLAY_L2_PERSIST,
-       REPLAY_APPEND, REPLAY_NOPTS };
+       REPLAY_APPEND, REPLAY_SPAN, REPLAY_NOPTS };
 
 static const CommandOption replay_options[] = {
   [REPLAY_OUTPUT] = {.name = "output", .short_name = 'o', .value = CMD_TEXT, .arg = "NEW.json",
@@ -37,6 +37,7 @@ static const CommandOption replay_options[] = {
   [REPLAY_APPEND] = {.name = "append", .value = CMD_FLAG,
                  .help = "add the records to the session already at -o (without it, -o onto a "
                          "session is refused)"},
+  [REPLAY_SPAN] = CMD_OPTION_SPAN,
 };
 
 static const CommandArg replay_args[] = {
@@ -58,6 +59,7 @@ static bool Replay_plan(const Session *old, const char *in, Plan *plan) {
   plan->opts.graph = ro->graph;
   plan->opts.event_timing = ro->event_timing;
   Util_strlcpy(plan->opts.l2_persist, ro->l2_persist, sizeof plan->opts.l2_persist);
+  plan->opts.span_s = isnan(ro->span_s) ? 0 : ro->span_s;
   if (!plan->metrics[0]) Util_strlcpy(plan->metrics, "default", sizeof plan->metrics);
   if (Plan_check(plan, err, sizeof err) &&
       (strcmp(plan->metrics, "none") == 0 || RunLoop_checkMetrics(plan->metrics, err, sizeof err)))
@@ -121,6 +123,7 @@ static int Replay_session(const CommandArgs *a, const char *in, const BundleOpen
   }
   if (bundle) ReplayBundle_keepBundled(&old.plan, bundle, in);
   Command_l2Persist(a, REPLAY_L2_PERSIST, &old.plan.opts); /* given: instead of the recorded one */
+  if (CommandArgs_has(a, REPLAY_SPAN)) old.plan.opts.span_s = CommandArgs_number(a, REPLAY_SPAN, 0);
   Plan plan;
   if (!Replay_plan(&old, in, &plan)) {
     Plan_free(&plan);

@@ -20,6 +20,7 @@ enum {
   RUN_L2_PERSIST,
   RUN_BASELINE,
   RUN_APPEND,
+  RUN_SPAN,
   RUN_NOPTS
 };
 
@@ -72,6 +73,7 @@ static const CommandOption run_options[] = {
   [RUN_APPEND] = {.name = "append", .value = CMD_FLAG,
                  .help = "add the records to the session already at -o (without it, -o onto a "
                          "session is refused)"},
+  [RUN_SPAN] = CMD_OPTION_SPAN,
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -84,6 +86,7 @@ static int Run_exec(const CommandArgs *a) {
   plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
   plan.opts.graph = CommandArgs_has(a, RUN_GRAPH);
   Command_l2Persist(a, RUN_L2_PERSIST, &plan.opts);
+  plan.opts.span_s = CommandArgs_number(a, RUN_SPAN, 0);
   plan.opts.event_timing = CommandArgs_choice(a, RUN_TIMING, 0) == 1;
   plan.opts.seed = CommandArgs_uint64(a, RUN_SEED, plan.opts.seed);
   if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);

@@ -180,6 +180,12 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .help = "keep these inputs in persisting L2 lines during the timed launches",            \
    .choices = "kv|q|qkv|off"}
 void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o);
+/* --span: the timed launches of each record spread over at least SEC seconds (bench/measure_time.c). */
+#define CMD_OPTION_SPAN                                                                     \
+  {.name = "span", .value = CMD_NUMBER, .arg = "SEC",                                        \
+   .help = "spread each record's timed launches over at least SEC seconds, in blocks whose "  \
+           "medians the verdicts compare (reproducible across processes; docs/statistics.md)", \
+   .lo = 0.05, .hi = PLAN_SPAN_MAX}
 /* --devices: one worker per GPU of this host (bench/runner_pool.h). */
 #define CMD_OPTION_DEVICES                                                                  \
   {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \

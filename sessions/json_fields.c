@@ -177,7 +177,9 @@ void JsonFields_write(cJSON *obj, const void *base, const JsonField *f, int n) {
     char num[32];
     switch (f[i].kind) {
     case JF_DOUBLE:
+    case JF_DOUBLE0:
       memcpy(&d, p, sizeof d);
+      if (f[i].kind == JF_DOUBLE0 && d == 0) break;
       cJSON_AddItemToObject(obj, f[i].key, Json_number(d));
       break;
     case JF_INT:
@@ -254,6 +256,7 @@ bool JsonFields_read(const cJSON *obj, void *base, const JsonField *f, int n, co
     double d;
     switch (f[i].kind) {
     case JF_DOUBLE:
+    case JF_DOUBLE0:
       if (!Json_readDouble(v, &d, path, f[i].key, err, errsize)) return false;
       memcpy(p, &d, sizeof d);
       break;
@@ -293,7 +296,7 @@ bool JsonFields_equal(const void *a, const void *b, const JsonField *f, int n, c
   for (int i = 0; i < n; i++) {
     const char *x = pa + f[i].offset, *y = pb + f[i].offset;
     bool same;
-    if (f[i].kind == JF_DOUBLE) {
+    if (f[i].kind == JF_DOUBLE || f[i].kind == JF_DOUBLE0) {
       double da, db;
       memcpy(&da, x, sizeof da);
       memcpy(&db, y, sizeof db);

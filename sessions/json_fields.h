@@ -14,6 +14,7 @@
 
 typedef enum {
   JF_DOUBLE, /* finite number; NAN <-> null */
+  JF_DOUBLE0, /* as JF_DOUBLE, left out when 0 (absent reads 0): an option added later */
   JF_INT,    /* integer in [-1, INT_MAX]; -1 <-> null */
   JF_INT64,  /* integer in [-1, 2^53]; -1 <-> null */
   JF_BOOL,   /* true / false */

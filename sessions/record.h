@@ -49,6 +49,7 @@ typedef struct RunOptions {
   uint64_t seed;
   double watchdog_s;
   char l2_persist[8];  /* persisting L2 window on "q", "kv", "qkv"; "off" or "" (older): none */
+  double span_s;       /* the timed launches spread in blocks over at least this long; 0: back to back */
 } RunOptions;
 
 #define RECORD_REPLICATES_MAX 16

@@ -40,6 +40,7 @@ static const JsonField Options_fields[] = {
   JSON_FIELD(RunOptions, seed, JF_U64STR),
   JSON_FIELD(RunOptions, watchdog_s, JF_DOUBLE),
   JSON_FIELD(RunOptions, l2_persist, JF_STR),
+  JSON_FIELD(RunOptions, span_s, JF_DOUBLE0),
 };
 
 static const JsonField Timing_fields[] = {

@@ -111,6 +111,7 @@ static void check_record(const Record *a, const Record *b) {
   CHECK(a->opts.cold_l2 == b->opts.cold_l2 && a->opts.graph == b->opts.graph);
   CHECK(a->opts.event_timing == b->opts.event_timing);
   CHECK(a->opts.seed == b->opts.seed && same(a->opts.watchdog_s, b->opts.watchdog_s));
+  CHECK(same(a->opts.span_s, b->opts.span_s));
   CHECK(a->status == b->status && strcmp(a->reason, b->reason) == 0);
   CHECK(strcmp(a->created, b->created) == 0);
   const Timing *x = &a->timing, *y = &b->timing;
@@ -176,6 +177,22 @@ static void roundtrip_record(const Record *r) {
   }
   cJSON_Delete(j);
   free(line);
+}
+
+/* --span is written only when set (sessions without it stay as they were) and read back. */
+static void test_span_option(void) {
+  Record r;
+  fill_record(&r, 0);
+  r.opts.span_s = 0;
+  char *line = Record_toJsonLine(&r);
+  CHECK(line && !strstr(line, "span_s"));
+  free(line);
+  r.opts.span_s = 2.5;
+  line = Record_toJsonLine(&r);
+  CHECK(line && strstr(line, "\"span_s\":2.5"));
+  free(line);
+  roundtrip_record(&r);
+  Record_free(&r);
 }
 
 /* Doubles from random bit patterns survive printing and parsing bit for bit. */
@@ -377,6 +394,7 @@ int main(int argc, char **argv) {
     Record_free(&r);
   }
   test_na_record();
+  test_span_option();
   roundtrip_doubles();
   test_session(dir);
   test_find_default(dir);
