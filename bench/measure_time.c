@@ -149,16 +149,21 @@ static int Measure_reps(int reps, double launch_ms, char *reason, size_t rsize) 
   return cut;
 }
 
-/* --span: before the first launch of a new time block, the GPU finishes the last one, sits idle
- * for the gap (saying so at least every 200 ms, for the watchdog), then runs a few untimed
- * launches so the block does not time the clock's climb back. */
+/* --span: before the first launch of each time block (the first one too), the GPU finishes what
+ * it was doing, sits idle for the gap (saying so at least every 200 ms, for the watchdog), then
+ * runs a few untimed launches so the block does not time the clock's climb back. Every block so
+ * starts from the same state: a large kernel timed straight after its warm-up runs up to 13 %
+ * slower than after a pause (fa3 at 4x16x2048x128 on an H100: 216-237 us back to back against
+ * 207.5 us in every block after a gap; docs/statistics.md). */
 static bool Measure_spanGap(TimedLaunches *l, int i, volatile int *cancel, MeasureProgress progress,
                             void *user, char *err, size_t errsize) {
   const TimedRun *t = l->t;
   const Replicates *r = t->rep;
-  if (!r || i == 0 || Replicates_blockOf(r, i, l->reps) == Replicates_blockOf(r, i - 1, l->reps))
+  if (!r || (i > 0 && Replicates_blockOf(r, i, l->reps) == Replicates_blockOf(r, i - 1, l->reps)))
     return true;
-  if (!Gpu_ok(cudaEventSynchronize(l->ev[2 * i - 1]), "timed launches", err, errsize)) return false;
+  if (!Gpu_ok(i > 0 ? cudaEventSynchronize(l->ev[2 * i - 1]) : cudaStreamSynchronize(t->g->stream),
+              "timed launches", err, errsize))
+    return false;
   for (double left = l->gap_ms; left > 0 && !*cancel; left -= 200.0) {
     double ms = left < 200.0 ? left : 200.0;
     struct timespec ts = {(time_t)(ms / 1000.0), (long)(fmod(ms, 1000.0) * 1e6)};
@@ -268,7 +273,7 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile 
   int blocks = t->rep && !o->graph ? Replicates_spanBlocks(t->rep, reps) : 0;
   if (blocks && o->span_s > 0) { /* the idle gaps make up what the launches do not fill */
     double busy = reps * launch_ms;
-    l.gap_ms = busy < o->span_s * 1000.0 ? (o->span_s * 1000.0 - busy) / (blocks - 1) : 0;
+    l.gap_ms = busy < o->span_s * 1000.0 ? (o->span_s * 1000.0 - busy) / blocks : 0;
     l.warm_per_block = (int)(2.0 / (launch_ms + 1e-3)) + 2; /* about 2 ms of launches */
     if (l.warm_per_block > 200) l.warm_per_block = 200;
   }
