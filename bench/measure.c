@@ -313,7 +313,6 @@ static MeasureStep Measure_timeEntry(Measurement *x) {
                                     g->stream), "keeping the verified output", x->err, sizeof x->err);
   ok = ok && Replicates_prepare(g, &x->p, &e->shape, &x->need, L2Persist_on(&e->opts), &rep, x->err,
                                 sizeof x->err);
-  rep.span_blocks = e->opts.span_s > 0 && !e->opts.graph ? MEASURE_SPAN_BLOCKS : 0;
   ok = ok && Measure_poison(g, g->buf.o, x->need.elems, x->err, sizeof x->err) &&
        Measure_time(&t, &e->opts, rec, x->cancel, x->progress, x->user, x->cheat, sizeof x->cheat,
                     x->err, sizeof x->err) &&

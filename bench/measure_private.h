@@ -40,7 +40,7 @@ typedef struct TimedRun {
   size_t elems;      /* output elements */
   uint64_t seed;     /* picks which timed launches are checked */
   double launch_ms;  /* the verification launch's wall time: sizes warm-up, reps and progress */
-  const Replicates *rep; /* NULL or one output: every launch on p */
+  Replicates *rep;   /* NULL or one output: every launch on p; its time blocks set by timing */
 } TimedRun;
 
 /* Allocates the replicate buffer sets (n stays 1 where none fits the protocol, or when the

@@ -27,9 +27,29 @@ typedef struct TimedLaunches {
   char kc_err[200];       /* why not, or why they failed */
   int launched;           /* reps enqueued */
   WorkCheck chk;          /* which direct launches are checked for work */
-  double gap_ms;          /* --span: idle time between time blocks */
+  double gap_ms;          /* pauses: idle time before each time block, */
+  double first_gap_ms;    /* and before the first (after the warm-up's sustained load) */
   int warm_per_block;     /* --span: untimed launches that start each block after its gap */
 } TimedLaunches;
+
+/* Pauses (--span, or by default where the timed launches would run back to back for at least
+ * MEASURE_AUTO_PAUSE_BUSY_MS): eight blocks, each after an idle gap of at least
+ * MEASURE_PAUSE_MS, the first after MEASURE_FIRST_PAUSE_MS (the warm-up's load takes longer to
+ * wear off: 27 ms left the first block 12 % slow at 4x16x2048x128 on an H100, 200 ms did not;
+ * 15 ms sufficed between blocks, 2 ms did not). */
+#define MEASURE_AUTO_PAUSE_BUSY_MS 10.0
+#define MEASURE_AUTO_PAUSE_LAUNCH_MS 5.0
+#define MEASURE_PAUSE_MS 30.0
+#define MEASURE_FIRST_PAUSE_MS 200.0
+
+/* Whether the timed launches go in blocks after pauses: --span asks; --span 0 (span_s < 0) or a
+ * graph never; by default where reps launches of launch_ms (the warm-up's mean) would run back
+ * to back for 10 ms or more, unless one launch is long itself (a slow kernel: reps are few). */
+static bool Measure_pauses(const RunOptions *o, double launch_ms, int reps) {
+  if (o->graph || o->span_s < 0) return false;
+  if (o->span_s > 0) return true;
+  return launch_ms < MEASURE_AUTO_PAUSE_LAUNCH_MS && reps * launch_ms >= MEASURE_AUTO_PAUSE_BUSY_MS;
+}
 
 /* A slow kernel's timed phase is kept near this long: its reps are cut, with a note. */
 #define MEASURE_SLOW_BUDGET_MS 20000.0
@@ -164,7 +184,7 @@ static bool Measure_spanGap(TimedLaunches *l, int i, volatile int *cancel, Measu
   if (!Gpu_ok(i > 0 ? cudaEventSynchronize(l->ev[2 * i - 1]) : cudaStreamSynchronize(t->g->stream),
               "timed launches", err, errsize))
     return false;
-  for (double left = l->gap_ms; left > 0 && !*cancel; left -= 200.0) {
+  for (double left = i == 0 ? l->first_gap_ms : l->gap_ms; left > 0 && !*cancel; left -= 200.0) {
     double ms = left < 200.0 ? left : 200.0;
     struct timespec ts = {(time_t)(ms / 1000.0), (long)(fmod(ms, 1000.0) * 1e6)};
     nanosleep(&ts, NULL);
@@ -270,10 +290,13 @@ bool Measure_time(const TimedRun *t, const RunOptions *o, Record *rec, volatile 
   l.per_launch = (o->graph && !o->cold_l2) ? 10 : 1;
   l.chunk = (int)(500.0 / (launch_ms * l.per_launch + 1e-3));
   l.chunk = l.chunk < 1 ? 1 : l.chunk > 64 ? 64 : l.chunk;
-  int blocks = t->rep && !o->graph ? Replicates_spanBlocks(t->rep, reps) : 0;
-  if (blocks && o->span_s > 0) { /* the idle gaps make up what the launches do not fill */
-    double busy = reps * launch_ms;
-    l.gap_ms = busy < o->span_s * 1000.0 ? (o->span_s * 1000.0 - busy) / blocks : 0;
+  if (t->rep) t->rep->span_blocks = Measure_pauses(o, launch_ms, reps) ? MEASURE_SPAN_BLOCKS : 0;
+  int blocks = t->rep ? Replicates_spanBlocks(t->rep, reps) : 0;
+  if (blocks) {
+    double busy = reps * launch_ms, span = o->span_s > 0 ? o->span_s * 1000.0 : 0;
+    l.gap_ms = busy < span ? (span - busy) / blocks : MEASURE_PAUSE_MS;
+    if (l.gap_ms < MEASURE_PAUSE_MS) l.gap_ms = MEASURE_PAUSE_MS;
+    l.first_gap_ms = l.gap_ms > MEASURE_FIRST_PAUSE_MS ? l.gap_ms : MEASURE_FIRST_PAUSE_MS;
     l.warm_per_block = (int)(2.0 / (launch_ms + 1e-3)) + 2; /* about 2 ms of launches */
     if (l.warm_per_block > 200) l.warm_per_block = 200;
   }

@@ -302,8 +302,9 @@ bool Plan_check(const Plan *p, char *err, size_t errsize) {
              PLAN_WATCHDOG_MIN, PLAN_WATCHDOG_MAX);
     return false;
   }
-  if (!(o->span_s >= 0 && o->span_s <= PLAN_SPAN_MAX)) {
-    snprintf(err, errsize, "options.span_s is %g: must be 0 to %d seconds", o->span_s, PLAN_SPAN_MAX);
+  if (!((o->span_s >= 0 && o->span_s <= PLAN_SPAN_MAX) || o->span_s == -1)) {
+    snprintf(err, errsize, "options.span_s is %g: must be 0 to %d seconds, or -1 (back to back)",
+             o->span_s, PLAN_SPAN_MAX);
     return false;
   }
   L2PersistWhich l2p;

@@ -123,7 +123,7 @@ static int Replay_session(const CommandArgs *a, const char *in, const BundleOpen
   }
   if (bundle) ReplayBundle_keepBundled(&old.plan, bundle, in);
   Command_l2Persist(a, REPLAY_L2_PERSIST, &old.plan.opts); /* given: instead of the recorded one */
-  if (CommandArgs_has(a, REPLAY_SPAN)) old.plan.opts.span_s = CommandArgs_number(a, REPLAY_SPAN, 0);
+  Command_span(a, REPLAY_SPAN, &old.plan.opts); /* given: instead of the recorded one */
   Plan plan;
   if (!Replay_plan(&old, in, &plan)) {
     Plan_free(&plan);

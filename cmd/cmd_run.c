@@ -86,7 +86,7 @@ static int Run_exec(const CommandArgs *a) {
   plan.opts.cold_l2 = CommandArgs_has(a, RUN_COLD_L2);
   plan.opts.graph = CommandArgs_has(a, RUN_GRAPH);
   Command_l2Persist(a, RUN_L2_PERSIST, &plan.opts);
-  plan.opts.span_s = CommandArgs_number(a, RUN_SPAN, 0);
+  Command_span(a, RUN_SPAN, &plan.opts);
   plan.opts.event_timing = CommandArgs_choice(a, RUN_TIMING, 0) == 1;
   plan.opts.seed = CommandArgs_uint64(a, RUN_SEED, plan.opts.seed);
   if (CommandArgs_has(a, RUN_WATCHDOG)) plan.opts.watchdog_s = (double)CommandArgs_int(a, RUN_WATCHDOG, 10);

@@ -180,12 +180,14 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .help = "keep these inputs in persisting L2 lines during the timed launches",            \
    .choices = "kv|q|qkv|off"}
 void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o);
-/* --span: the timed launches of each record spread over at least SEC seconds (bench/measure_time.c). */
+/* --span: the timed launches of each record in blocks after pauses, over at least SEC seconds;
+ * 0: back to back (bench/measure_time.c). Command_span turns the number into RunOptions.span_s. */
 #define CMD_OPTION_SPAN                                                                     \
   {.name = "span", .value = CMD_NUMBER, .arg = "SEC",                                        \
-   .help = "spread each record's timed launches over at least SEC seconds, in blocks whose "  \
-           "medians the verdicts compare (reproducible across processes; docs/statistics.md)", \
-   .lo = 0.05, .hi = PLAN_SPAN_MAX}
+   .help = "time each record in eight blocks, each after a pause, spread over at least SEC "  \
+           "seconds (large records pause by default; 0: back to back; docs/statistics.md)",  \
+   .lo = 0, .hi = PLAN_SPAN_MAX}
+void Command_span(const CommandArgs *a, int opt, RunOptions *o);
 /* --devices: one worker per GPU of this host (bench/runner_pool.h). */
 #define CMD_OPTION_DEVICES                                                                  \
   {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \

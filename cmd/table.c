@@ -96,3 +96,9 @@ void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o) {
   /* "off" is stored as "": what sessions without the option say */
   Util_strlcpy(o->l2_persist, strcmp(w, "off") == 0 ? "" : w, sizeof o->l2_persist);
 }
+
+void Command_span(const CommandArgs *a, int opt, RunOptions *o) {
+  if (!CommandArgs_has(a, opt)) return;
+  double s = CommandArgs_number(a, opt, 0);
+  o->span_s = s > 0 ? s : -1; /* 0 on the command line: back to back */
+}

@@ -49,7 +49,8 @@ typedef struct RunOptions {
   uint64_t seed;
   double watchdog_s;
   char l2_persist[8];  /* persisting L2 window on "q", "kv", "qkv"; "off" or "" (older): none */
-  double span_s;       /* the timed launches spread in blocks over at least this long; 0: back to back */
+  double span_s;       /* timed in blocks after pauses over at least this long; 0: by default
+                        * (large records pause); -1: back to back (--span 0) */
 } RunOptions;
 
 #define RECORD_REPLICATES_MAX 16

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --span travels: run records it in the plan and every record, replay re-runs with the recorded
-# span (and --span overrides it), a session without it carries no span_s at all.
+# span (and --span overrides it; --span 0, back to back, is stored as -1), a session without it
+# carries no span_s at all (large records pause by default).
 set -u
 bt=$1; worker=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
@@ -16,7 +17,9 @@ span() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["p
 "$bt" run -v mma -s 2x8x512x64 --metrics none -o "$work/d.json" > /dev/null 2>&1
 [ "$(span "$work/d.json")" = "None None" ] || { echo "FAIL: a run without --span wrote '$(span "$work/d.json")'"; fail=1; }
 out=$("$bt" run -v mma -s 2x8x512x64 --span 601 2>&1); rc=$?
-[ $rc -eq 2 ] && echo "$out" | grep -q "from 0.05 to 600" || { echo "FAIL: --span 601 gave $rc: $out"; fail=1; }
+[ $rc -eq 2 ] && echo "$out" | grep -q "from 0 to 600" || { echo "FAIL: --span 601 gave $rc: $out"; fail=1; }
+"$bt" replay "$work/a.json" --span 0 -o "$work/g.json" > /dev/null 2>&1
+[ "$(span "$work/g.json")" = "-1 -1" ] || { echo "FAIL: replay --span 0 (back to back) ran '$(span "$work/g.json")'"; fail=1; }
 # A hostile file's span is refused before anything runs.
 python3 - "$work/a.json" "$work/e.json" <<'PY'
 import json, sys

@@ -125,12 +125,16 @@ static void test_plan_per_variant(void) {
   p.opts.watchdog_s = 1e-9;
   CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "watchdog"));
   p.opts.watchdog_s = 10;
-  p.opts.span_s = -1; /* --span from a file: 0 to PLAN_SPAN_MAX seconds, NaN refused */
+  p.opts.span_s = -0.5; /* --span from a file: 0 to PLAN_SPAN_MAX seconds or -1, NaN refused */
   CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "span_s"));
   p.opts.span_s = NAN;
   CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "span_s"));
   p.opts.span_s = PLAN_SPAN_MAX + 1;
   CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "span_s"));
+  p.opts.span_s = -2;
+  CHECK(!Plan_check(&p, err, sizeof err) && strstr(err, "span_s"));
+  p.opts.span_s = -1; /* back to back */
+  CHECK(Plan_check(&p, err, sizeof err));
   p.opts.span_s = 2.5;
   CHECK(Plan_check(&p, err, sizeof err));
   p.opts.span_s = 0;
