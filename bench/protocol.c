@@ -36,9 +36,9 @@ void Protocol_optionsFromJson(const cJSON *j, RunOptions *o) {
     o->watchdog_s = x->valuedouble;
   if ((x = cJSON_GetObjectItemCaseSensitive(j, "l2_persist")) && cJSON_IsString(x))
     Util_strlcpy(o->l2_persist, x->valuestring, sizeof o->l2_persist); /* checked where used */
-  if ((x = cJSON_GetObjectItemCaseSensitive(j, "span_s")) && cJSON_IsNumber(x) && x->valuedouble >= 0 &&
-      x->valuedouble <= 3600)
-    o->span_s = x->valuedouble;
+  if ((x = cJSON_GetObjectItemCaseSensitive(j, "span_s")) && cJSON_IsNumber(x) &&
+      ((x->valuedouble >= 0 && x->valuedouble <= PLAN_SPAN_MAX) || x->valuedouble == -1))
+    o->span_s = x->valuedouble; /* -1: back to back */
 }
 
 static char *Protocol_encode(const PlanEntry *e, int id, const char *op) {

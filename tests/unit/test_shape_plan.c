@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
+#include "bench/protocol.h"
 #include "bench/stats.h"
 #include "check.h"
 #include "devices.h"
@@ -163,8 +164,24 @@ static void test_stats(void) {
   CHECK(t.p50 == 7 && t.p99 == 7 && t.stddev == 0);
 }
 
+/* The options reach the worker as they were given: --span's seconds, and -1 (back to back),
+ * which a reader that took only non-negative spans turned into the default (pauses). */
+static void test_options_wire(void) {
+  const double spans[] = {0, -1, 2.5};
+  for (int i = 0; i < 3; i++) {
+    RunOptions o, back;
+    Plan_defaultOptions(&o);
+    o.span_s = spans[i];
+    cJSON *j = Protocol_optionsToJson(&o);
+    Protocol_optionsFromJson(j, &back);
+    CHECK(back.span_s == spans[i]);
+    cJSON_Delete(j);
+  }
+}
+
 int main(void) {
   test_shapes();
+  test_options_wire();
   test_registry();
   test_plan();
   test_plan_per_variant();
