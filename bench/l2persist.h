@@ -21,7 +21,7 @@ bool L2Persist_parse(const char *word, L2PersistWhich *out);
 bool L2Persist_on(const RunOptions *o);
 
 #if BENCHTOP_GPU
-#include "bench/gpu.h"
+#include "bench/worker/gpu.h"
 
 typedef struct L2Persist {
   bool active;            /* a window is set: L2Persist_end takes it down */

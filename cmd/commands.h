@@ -180,7 +180,7 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .help = "keep these inputs in persisting L2 lines during the timed launches",            \
    .choices = "kv|q|qkv|off"}
 void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o);
-/* --devices: one worker per GPU of this host (bench/runner_pool.h). */
+/* --devices: one worker per GPU of this host (bench/runner/runner_pool.h). */
 #define CMD_OPTION_DEVICES                                                                  \
   {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \
    .help = "run on several GPUs of this host, one worker each (CUDA device indices)"}

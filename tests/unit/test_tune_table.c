@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/tune_table.h"
+#include "bench/tune/tune_table.h"
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
