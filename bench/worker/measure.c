@@ -12,7 +12,7 @@
 #include "bench/worker/buffers.h"
 #include "bench/worker/cudnn.h"
 #include "bench/worker/integrity.h"
-#include "bench/l2persist.h"
+#include "bench/worker/l2persist_window.h"
 #include "bench/worker/measure_private.h"
 #include "bench/worker/nvml.h"
 #include "bench/worker/tensor_maps.h"
