@@ -1,5 +1,6 @@
 /* The runner's state, shared by runner.c (life cycle, queue, watchdog, events) and
- * runner_input.c (reading and judging the worker's lines). Internal to bench/. */
+ * runner_input.c (reading and judging the worker's lines) and runner_watchdog.c (deadlines).
+ * Internal to bench/runner/. */
 #ifndef BENCHTOP_RUNNER_PRIVATE_H
 #define BENCHTOP_RUNNER_PRIVATE_H
 
@@ -7,6 +8,9 @@
 
 #include "bench/runner/runner.h"
 #include "bench/runner/runner_events.h"
+
+#define RUNNER_START_TIMEOUT_MS 120000.0 /* context creation */
+#define RUNNER_PHASE_SENT "waiting for the worker" /* no word about the request yet */
 
 typedef enum { W_NONE, W_STARTING, W_IDLE, W_BUSY, W_CANCELLING } WorkerState;
 
@@ -67,8 +71,14 @@ void Runner_workerGone(Runner *r, const char *why);
 void Runner_stopWorker(Runner *r, bool kill_it);
 /* Names how a worker whose pipe closed ended (exit status, signal) in why, when it has. */
 void Runner_reap(Runner *r, char *why, size_t size);
+/* The rest of the plan cannot run: said once, then the batch ends. */
+void Runner_abandon(Runner *r, const char *why);
+
+/* runner_watchdog.c: the deadline of the phase in flight, and what passing it means. */
 void Runner_armWatchdog(Runner *r);
 double Runner_watchdogMs(const Runner *r);
+/* The watchdog, the start timeout and the cancel timeout: ends the worker past its deadline. */
+void Runner_checkDeadline(Runner *r);
 
 /* runner_input.c: reads what the pipe holds (a bounded amount) and acts on each line. */
 void Runner_read(Runner *r);
