@@ -1,4 +1,4 @@
-/* The runner's state, shared by runner.c (life cycle, queue, watchdog, events) and
+/* The runner's state, shared by runner.c (life cycle, queue, events),
  * runner_input.c (reading and judging the worker's lines) and runner_watchdog.c (deadlines).
  * Internal to bench/runner/. */
 #ifndef BENCHTOP_RUNNER_PRIVATE_H
