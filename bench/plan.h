@@ -41,7 +41,7 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize);
 /* Adds one --knob "k=v" or "k=v1,v2" (a sweep) to every selected variant that has knob k;
  * repeated values count once (a second --knob of the same knob is refused); or "auto" (each
  * variant's tuned knobs for the shape, see
- * bench/tune_table.h). Unknown knobs (in no selected variant) or values outside the allowed set
+ * bench/tune/tune_table.h). Unknown knobs (in no selected variant) or values outside the allowed set
  * give one line. Call after Plan_setVariants. */
 bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize);
 /* Sets --metrics text; a list longer than Plan.metrics holds is refused (one line), never cut. */

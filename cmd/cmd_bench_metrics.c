@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
-#include "bench/runner.h"
+#include "bench/runner/runner.h"
 #include "bench/stats.h"
 #include "cmd/commands.h"
 #include "common/gpu_build.h"

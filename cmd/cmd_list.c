@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cudnn.h"
+#include "bench/worker/cudnn.h"
 #include "cmd/commands.h"
 #include "common/gpu_build.h"
 #include "common/text.h"

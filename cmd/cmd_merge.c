@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "bench/plan.h"
-#include "bench/tune_table.h"
+#include "bench/tune/tune_table.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/json_fields.h"

@@ -1,4 +1,4 @@
-/* benchtop tune: search each variant's knob space at each shape (bench/tune.h), every
+/* benchtop tune: search each variant's knob space at each shape (bench/tune/tune.h), every
  * measurement a record in the session (saved once a second and after every batch), the leaders
  * re-measured, the winners named in the session and written to the tuned table that --knob
  * auto reads. Ctrl-C keeps every finished record and ranks what finished. */
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/runner.h"
-#include "bench/tune.h"
-#include "bench/tune_prebuild.h"
+#include "bench/runner/runner.h"
+#include "bench/tune/tune.h"
+#include "bench/tune/tune_prebuild.h"
 #include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
 #include "cmd/run_loop.h"

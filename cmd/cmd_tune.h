@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "bench/tune.h"
+#include "bench/tune/tune.h"
 
 /* --simulate SESSION.json: the strategies replayed `runs` times each against the session's
  * scores (the one given with --strategy, else random, evolutionary, annealing and local). */

@@ -1,10 +1,10 @@
 /* benchtop tune --simulate SESSION.json: the strategies replayed against the measurements of an
- * exhaustive tune (bench/tune_sim.h), no GPU needed. Part of cmd_tune.c's command. */
+ * exhaustive tune (bench/tune/tune_sim.h), no GPU needed. Part of cmd_tune.c's command. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/tune_sim.h"
+#include "bench/tune/tune_sim.h"
 #include "cmd/cmd_tune.h"
 #include "common/util.h"
 

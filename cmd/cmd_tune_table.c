@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/tune_table.h"
+#include "bench/tune/tune_table.h"
 #include "cmd/commands.h"
 #include "common/text.h"
 #include "common/util.h"

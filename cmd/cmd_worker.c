@@ -2,7 +2,7 @@
  * bench/protocol.h). Hidden: not meant to be typed by hand, but it works: feed it requests. */
 #include <stdio.h>
 
-#include "bench/worker.h"
+#include "bench/worker/worker.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 

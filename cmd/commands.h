@@ -181,14 +181,14 @@ int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE
    .choices = "kv|q|qkv|off"}
 void Command_l2Persist(const CommandArgs *a, int opt, RunOptions *o);
 /* --span: the timed launches of each record in blocks after pauses, over at least SEC seconds;
- * 0: back to back (bench/measure_time.c). Command_span turns the number into RunOptions.span_s. */
+ * 0: back to back (bench/worker/measure_time.c). Command_span turns the number into RunOptions.span_s. */
 #define CMD_OPTION_SPAN                                                                     \
   {.name = "span", .value = CMD_NUMBER, .arg = "SEC",                                        \
    .help = "time each record in eight blocks, each after a pause, spread over at least SEC "  \
            "seconds (large records pause by default; 0: back to back; docs/statistics.md)",  \
    .lo = 0, .hi = PLAN_SPAN_MAX}
 void Command_span(const CommandArgs *a, int opt, RunOptions *o);
-/* --devices: one worker per GPU of this host (bench/runner_pool.h). */
+/* --devices: one worker per GPU of this host (bench/runner/runner_pool.h). */
 #define CMD_OPTION_DEVICES                                                                  \
   {.name = "devices", .value = CMD_TEXT, .arg = "all|I,J,...",                            \
    .help = "run on several GPUs of this host, one worker each (CUDA device indices)"}

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "bench/plan_shard.h"
-#include "bench/runner.h"
-#include "bench/tune_table.h"
+#include "bench/runner/runner.h"
+#include "bench/tune/tune_table.h"
 #include "common/safe_file.h"
 #include "common/text.h"
 #include "common/util.h"

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "bench/runner_pool.h"
+#include "bench/runner/runner_pool.h"
 #include "sessions/export.h"
 #include "sessions/session.h"
 #include "sessions/shard.h"
@@ -20,7 +20,7 @@ typedef struct RunOutput {
 } RunOutput;
 
 /* Where the plan runs: a slice of it (--shard, sessions/shard.h), on several GPUs (--devices,
- * bench/runner_pool.h). Zeroes: the whole plan on the default GPU. */
+ * bench/runner/runner_pool.h). Zeroes: the whole plan on the default GPU. */
 typedef struct RunSpread {
   ShardSpec shard;          /* count 0: the whole plan */
   int devices[RUNNER_POOL_MAX];

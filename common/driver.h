@@ -1,5 +1,5 @@
 /* Driver API functions without linking libcuda: the runtime hands out their addresses, so the
- * binary still starts on a machine with no driver (cupti/ and bench/tensor_maps.c use it). */
+ * binary still starts on a machine with no driver (cupti/ and bench/worker/tensor_maps.c use it). */
 #ifndef BENCHTOP_DRIVER_H
 #define BENCHTOP_DRIVER_H
 

@@ -13,6 +13,6 @@ hook   cudnn_sdpa
 // Rung 10: cuDNN's fused attention forward, what PyTorch's SDPA picks first on Hopper. The
 // worker builds cuDNN's operation graph (Q K^T, scale, causal mask, softmax, P V) once per
 // problem, finalizes the execution plan of the heuristic's engine configuration named by the
-// `engine` knob, and launches it on benchtop's buffers (bench/cudnn.c). Nothing here is
+// `engine` knob, and launches it on benchtop's buffers (bench/worker/cudnn.c). Nothing here is
 // compiled into the launch: this file holds the declaration only. Expect in the metrics
 // cuDNN's own kernel names in the breakdown, and high tensor-pipe activity.

@@ -1,6 +1,6 @@
 // Hopper (sm_90a) primitives for the fa3 variant, as inline PTX: mbarriers, TMA tensor copies
 // (cp.async.bulk.tensor with a CUtensorMap the engine builds on the host, see
-// bench/tensor_maps.c), warpgroup MMA (wgmma) with shared-memory descriptors, named barriers and
+// bench/worker/tensor_maps.c), warpgroup MMA (wgmma) with shared-memory descriptors, named barriers and
 // setmaxnreg. NVRTC in-memory header, next to attn_params.h; only arch-specific variants
 // include it. It builds on sm80.cuh (bt_smem_u32 and the sm_80 instructions Hopper keeps).
 #pragma once

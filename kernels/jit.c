@@ -215,6 +215,85 @@ static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
     Util_writeFileAtomic(cpath, out->cubin, out->cubin_size, err, sizeof err);
 }
 
+/* NVRTC's compile of source with the shared headers and opts: the log, the PTX and the cubin
+ * (PTX again when ptx_only) in out; false with one line in err. */
+static bool Jit_nvrtcBuild(const char *name, const char *source, const char *const *hdr_src,
+                           const char *const *opts, int nopt, const char *arch, bool ptx_only,
+                           JitOutput *out, char *err, size_t errsize) {
+  nvrtcProgram prog;
+  nvrtcResult r = nvrtcCreateProgram(&prog, source, name, JIT_HEADERS, hdr_src, Jit_headerNames);
+  if (r != NVRTC_SUCCESS) {
+    snprintf(err, errsize, "NVRTC could not create a program for %s: %s", name,
+             nvrtcGetErrorString(r));
+    return false;
+  }
+  r = nvrtcCompileProgram(prog, nopt, opts);
+  size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog, &log_size);
+  out->log = Util_xmalloc(log_size + 1);
+  out->log[0] = '\0';
+  if (log_size) nvrtcGetProgramLog(prog, out->log);
+  if (r != NVRTC_SUCCESS) {
+    char line[240];
+    Jit_firstError(out->log, line, sizeof line);
+    snprintf(err, errsize, "%s failed to compile for %s: %s", name, arch,
+             line[0] ? line : nvrtcGetErrorString(r));
+    nvrtcDestroyProgram(&prog);
+    return false;
+  }
+  size_t ptx_size = 0; /* kept for tools that compare builds; the engine loads the image */
+  if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 0) {
+    out->ptx = Util_xmalloc(ptx_size);
+    if (nvrtcGetPTX(prog, out->ptx) != NVRTC_SUCCESS) {
+      free(out->ptx);
+      out->ptx = NULL;
+    }
+  }
+  if (ptx_only) { /* PTX for the driver to compile */
+    r = nvrtcGetPTXSize(prog, &out->cubin_size);
+    if (r == NVRTC_SUCCESS) {
+      out->cubin = Util_xmalloc(out->cubin_size);
+      r = nvrtcGetPTX(prog, out->cubin);
+    }
+  } else {
+    r = nvrtcGetCUBINSize(prog, &out->cubin_size);
+    if (r == NVRTC_SUCCESS) {
+      out->cubin = Util_xmalloc(out->cubin_size);
+      r = nvrtcGetCUBIN(prog, out->cubin);
+    }
+  }
+  nvrtcDestroyProgram(&prog);
+  if (r != NVRTC_SUCCESS) {
+    snprintf(err, errsize, "NVRTC produced no cubin for %s (%s): %s", name, arch,
+             nvrtcGetErrorString(r));
+    return false;
+  }
+  return true;
+}
+
+/* The compile options: the target, the toolkit's headers, the fixed flags and one -D per
+ * define; the ones owned (to free) in owned, NULL for the others. Returns their count. */
+static int Jit_options(const char *arch, bool ptx_only, const char *const *defines, int ndefines,
+                       const char **opts, char **owned) {
+  int nopt = 0;
+  owned[nopt] = Util_asprintf("--gpu-architecture=%s", arch);
+  opts[nopt] = owned[nopt]; nopt++;
+  owned[nopt] = Util_asprintf("-I%s", Jit_cudaInclude());
+  opts[nopt] = owned[nopt]; nopt++;
+  const char *fixed[] = {"-std=c++17", "--ptxas-options=-v", "-lineinfo", "--restrict",
+                         "-default-device"};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    if (ptx_only && strncmp(fixed[i], "--ptxas", 7) == 0) continue;
+    owned[nopt] = NULL;
+    opts[nopt++] = fixed[i];
+  }
+  for (int i = 0; i < ndefines && nopt < JIT_MAX_OPTS; i++) {
+    owned[nopt] = Util_asprintf("-D%s", defines[i]);
+    opts[nopt] = owned[nopt]; nopt++;
+  }
+  return nopt;
+}
+
 bool Jit_compileSource(const char *name, const char *source, const char *const *defines,
                        int ndefines, const char *main_entry, const char *arch, bool use_cache,
                        JitOutput *out, char *err, size_t errsize) {
@@ -235,24 +314,9 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
 
   char *opt_owned[JIT_MAX_OPTS];
   const char *opts[JIT_MAX_OPTS];
-  int nopt = 0;
-  opt_owned[nopt] = Util_asprintf("--gpu-architecture=%s", arch);
-  opts[nopt] = opt_owned[nopt]; nopt++;
-  opt_owned[nopt] = Util_asprintf("-I%s", Jit_cudaInclude());
-  opts[nopt] = opt_owned[nopt]; nopt++;
   /* A compute_NN target stops at PTX: no ptxas runs, so no resource report to ask for. */
   bool ptx_only = strncmp(arch, "compute_", 8) == 0;
-  const char *fixed[] = {"-std=c++17", "--ptxas-options=-v", "-lineinfo", "--restrict",
-                         "-default-device"};
-  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
-    if (ptx_only && strncmp(fixed[i], "--ptxas", 7) == 0) continue;
-    opt_owned[nopt] = NULL;
-    opts[nopt++] = fixed[i];
-  }
-  for (int i = 0; i < ndefines && nopt < JIT_MAX_OPTS; i++) {
-    opt_owned[nopt] = Util_asprintf("-D%s", defines[i]);
-    opts[nopt] = opt_owned[nopt]; nopt++;
-  }
+  int nopt = Jit_options(arch, ptx_only, defines, ndefines, opts, opt_owned);
 
   /* Cache key: source, headers, options, NVRTC version. */
   int vmaj = 0, vmin = 0;
@@ -269,54 +333,8 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
     out->build.cache_hit = true;
     ok = true;
   } else {
-    nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, source, name, JIT_HEADERS, hdr_src, Jit_headerNames);
-    if (r != NVRTC_SUCCESS) {
-      snprintf(err, errsize, "NVRTC could not create a program for %s: %s", name,
-               nvrtcGetErrorString(r));
+    if (!Jit_nvrtcBuild(name, source, hdr_src, opts, nopt, arch, ptx_only, out, err, errsize))
       goto done;
-    }
-    r = nvrtcCompileProgram(prog, nopt, opts);
-    size_t log_size = 0;
-    nvrtcGetProgramLogSize(prog, &log_size);
-    out->log = Util_xmalloc(log_size + 1);
-    out->log[0] = '\0';
-    if (log_size) nvrtcGetProgramLog(prog, out->log);
-    if (r != NVRTC_SUCCESS) {
-      char line[240];
-      Jit_firstError(out->log, line, sizeof line);
-      snprintf(err, errsize, "%s failed to compile for %s: %s", name, arch,
-               line[0] ? line : nvrtcGetErrorString(r));
-      nvrtcDestroyProgram(&prog);
-      goto done;
-    }
-    size_t ptx_size = 0; /* kept for tools that compare builds; the engine loads the image */
-    if (nvrtcGetPTXSize(prog, &ptx_size) == NVRTC_SUCCESS && ptx_size > 0) {
-      out->ptx = Util_xmalloc(ptx_size);
-      if (nvrtcGetPTX(prog, out->ptx) != NVRTC_SUCCESS) {
-        free(out->ptx);
-        out->ptx = NULL;
-      }
-    }
-    if (ptx_only) { /* PTX for the driver to compile */
-      r = nvrtcGetPTXSize(prog, &out->cubin_size);
-      if (r == NVRTC_SUCCESS) {
-        out->cubin = Util_xmalloc(out->cubin_size);
-        r = nvrtcGetPTX(prog, out->cubin);
-      }
-    } else {
-      r = nvrtcGetCUBINSize(prog, &out->cubin_size);
-      if (r == NVRTC_SUCCESS) {
-        out->cubin = Util_xmalloc(out->cubin_size);
-        r = nvrtcGetCUBIN(prog, out->cubin);
-      }
-    }
-    nvrtcDestroyProgram(&prog);
-    if (r != NVRTC_SUCCESS) {
-      snprintf(err, errsize, "NVRTC produced no cubin for %s (%s): %s", name, arch,
-               nvrtcGetErrorString(r));
-      goto done;
-    }
     if (use_cache) Jit_cacheStore(key, out);
     ok = true;
   }

@@ -14,7 +14,8 @@
 #define JIT_SOURCE_MAX (16u << 20) /* a larger kernel source is refused, not read */
 
 const char *const Jit_headerNames[JIT_HEADERS] = {"attn_params.h", "common.cuh", "sm80.cuh",
-                                                  "hopper.cuh", "fa3_tile.cuh", "fa3_consumer.cuh"};
+                                                  "hopper.cuh", "fa3_tile.cuh", "fa3_consumer.cuh",
+                                                  "mma_phases.cuh"};
 
 char *Jit_loadSource(const char *name, char *err, size_t errsize) {
   /* Files are read through SafeFile_read: a FIFO or a directory is an error, never a hang. */

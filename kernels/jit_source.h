@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define JIT_HEADERS 6
+#define JIT_HEADERS 7
 extern const char *const Jit_headerNames[JIT_HEADERS];
 
 /* The kernel's text and every shared header's (hdr_src[JIT_HEADERS], "" when missing). */

@@ -57,7 +57,7 @@ typedef enum {
   HOOK_NONE,
   HOOK_CUBLAS_QK, /* scores = scale * Q K^T into the workspace, fp32 (bench/cublas_hooks.c) */
   HOOK_CUBLAS_PV, /* O = P V from the workspace's fp16 probabilities */
-  HOOK_CUDNN_SDPA, /* cuDNN's fused attention forward, its plan cached per problem (bench/cudnn.c) */
+  HOOK_CUDNN_SDPA, /* cuDNN's fused attention forward, its plan cached per problem (bench/worker/cudnn.c) */
 } RegistryHook;
 
 typedef struct KernelStep {

@@ -1,6 +1,6 @@
 /* What NVIDIA's datasheets declare for the chips benchtop is run on: dense tensor rates (no
  * sparsity, boost clock, fp32 accumulation) and DRAM bandwidth. The floors are computed from
- * ceilings measured on the device (bench/peak.c, bench/ceilings.c), never from these alone;
+ * ceilings measured on the device (bench/worker/peak.c, bench/worker/ceilings.c), never from these alone;
  * the declared figures are shown beside the measured ones (how much of the datasheet the device
  * reaches) and give the fp8:fp16 rate ratio that turns the measured fp16 rate into an fp8 one. */
 #ifndef BENCHTOP_DATASHEET_H

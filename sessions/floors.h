@@ -6,7 +6,7 @@
  *                device-to-device copy bandwidth;
  *   launch floor an empty kernel's time by kernel timestamps.
  * The record's p50 as a multiple of the largest, which one that is, and the rates achieved. The
- * ceilings are measured on the device once (bench/peak.c, bench/ceilings.c) and kept in the
+ * ceilings are measured on the device once (bench/worker/peak.c, bench/worker/ceilings.c) and kept in the
  * record's DeviceInfo; the floors follow from them, the shape and the variant. */
 #ifndef BENCHTOP_FLOORS_H
 #define BENCHTOP_FLOORS_H

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/plan.h"
-#include "bench/tune_table.h"
+#include "bench/tune/tune_table.h"
 #include "common/util.h"
 #include "tui/tui.h"
 

@@ -13,7 +13,7 @@
 
 #include <curses.h>
 
-#include "bench/runner.h"
+#include "bench/runner/runner.h"
 #include "kernels/registry.h"
 #include "sessions/compare_stats.h"
 #include "sessions/session.h"

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/tune.h"
-#include "bench/tune_prebuild.h"
-#include "bench/tune_table.h"
+#include "bench/tune/tune.h"
+#include "bench/tune/tune_prebuild.h"
+#include "bench/tune/tune_table.h"
 #include "common/util.h"
 #include "tui/tui.h"
 

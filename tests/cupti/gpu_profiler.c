@@ -145,6 +145,145 @@ static void GpuTest_onCrash(int sig) {
   raise(sig);
 }
 
+/* The tensor pipe's counters, read for both kernels. */
+static const char *const tpct = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
+static const char *const tinst = "sm__inst_executed_pipe_tensor_op_hmma.sum";
+
+/* The kernels' device buffers: the launches' arguments point into this. */
+typedef struct Buffers {
+  float *in, *out, *c;
+  void *a, *b;
+} Buffers;
+
+static void Buffers_init(Buffers *d, Launch *bank, Launch *gemm) {
+  const size_t nb = (size_t)BK_BLOCKS * BK_THREADS, ne = (size_t)GM * GM;
+  CUDA_OR_DIE(cudaMalloc((void **)&d->in, nb * sizeof *d->in));
+  CUDA_OR_DIE(cudaMalloc((void **)&d->out, nb * sizeof *d->out));
+  CUDA_OR_DIE(cudaMalloc(&d->a, ne * 2));
+  CUDA_OR_DIE(cudaMalloc(&d->b, ne * 2));
+  CUDA_OR_DIE(cudaMalloc((void **)&d->c, ne * sizeof *d->c));
+  CUDA_OR_DIE(cudaMemset(d->in, 0x3c, nb * sizeof *d->in));
+  CUDA_OR_DIE(cudaMemset(d->a, 0x3c, ne * 2)); /* 0x3c3c: a half near 1.06 */
+  CUDA_OR_DIE(cudaMemset(d->b, 0x3c, ne * 2));
+  bank->grid = (dim3){BK_BLOCKS, 1, 1};
+  bank->block = (dim3){BK_THREADS, 1, 1};
+  bank->args[0] = &d->in;
+  bank->args[1] = &d->out;
+  gemm->grid = (dim3){(GM / 16) * (GM / 16) * 32 / 128, 1, 1};
+  gemm->block = (dim3){128, 1, 1};
+  gemm->args[0] = &d->a;
+  gemm->args[1] = &d->b;
+  gemm->args[2] = &d->c;
+}
+
+/* The first collection of each kernel: each says what it does (conflicts, the tensor pipe).
+ * Returns bank_conflict's shared load conflicts. */
+static double check_first(const Metric *mb, const Metric *mg) {
+  const double ldb = value(mb, CATALOG_SMEM_LD_CONFLICTS), stb = value(mb, CATALOG_SMEM_ST_CONFLICTS);
+  const double ldg = value(mg, CATALOG_SMEM_LD_CONFLICTS);
+  CHECK(ldb > 0 && stb > 0, "bank_conflict has load and store conflicts (%g, %g)", ldb, stb);
+  CHECK(ldg == 0, "wmma_gemm has no shared load conflicts (%g)", ldg);
+  /* Not exactly 0: ptxas moves constants with HFMA2.MMA, which issues on the tensor pipe and is
+   * counted there (ncu agrees, on an H200). Idle = a small fraction of the MMA kernel's. */
+  CHECK(value(mb, tpct) < 1.0 && value(mb, tinst) < value(mg, tinst) / 10,
+        "bank_conflict: tensor pipe near idle (%g %%, %g inst)", value(mb, tpct), value(mb, tinst));
+  CHECK(value(mg, tpct) > 0 && value(mg, tinst) > 0, "wmma_gemm: tensor pipe busy (%g %%, %g inst)",
+        value(mg, tpct), value(mg, tinst));
+  const double warps = (double)BK_BLOCKS * BK_THREADS / 32.0;
+  printf("info bank_conflict ld conflicts %.0f (expect ~%.0f for 31 extra wavefronts per LDS), "
+         "st %.0f (expect ~%.0f), ld ways %.2f, st ways %.2f\n", ldb, warps * BK_ITERS * 32 * 31,
+         stb, warps * 32 * 31, Catalog_sharedWays(ldb, value(mb, CATALOG_SMEM_LD_WAVEFRONTS)),
+         Catalog_sharedWays(stb, value(mb, CATALOG_SMEM_ST_WAVEFRONTS)));
+  printf("info wmma_gemm hmma inst %.0f (expect ~%.0f at 2 HMMA.16816 per wmma::mma_sync)\n",
+         value(mg, tinst), (double)(GM / 16) * (GM / 16) * (GM / 16) * 2);
+  return ldb;
+}
+
+/* Repeated collection after the first, with the profiler enabled and disabled each time and
+ * kept enabled; and whether an enabled profiler slows plain launches. */
+static void time_repeated(Profiler *p, Launch *gemm, const Metric *mg) {
+  Metric tmp[32];
+  int pt = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    if (mode == 1) setenv(PROFILER_KEEP_ENABLED_ENV, "1", 1);
+    double sum = 0, lo = 1e30, hi = 0;
+    const int reps = 10;
+    bool all = true;
+    for (int r = 0; r < reps; r++) {
+      char e2[400];
+      double s0 = Util_nowMs();
+      all &= Profiler_collect(p, g_names, g_n, Launch_run, gemm, tmp, &pt, e2, sizeof e2);
+      double ms = Util_nowMs() - s0;
+      sum += ms;
+      lo = ms < lo ? ms : lo;
+      hi = ms > hi ? ms : hi;
+      if (r == reps - 1) CHECK(fabs(value(tmp, tinst) - value(mg, tinst)) <= 0.01 * value(mg, tinst),
+                               "repeatable tensor inst count (%g vs %g)", value(tmp, tinst), value(mg, tinst));
+    }
+    ProfilerTimes t;
+    Profiler_lastTimes(p, &t);
+    printf("TIMING %s: %.1f ms per collection (min %.1f, max %.1f) over %d, %d passes; last: "
+           "setup %.1f, passes %.1f, decode+eval %.1f -> goal <= 100 ms %s\n",
+           mode ? "kept enabled" : "enable/disable each time", sum / reps, lo, hi, reps, pt,
+           t.setup_ms, t.passes_ms, t.decode_ms, sum / reps <= 100 ? "MET" : "MISSED");
+    CHECK(all, "repeated collections succeed (%s)", mode ? "kept enabled" : "default");
+    if (mode == 1) { /* does an enabled profiler slow plain launches? */
+      cudaEvent_t e0, e1;
+      float ms_on = 0, ms_off = 0;
+      CUDA_OR_DIE(cudaEventCreate(&e0));
+      CUDA_OR_DIE(cudaEventCreate(&e1));
+      for (int k = 0; k < 2; k++) {
+        if (k == 1) { /* a collection without the switch disables the profiler */
+          unsetenv(PROFILER_KEEP_ENABLED_ENV);
+          char e2[400];
+          Profiler_collect(p, g_names, g_n, Launch_run, gemm, tmp, &pt, e2, sizeof e2);
+        }
+        CUDA_OR_DIE(cudaEventRecord(e0, 0));
+        for (int r = 0; r < 20; r++) Launch_run(gemm);
+        CUDA_OR_DIE(cudaEventRecord(e1, 0));
+        CUDA_OR_DIE(cudaEventSynchronize(e1));
+        CUDA_OR_DIE(cudaEventElapsedTime(k ? &ms_off : &ms_on, e0, e1));
+      }
+      printf("TIMING plain wmma_gemm launch: %.1f us with the profiler enabled, %.1f us disabled\n",
+             ms_on * 1e3 / 20, ms_off * 1e3 / 20);
+    }
+  }
+
+}
+
+/* What fails: a launch mid-collection, restricted counters, unknown names, no names. */
+static void check_failures(Profiler *p, Launch *bank, Launch *gemm, double ldb) {
+  /* A launch that fails mid-collection costs that collection only. */
+  Metric tmp[32];
+  int pt = 0;
+  gemm->fail = true;
+  bool okf = collect(p, "failing launch", gemm, tmp, &pt);
+  gemm->fail = false;
+  CHECK(!okf && isnan(tmp[0].value) && strstr(tmp[0].reason, "launch failed"),
+        "failed launch reported: '%s'", tmp[0].reason);
+  CHECK(collect(p, "after the failure", bank, tmp, &pt) &&
+            fabs(value(tmp, CATALOG_SMEM_LD_CONFLICTS) - ldb) <= 0.01 * ldb,
+        "collection works again after a failed launch");
+
+  /* Restricted counters, simulated. */
+  setenv(PROFILER_SIMULATE_DENIED_ENV, "1", 1);
+  bool okd = collect(p, "simulated restricted counters", bank, tmp, &pt);
+  unsetenv(PROFILER_SIMULATE_DENIED_ENV);
+  bool all_fix = true;
+  for (int i = 0; i < g_n; i++)
+    all_fix &= isnan(tmp[i].value) && strcmp(tmp[i].reason, PROFILER_DENIED_FIX) == 0;
+  CHECK(!okd && all_fix && pt == 0 && bank->calls == 0, "every metric n/a with the fix line, no launch");
+
+  /* A set with only bad names and the empty set. */
+  const char *only_bad[] = {"nope__nothing.sum", "not a name"};
+  char e3[400];
+  CHECK(Profiler_collect(p, only_bad, 2, Launch_run, bank, tmp, &pt, e3, sizeof e3) && pt == 0 &&
+            isnan(tmp[0].value) && isnan(tmp[1].value) && tmp[0].reason[0] && tmp[1].reason[0],
+        "only bad names: each n/a (%s | %s), nothing launched", tmp[0].reason, tmp[1].reason);
+  CHECK(Profiler_collect(p, NULL, 0, Launch_run, bank, tmp, &pt, e3, sizeof e3) && pt == 0,
+        "no metrics: nothing to do");
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   signal(SIGSEGV, GpuTest_onCrash);
@@ -179,26 +318,8 @@ int main(void) {
   CUDA_OR_DIE(cudaLibraryGetKernel(&bank.kernel, lib, "bank_conflict"));
   CUDA_OR_DIE(cudaLibraryGetKernel(&gemm.kernel, lib, "wmma_gemm"));
 
-  float *in, *out, *c;
-  void *a, *b;
-  const size_t nb = (size_t)BK_BLOCKS * BK_THREADS, ne = (size_t)GM * GM;
-  CUDA_OR_DIE(cudaMalloc((void **)&in, nb * sizeof *in));
-  CUDA_OR_DIE(cudaMalloc((void **)&out, nb * sizeof *out));
-  CUDA_OR_DIE(cudaMalloc(&a, ne * 2));
-  CUDA_OR_DIE(cudaMalloc(&b, ne * 2));
-  CUDA_OR_DIE(cudaMalloc((void **)&c, ne * sizeof *c));
-  CUDA_OR_DIE(cudaMemset(in, 0x3c, nb * sizeof *in));
-  CUDA_OR_DIE(cudaMemset(a, 0x3c, ne * 2)); /* 0x3c3c: a half near 1.06 */
-  CUDA_OR_DIE(cudaMemset(b, 0x3c, ne * 2));
-  bank.grid = (dim3){BK_BLOCKS, 1, 1};
-  bank.block = (dim3){BK_THREADS, 1, 1};
-  bank.args[0] = &in;
-  bank.args[1] = &out;
-  gemm.grid = (dim3){(GM / 16) * (GM / 16) * 32 / 128, 1, 1};
-  gemm.block = (dim3){128, 1, 1};
-  gemm.args[0] = &a;
-  gemm.args[1] = &b;
-  gemm.args[2] = &c;
+  Buffers bufs;
+  Buffers_init(&bufs, &bank, &gemm);
   CHECK(Launch_run(&bank) && Launch_run(&gemm) && cudaDeviceSynchronize() == cudaSuccess,
         "unprofiled warm-up launches");
 
@@ -213,8 +334,8 @@ int main(void) {
   for (int i = 0; i < Catalog_headlineCount; i++) g_names[g_n++] = Catalog_headline[i].name;
   g_names[g_n++] = "sm__bogus_metric_name.sum";
   g_names[g_n++] = "sm__cycles_elapsed.avg";
-  Metric mb[32], mg[32], tmp[32];
-  int pb = 0, pg = 0, pt = 0;
+  Metric mb[32], mg[32];
+  int pb = 0, pg = 0;
 
   bool okb = collect(p, "bank_conflict (first collection: includes setup)", &bank, mb, &pb);
   bool okg = collect(p, "wmma_gemm", &gemm, mg, &pg);
@@ -229,99 +350,9 @@ int main(void) {
         mb[bogus].reason);
   CHECK(!isnan(value(mb, "sm__cycles_elapsed.avg")), "a non-headline metric is collected too");
 
-  const double ldb = value(mb, CATALOG_SMEM_LD_CONFLICTS), stb = value(mb, CATALOG_SMEM_ST_CONFLICTS);
-  const double ldg = value(mg, CATALOG_SMEM_LD_CONFLICTS);
-  const char *tpct = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
-  const char *tinst = "sm__inst_executed_pipe_tensor_op_hmma.sum";
-  CHECK(ldb > 0 && stb > 0, "bank_conflict has load and store conflicts (%g, %g)", ldb, stb);
-  CHECK(ldg == 0, "wmma_gemm has no shared load conflicts (%g)", ldg);
-  /* Not exactly 0: ptxas moves constants with HFMA2.MMA, which issues on the tensor pipe and is
-   * counted there (ncu agrees, on an H200). Idle = a small fraction of the MMA kernel's. */
-  CHECK(value(mb, tpct) < 1.0 && value(mb, tinst) < value(mg, tinst) / 10,
-        "bank_conflict: tensor pipe near idle (%g %%, %g inst)", value(mb, tpct), value(mb, tinst));
-  CHECK(value(mg, tpct) > 0 && value(mg, tinst) > 0, "wmma_gemm: tensor pipe busy (%g %%, %g inst)",
-        value(mg, tpct), value(mg, tinst));
-  const double warps = (double)BK_BLOCKS * BK_THREADS / 32.0;
-  printf("info bank_conflict ld conflicts %.0f (expect ~%.0f for 31 extra wavefronts per LDS), "
-         "st %.0f (expect ~%.0f), ld ways %.2f, st ways %.2f\n", ldb, warps * BK_ITERS * 32 * 31,
-         stb, warps * 32 * 31, Catalog_sharedWays(ldb, value(mb, CATALOG_SMEM_LD_WAVEFRONTS)),
-         Catalog_sharedWays(stb, value(mb, CATALOG_SMEM_ST_WAVEFRONTS)));
-  printf("info wmma_gemm hmma inst %.0f (expect ~%.0f at 2 HMMA.16816 per wmma::mma_sync)\n",
-         value(mg, tinst), (double)(GM / 16) * (GM / 16) * (GM / 16) * 2);
-
-  /* Repeated collection after the first: the cost a record pays. */
-  for (int mode = 0; mode < 2; mode++) {
-    if (mode == 1) setenv(PROFILER_KEEP_ENABLED_ENV, "1", 1);
-    double sum = 0, lo = 1e30, hi = 0;
-    const int reps = 10;
-    bool all = true;
-    for (int r = 0; r < reps; r++) {
-      char e2[400];
-      double s0 = Util_nowMs();
-      all &= Profiler_collect(p, g_names, g_n, Launch_run, &gemm, tmp, &pt, e2, sizeof e2);
-      double ms = Util_nowMs() - s0;
-      sum += ms;
-      lo = ms < lo ? ms : lo;
-      hi = ms > hi ? ms : hi;
-      if (r == reps - 1) CHECK(fabs(value(tmp, tinst) - value(mg, tinst)) <= 0.01 * value(mg, tinst),
-                               "repeatable tensor inst count (%g vs %g)", value(tmp, tinst), value(mg, tinst));
-    }
-    ProfilerTimes t;
-    Profiler_lastTimes(p, &t);
-    printf("TIMING %s: %.1f ms per collection (min %.1f, max %.1f) over %d, %d passes; last: "
-           "setup %.1f, passes %.1f, decode+eval %.1f -> goal <= 100 ms %s\n",
-           mode ? "kept enabled" : "enable/disable each time", sum / reps, lo, hi, reps, pt,
-           t.setup_ms, t.passes_ms, t.decode_ms, sum / reps <= 100 ? "MET" : "MISSED");
-    CHECK(all, "repeated collections succeed (%s)", mode ? "kept enabled" : "default");
-    if (mode == 1) { /* does an enabled profiler slow plain launches? */
-      cudaEvent_t e0, e1;
-      float ms_on = 0, ms_off = 0;
-      CUDA_OR_DIE(cudaEventCreate(&e0));
-      CUDA_OR_DIE(cudaEventCreate(&e1));
-      for (int k = 0; k < 2; k++) {
-        if (k == 1) { /* a collection without the switch disables the profiler */
-          unsetenv(PROFILER_KEEP_ENABLED_ENV);
-          char e2[400];
-          Profiler_collect(p, g_names, g_n, Launch_run, &gemm, tmp, &pt, e2, sizeof e2);
-        }
-        CUDA_OR_DIE(cudaEventRecord(e0, 0));
-        for (int r = 0; r < 20; r++) Launch_run(&gemm);
-        CUDA_OR_DIE(cudaEventRecord(e1, 0));
-        CUDA_OR_DIE(cudaEventSynchronize(e1));
-        CUDA_OR_DIE(cudaEventElapsedTime(k ? &ms_off : &ms_on, e0, e1));
-      }
-      printf("TIMING plain wmma_gemm launch: %.1f us with the profiler enabled, %.1f us disabled\n",
-             ms_on * 1e3 / 20, ms_off * 1e3 / 20);
-    }
-  }
-
-  /* A launch that fails mid-collection costs that collection only. */
-  gemm.fail = true;
-  bool okf = collect(p, "failing launch", &gemm, tmp, &pt);
-  gemm.fail = false;
-  CHECK(!okf && isnan(tmp[0].value) && strstr(tmp[0].reason, "launch failed"),
-        "failed launch reported: '%s'", tmp[0].reason);
-  CHECK(collect(p, "after the failure", &bank, tmp, &pt) &&
-            fabs(value(tmp, CATALOG_SMEM_LD_CONFLICTS) - ldb) <= 0.01 * ldb,
-        "collection works again after a failed launch");
-
-  /* Restricted counters, simulated. */
-  setenv(PROFILER_SIMULATE_DENIED_ENV, "1", 1);
-  bool okd = collect(p, "simulated restricted counters", &bank, tmp, &pt);
-  unsetenv(PROFILER_SIMULATE_DENIED_ENV);
-  bool all_fix = true;
-  for (int i = 0; i < g_n; i++)
-    all_fix &= isnan(tmp[i].value) && strcmp(tmp[i].reason, PROFILER_DENIED_FIX) == 0;
-  CHECK(!okd && all_fix && pt == 0 && bank.calls == 0, "every metric n/a with the fix line, no launch");
-
-  /* A set with only bad names and the empty set. */
-  const char *only_bad[] = {"nope__nothing.sum", "not a name"};
-  char e3[400];
-  CHECK(Profiler_collect(p, only_bad, 2, Launch_run, &bank, tmp, &pt, e3, sizeof e3) && pt == 0 &&
-            isnan(tmp[0].value) && isnan(tmp[1].value) && tmp[0].reason[0] && tmp[1].reason[0],
-        "only bad names: each n/a (%s | %s), nothing launched", tmp[0].reason, tmp[1].reason);
-  CHECK(Profiler_collect(p, NULL, 0, Launch_run, &bank, tmp, &pt, e3, sizeof e3) && pt == 0,
-        "no metrics: nothing to do");
+  const double ldb = check_first(mb, mg);
+  time_repeated(p, &gemm, mg);
+  check_failures(p, &bank, &gemm, ldb);
 
   Profiler_free(p);
   Jit_free(&jo);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench/gpu.h"
+#include "bench/worker/gpu.h"
 
 static inline void GpuTest_requireDevice(const char *test) {
   int n = 0;

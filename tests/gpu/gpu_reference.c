@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bench/gpu.h"
+#include "bench/worker/gpu.h"
 #include "common/util.h"
 #include "gpu_common.h"
 #include "kernels/ref_cpu.h"

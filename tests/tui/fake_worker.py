@@ -34,7 +34,8 @@ def latency(knobs):
 # BENCHTOP_KERNEL_DIR or, as the embedded copy, the source tree's kernels/.
 SOURCES = os.environ.get("FAKE_SOURCES", "") == "1"
 TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels")
-HEADERS = ["attn_params.h", "common.cuh", "sm80.cuh", "hopper.cuh", "fa3_tile.cuh", "fa3_consumer.cuh"]
+HEADERS = ["attn_params.h", "common.cuh", "sm80.cuh", "hopper.cuh", "fa3_tile.cuh", "fa3_consumer.cuh",
+           "mma_phases.cuh"]
 
 def fnv(data, seed):
     h = 1469598103934665603 ^ seed

@@ -55,6 +55,36 @@ static int Fixture_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* 100 samples around p50 and the statistics of them, as the worker would report. */
+static void Fixture_timing(Record *r, double p50) {
+  int n = 100;
+  r->timing.samples = Util_xcalloc((size_t)n, sizeof(double));
+  r->timing.nsamples = n;
+  for (int i = 0; i < n; i++) {
+    /* Mostly tight around p50, a slow tail, and a warm-up bump in the first launches. */
+    double u = Fixture_uniform();
+    double v = p50 * (0.985 + 0.03 * u);
+    if (Fixture_uniform() < 0.12) v *= 1.04 + 0.08 * Fixture_uniform();
+    if (i < 3) v *= 1.10;
+    r->timing.samples[i] = v;
+  }
+  double *sorted = Util_xcalloc((size_t)n, sizeof(double));
+  memcpy(sorted, r->timing.samples, (size_t)n * sizeof(double));
+  qsort(sorted, (size_t)n, sizeof(double), Fixture_cmp);
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; i++) sum += sorted[i];
+  r->timing.mean = sum / n;
+  for (int i = 0; i < n; i++) sq += (sorted[i] - r->timing.mean) * (sorted[i] - r->timing.mean);
+  r->timing.stddev = sqrt(sq / (n - 1));
+  r->timing.min = sorted[0];
+  r->timing.p50 = sorted[n / 2];
+  r->timing.p90 = sorted[n * 9 / 10];
+  r->timing.p99 = sorted[n * 99 / 100];
+  free(sorted);
+  r->timing.tflops = Shape_flops(&r->shape) / (r->timing.p50 * 1e-6) / 1e12;
+  r->timing.peak_frac = r->timing.tflops / 656.0;
+}
+
 static void Fixture_record(Session *s, const Row *row, const char *shape_text, int copy) {
   Record r;
   Record_init(&r);
@@ -110,32 +140,7 @@ static void Fixture_record(Session *s, const Row *row, const char *shape_text, i
   }
   double scale = Shape_flops(&r.shape) / 1.073741824e9; /* relative to 2x8x512x64 */
   double p50 = row->p50_us * scale * (1.0 + 0.01 * copy);
-  int n = 100;
-  r.timing.samples = Util_xcalloc((size_t)n, sizeof(double));
-  r.timing.nsamples = n;
-  for (int i = 0; i < n; i++) {
-    /* Mostly tight around p50, a slow tail, and a warm-up bump in the first launches. */
-    double u = Fixture_uniform();
-    double v = p50 * (0.985 + 0.03 * u);
-    if (Fixture_uniform() < 0.12) v *= 1.04 + 0.08 * Fixture_uniform();
-    if (i < 3) v *= 1.10;
-    r.timing.samples[i] = v;
-  }
-  double *sorted = Util_xcalloc((size_t)n, sizeof(double));
-  memcpy(sorted, r.timing.samples, (size_t)n * sizeof(double));
-  qsort(sorted, (size_t)n, sizeof(double), Fixture_cmp);
-  double sum = 0, sq = 0;
-  for (int i = 0; i < n; i++) sum += sorted[i];
-  r.timing.mean = sum / n;
-  for (int i = 0; i < n; i++) sq += (sorted[i] - r.timing.mean) * (sorted[i] - r.timing.mean);
-  r.timing.stddev = sqrt(sq / (n - 1));
-  r.timing.min = sorted[0];
-  r.timing.p50 = sorted[n / 2];
-  r.timing.p90 = sorted[n * 9 / 10];
-  r.timing.p99 = sorted[n * 99 / 100];
-  free(sorted);
-  r.timing.tflops = Shape_flops(&r.shape) / (r.timing.p50 * 1e-6) / 1e12;
-  r.timing.peak_frac = r.timing.tflops / 656.0;
+  Fixture_timing(&r, p50);
 
   r.error.checked = true;
   r.error.tolerance = strcmp(row->variant, "fp8") == 0 ? 3e-2 : 2e-3;

@@ -9,8 +9,8 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
   RECORD_KNOBS_MAX = KNOB_TEXT_MAX [160]: Record.knobs, TunedEntry.knobs,
     TuneSummary.winner_knobs/runner_up, the request's and the runner's knob text,
     check-kernels' knob text (kernels/decl.c refuses a longer declaration) knob-text-long
-  bench/tune_space.c tune --knob value text: was char[160], now on the heap (no buffer left)
-  bench/tune_table.c TunedTable_path (BENCHTOP_TUNED_TABLE, [4096]) ...... test_tune_table
+  bench/tune/tune_space.c tune --knob value text: was char[160], now on the heap (no buffer left)
+  bench/tune/tune_table.c TunedTable_path (BENCHTOP_TUNED_TABLE, [4096]) ...... test_tune_table
   -o path [4096] of run, replay, tune (run_loop.c, cmd_tune.c), new's
     folder [4096], TunedEntry.session [512] from tune ..................... long-paths
   --kernels DIR (cmd/table.c, was cut to PATH_MAX): no buffer left

@@ -1,9 +1,9 @@
-/* The host side of the cheat checks (bench/integrity.h): how far into a guard band a kernel
+/* The host side of the cheat checks (bench/worker/integrity.h): how far into a guard band a kernel
  * wrote, and the words a record's reason gets. */
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/integrity.h"
+#include "bench/worker/integrity.h"
 
 static int failures;
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/tune.h"
-#include "bench/tune_space.h"
-#include "bench/tune_strategy.h"
+#include "bench/tune/tune.h"
+#include "bench/tune/tune_space.h"
+#include "bench/tune/tune_strategy.h"
 #include "check.h"
 #include "common/util.h"
 #include "plans.h"

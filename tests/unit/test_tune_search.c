@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/tune.h"
-#include "bench/tune_sim.h"
+#include "bench/tune/tune.h"
+#include "bench/tune/tune_sim.h"
 #include "check.h"
 #include "common/util.h"
 

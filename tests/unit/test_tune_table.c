@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/tune_table.h"
+#include "bench/tune/tune_table.h"
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -90,25 +90,26 @@ static void test_notRegularTargets(const char *dir, const TunedEntry *e) {
   free(longname);
 }
 
-static void test_table(void) {
-  char dir[] = "/tmp/benchtop-tune-XXXXXX", path[4200], note[600], err[600];
-  CHECK(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/sub/tuned.json", dir);
-  setenv(TUNED_PATH_ENV, path, 1);
-  char sdir[4200], spath[4300];
-  snprintf(sdir, sizeof sdir, "%s/shipped", dir); /* none shipped until the shipped part */
-  setenv("BENCHTOP_SHIPPED_TUNED", sdir, 1);
-  DeviceInfo d;
-  Device_init(&d);
-  Util_strlcpy(d.name, "NVIDIA H200", sizeof d.name);
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.driver_version = 13000;
+/* test_table's world: a user table under dir, a folder for shipped ones, an H200 (the user's
+ * tunes) and an H100 (the same chip, another driver), and the shapes the lookups ask about. */
+typedef struct TableTest {
+  char dir[32], path[4200], sdir[4200], spath[4300];
+  DeviceInfo d, h100;
   RunOptions warm;
-  RunOptions_init(&warm);
-  const Variant *fa3 = Registry_find("fa3"), *mma = Registry_find("mma");
-  Shape small = test_shape("2x8x512x64");
-  TunedEntry e[2], got;
+  const Variant *fa3, *mma;
+  Shape small, causal, big;
+  TunedEntry e[2];
+} TableTest;
+
+/* The user's table: stored, looked up under other conditions and devices, replaced. */
+static void test_tableUser(TableTest *t) {
+  const DeviceInfo d = t->d;
+  const RunOptions warm = t->warm;
+  const Variant *fa3 = t->fa3, *mma = t->mma;
+  const Shape small = t->small;
+  const char *path = t->path;
+  char note[600], err[600];
+  TunedEntry *e = t->e, got;
   char why[400];
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 0 &&
         strstr(why, "nothing tuned"));
@@ -122,7 +123,7 @@ static void test_table(void) {
   cold.cold_l2 = true;
   CHECK(TunedTable_lookup(&d, fa3, &small, &cold, &got, why, sizeof why) == 0);
   /* Another shape: the nearest tuned one's knobs (here the only one, causal against not). */
-  Shape causal = test_shape("2x8x512x64:causal");
+  Shape causal = t->causal;
   CHECK(TunedTable_lookup(&d, fa3, &causal, &warm, &got, why, sizeof why) == 1 &&
         got.distance == 0.5 && !got.shipped && strcmp(got.table, "tuned.json") == 0);
   DeviceInfo other = d;
@@ -137,7 +138,14 @@ static void test_table(void) {
   char *text = Util_readFile(path, &len, 0);
   CHECK(text && strstr(text, TUNED_SCHEMA) && strstr(text, "block_m=64,block_n=128,stages=2") == NULL);
   free(text);
+}
 
+static void test_tableAuto(const TableTest *t) {
+  const DeviceInfo d = t->d;
+  const RunOptions warm = t->warm;
+  const Variant *mma = t->mma;
+  const Shape small = t->small, causal = t->causal;
+  char err[600];
   /* --knob auto: tuned knobs, except the knob the user gave. */
   PlanEntry pe[2] = {test_planEntry(mma, small, warm, PLAN_AUTO_ASKED)};
   char spec[] = "stages=3";
@@ -156,7 +164,16 @@ static void test_table(void) {
   Registry_formatKnobs(mma, &pe[1].knobs, knobs, sizeof knobs);
   CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=2,split=1") == 0 &&
         Util_startsWith(notes[1], "auto from table tuned.json: nearest tuned shape 2x8x512x64, p50 8.1 us there"));
+}
 
+static void test_tableEdited(const TableTest *t) {
+  const DeviceInfo d = t->d;
+  const RunOptions warm = t->warm;
+  const Variant *fa3 = t->fa3;
+  const Shape small = t->small;
+  char err[600];
+  TunedEntry got;
+  char why[400];
   /* A kernel edit invalidates: the same lookup through an edited copy of fa3's file. */
   char *edited = Util_asprintf("%s\n// an edit\n", fa3->text);
   Variant *fa3_edited = Registry_parseFile("/tmp/fa3.cu", edited, err, sizeof err);
@@ -166,14 +183,23 @@ static void test_table(void) {
           strstr(why, "source changed"));
   Registry_freeVariant(fa3_edited);
   free(edited);
+}
 
+static void test_tableShippedLookup(const TableTest *t) {
+  const DeviceInfo d = t->d;
+  const RunOptions warm = t->warm;
+  const Variant *fa3 = t->fa3;
+  const Shape small = t->small;
+  char err[600];
+  const char *sdir = t->sdir, *spath = t->spath;
+  const TunedEntry *e = t->e;
+  TunedEntry got;
+  char why[400];
   /* A shipped table (kernels/tuned/): for every device of its chip (an H100 here, the table
    * tuned on an H200: both GH100), under any driver; its entries say they were shipped. */
   CHECK(mkdir(sdir, 0755) == 0);
-  DeviceInfo h100 = d;
-  Util_strlcpy(h100.name, "NVIDIA H100 80GB HBM3", sizeof h100.name);
-  h100.driver_version = 12080;
-  Shape big = test_shape("8x16x4096x64");
+  DeviceInfo h100 = t->h100;
+  Shape big = t->big;
   CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 0 &&
         strstr(why, "nothing tuned on this NVIDIA H100 80GB HBM3 (chip GH100)"));
   const char *hash = e[0].source_hash;
@@ -181,7 +207,6 @@ static void test_table(void) {
       "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": \"NVIDIA H200\", \"cc\": 90,"
       " \"driver\": 12000, \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\","
       " \"cold_l2\": false, \"graph\": false, \"knobs\": \"%s\", \"p50\": 1130.0}]}", hash, e[0].knobs);
-  snprintf(spath, sizeof spath, "%s/nvidia-h200.json", sdir);
   CHECK(Util_writeFileAtomic(spath, shipped, strlen(shipped), err, sizeof err));
   free(shipped);
   CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped &&
@@ -212,6 +237,18 @@ static void test_table(void) {
   unlink(spath2);
   int stale = -1;
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
+}
+
+static void test_tableShippedResolve(const TableTest *t) {
+  const RunOptions warm = t->warm;
+  const Variant *fa3 = t->fa3;
+  const Shape causal = t->causal, big = t->big;
+  DeviceInfo h100 = t->h100;
+  const char *sdir = t->sdir, *spath = t->spath, *hash = t->e[0].source_hash;
+  const TunedEntry *e = t->e;
+  TunedEntry got;
+  char why[400], err[600], knobs[160];
+  int stale = -1;
   /* A variant given no knob takes the shipped knobs where there are some; elsewhere its
    * defaults, unremarked. */
   PlanEntry implicit[2] = {test_planEntry(fa3, big, warm, PLAN_AUTO_IF_TUNED)};
@@ -260,7 +297,7 @@ static void test_table(void) {
   /* An edited source (an edited copy of fa3's file): the shipped entry stays the default (as a
    * declared default would), and says it was tuned for an older source; the check counts it
    * stale. */
-  edited = Util_asprintf("%s\n// another edit\n", fa3->text);
+  char *edited = Util_asprintf("%s\n// another edit\n", fa3->text);
   Variant *fa3_new = Registry_parseFile("/tmp/fa3.cu", edited, err, sizeof err);
   CHECK(fa3_new != NULL);
   if (fa3_new) {
@@ -276,7 +313,19 @@ static void test_table(void) {
   unlink(spath);
   rmdir(sdir);
   unsetenv("BENCHTOP_SHIPPED_TUNED");
+}
 
+static void test_tableMalformed(const TableTest *t) {
+  const DeviceInfo d = t->d;
+  const RunOptions warm = t->warm;
+  const Variant *fa3 = t->fa3;
+  const Shape small = t->small;
+  char err[600];
+  const char *path = t->path;
+  const TunedEntry *e = t->e;
+  TunedEntry got;
+  char why[400], note[600];
+  size_t len = 0;
   /* A malformed table: lookups say so; a store refuses and leaves it exactly as it was (it may
    * not be ours to rename or replace). */
   const char junk[] = "{\"schema\": \"benchtop.tuned/1\", \"entries\": [{\"device\": 3}]}";
@@ -286,9 +335,39 @@ static void test_table(void) {
   char *kept = Util_readFile(path, &len, 0);
   CHECK(kept && strcmp(kept, junk) == 0);
   free(kept);
-  test_notRegularTargets(dir, e);
+}
+
+static void test_table(void) {
+  TableTest t = {.dir = "/tmp/benchtop-tune-XXXXXX"};
+  CHECK(mkdtemp(t.dir) != NULL);
+  snprintf(t.path, sizeof t.path, "%s/sub/tuned.json", t.dir);
+  setenv(TUNED_PATH_ENV, t.path, 1);
+  snprintf(t.sdir, sizeof t.sdir, "%s/shipped", t.dir); /* none shipped until the shipped part */
+  snprintf(t.spath, sizeof t.spath, "%s/nvidia-h200.json", t.sdir);
+  setenv("BENCHTOP_SHIPPED_TUNED", t.sdir, 1);
+  Device_init(&t.d);
+  Util_strlcpy(t.d.name, "NVIDIA H200", sizeof t.d.name);
+  t.d.cc_major = 9;
+  t.d.cc_minor = 0;
+  t.d.driver_version = 13000;
+  t.h100 = t.d;
+  Util_strlcpy(t.h100.name, "NVIDIA H100 80GB HBM3", sizeof t.h100.name);
+  t.h100.driver_version = 12080;
+  RunOptions_init(&t.warm);
+  t.fa3 = Registry_find("fa3");
+  t.mma = Registry_find("mma");
+  t.small = test_shape("2x8x512x64");
+  t.causal = test_shape("2x8x512x64:causal");
+  t.big = test_shape("8x16x4096x64");
+  test_tableUser(&t);
+  test_tableAuto(&t);
+  test_tableEdited(&t);
+  test_tableShippedLookup(&t);
+  test_tableShippedResolve(&t);
+  test_tableMalformed(&t);
+  test_notRegularTargets(t.dir, t.e);
   char cmd[4400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
   CHECK(system(cmd) == 0);
   unsetenv(TUNED_PATH_ENV);
 }

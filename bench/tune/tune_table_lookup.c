@@ -1,0 +1,261 @@
+/* Which tuned entry a run takes: the user's own table and the tables shipped for this GPU's
+ * chip, the nearest shape whose knobs the variant accepts there; and what the records say. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/tune/tune_table.h"
+#include "bench/tune/tune_table_io.h"
+#include "common/datadir.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+
+bool TunedTable_noteIsTuned(const char *note) { return Util_startsWith(note, TUNED_NOTE_PREFIX); }
+
+double TunedTable_distance(const Shape *a, const Shape *b) {
+  double bh = (double)a->B * a->H / ((double)b->B * b->H);
+  return fabs(log2(bh)) + fabs(log2((double)a->S / b->S)) + 2 * fabs(log2((double)a->D / b->D)) +
+         (a->causal != b->causal ? 0.5 : 0.0);
+}
+
+bool TunedTable_shippedDir(char *dir, size_t size) {
+  const char *env = getenv(TUNED_SHIPPED_ENV);
+  if (env && *env) {
+    return Util_strlcpy(dir, env, size) < size; /* a cut name is another folder: none */
+  }
+  return DataDir_find(DATA_TUNED, dir, size);
+}
+
+/* A shipped table's file: a *.json that is no hidden file. */
+static bool TunedTable_isTableName(const char *name) {
+  size_t len = strlen(name);
+  return len > 5 && name[0] != '.' && strcmp(name + len - 5, ".json") == 0;
+}
+
+/* Whether v takes these knobs at shape s (the registry may have narrowed since the tune, and
+ * a neighbour's knobs may not fit this shape). err says why not. */
+static bool TunedTable_fits(const Variant *v, const char *knobs, const Shape *s, KnobValues *kv,
+                            char *err, size_t errsize) {
+  Registry_defaults(v, kv);
+  if (!Registry_applyKnobs(v, knobs, kv, false, err, errsize)) return false;
+  return Registry_refusal(v, s, kv, NULL, err, errsize) == NULL; /* the reason is in err */
+}
+
+/* The best candidate so far. */
+typedef struct TunedPick {
+  const Variant *v;
+  Shape shape;
+  bool cold_l2, graph;
+  bool found;
+  TunedEntry best;
+  char why[400]; /* why an entry at this very shape did not count */
+} TunedPick;
+
+/* Takes c when it is nearer than the pick so far (at equal distance the earlier stays: the
+ * user's table is read first) and its knobs fit. */
+static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *table, bool shipped,
+                                bool stale) {
+  if (strcmp(c->variant, p->v->name) != 0 || c->cold_l2 != p->cold_l2 || c->graph != p->graph) return;
+  double dist = TunedTable_distance(&c->shape, &p->shape);
+  if (p->found && dist >= p->best.distance) return;
+  KnobValues kv;
+  char err[256];
+  if (!TunedTable_fits(p->v, c->knobs, &p->shape, &kv, err, sizeof err)) {
+    if (dist == 0) snprintf(p->why, sizeof p->why, "the tuned knobs of %s are no longer valid: %s", p->v->name, err);
+    return;
+  }
+  p->best = *c;
+  p->best.distance = dist;
+  p->best.shipped = shipped;
+  p->best.stale = stale;
+  Util_strlcpy(p->best.table, table, sizeof p->best.table);
+  p->found = true;
+}
+
+/* The tables shipped for chip: any driver, and an older kernel source still counts (they are
+ * the defaults, revised from measurements, as a declared default would be). A file that
+ * cannot be read is said in why, and the others still count. */
+static void TunedTable_shipped(TunedPick *p, const char *chip, const char *hash, char *why,
+                               size_t whysize) {
+  char dir[4096];
+  if (!TunedTable_shippedDir(dir, sizeof dir)) return;
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!TunedTable_isTableName(e->d_name)) continue;
+    char path[8192], note[400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    TunedEntry *all = NULL;
+    int n = 0;
+    int rc = TunedTable_read(path, &all, &n, NULL, note, sizeof note);
+    if (rc < 0) snprintf(why, whysize, "a shipped table is unusable: %.300s", note);
+    for (int i = 0; i < n; i++)
+      if (strcmp(all[i].chip, chip) == 0)
+        TunedTable_consider(p, &all[i], e->d_name, true, strcmp(all[i].source_hash, hash) != 0);
+    free(all);
+  }
+  closedir(d);
+}
+
+int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
+                      TunedEntry *out, char *why, size_t whysize) {
+  char path[4096], hash[20], chip[16];
+  if (!Jit_sourceHash(v, hash, sizeof hash)) {
+    snprintf(why, whysize, "the source of %s cannot be read", v->name);
+    return -1;
+  }
+  TunedPick p;
+  memset(&p, 0, sizeof p);
+  p.v = v;
+  p.shape = *s;
+  p.cold_l2 = o->cold_l2;
+  p.graph = o->graph;
+  bool known = TunedTable_chipOf(d->name, chip, sizeof chip);
+  snprintf(why, whysize, "nothing tuned%s on this %.95s (%s%.15s)", o->cold_l2 ? " with a cold L2" : "",
+           d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",
+           known ? chip : "");
+  /* The user's own tunes first: this device, driver and kernel source only. */
+  bool named = TunedTable_path(path, sizeof path);
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  TunedEntry *all = NULL;
+  int n = 0;
+  char own_why[400] = "";
+  int rc = named ? TunedTable_read(path, &all, &n, NULL, own_why, sizeof own_why) : -1;
+  if (!named) snprintf(own_why, sizeof own_why, "%s is longer than %zu bytes: not read", TUNED_PATH_ENV, sizeof path - 1);
+  int cc = d->cc_major * 10 + d->cc_minor;
+  for (int i = 0; i < n; i++) {
+    const TunedEntry *t = &all[i];
+    if (strcmp(t->device, d->name) != 0 || t->cc != cc || strcmp(t->variant, v->name) != 0) continue;
+    bool here = Shape_equal(&t->shape, s) && t->cold_l2 == o->cold_l2 && t->graph == o->graph;
+    if (strcmp(t->source_hash, hash) != 0) {
+      if (here) snprintf(p.why, sizeof p.why, "tuned for an older %s (the source changed since)", v->source);
+    } else if (t->driver != d->driver_version) {
+      if (here) snprintf(p.why, sizeof p.why, "tuned under driver %d, this is %d", t->driver, d->driver_version);
+    } else {
+      TunedTable_consider(&p, t, base, false, false);
+    }
+  }
+  free(all);
+  char shipped_why[400] = "";
+  if (known) TunedTable_shipped(&p, chip, hash, shipped_why, sizeof shipped_why);
+  if (p.found) {
+    *out = p.best;
+    return 1;
+  }
+  if (rc < 0) { /* an unreadable table of the user's is what to fix first */
+    Util_strlcpy(why, own_why, whysize);
+    return -1;
+  }
+  if (p.why[0]) Util_strlcpy(why, p.why, whysize);
+  else if (shipped_why[0]) Util_strlcpy(why, shipped_why, whysize);
+  return 0;
+}
+
+bool TunedTable_exists(void) {
+  char path[4096], dir[4096];
+  if (TunedTable_path(path, sizeof path) && access(path, F_OK) == 0) return true;
+  if (!TunedTable_shippedDir(dir, sizeof dir)) return false;
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  bool any = false;
+  struct dirent *e;
+  while (!any && (e = readdir(d))) any = TunedTable_isTableName(e->d_name);
+  closedir(d);
+  return any;
+}
+
+int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsize) {
+  *stale = 0;
+  DIR *d = opendir(dir);
+  if (!d) {
+    snprintf(err, errsize, "cannot open %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  int checked = 0;
+  bool ok = true;
+  struct dirent *de;
+  while (ok && (de = readdir(d))) {
+    if (!TunedTable_isTableName(de->d_name)) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    TunedEntry *all = NULL;
+    int n = 0;
+    int rc = TunedTable_read(path, &all, &n, NULL, err, errsize);
+    if (rc == 0) snprintf(err, errsize, "%s vanished while it was read", path);
+    ok = rc > 0;
+    for (int i = 0; i < n && ok; i++) {
+      const TunedEntry *t = &all[i];
+      const Variant *v = Registry_find(t->variant);
+      KnobValues kv;
+      char why[256], hash[20];
+      if (!t->chip[0]) {
+        snprintf(err, errsize, "%s: entries[%d] (%s): no chip, and %s maps to none", path, i,
+                 t->variant, t->device);
+        ok = false;
+      } else if (!v || !TunedTable_fits(v, t->knobs, &t->shape, &kv, why, sizeof why)) {
+        snprintf(err, errsize, "%s: entries[%d] (%s): %s", path, i, t->variant, !v ? "no such variant" : why);
+        ok = false;
+      } else {
+        checked++;
+        if (!Jit_sourceHash(v, hash, sizeof hash) || strcmp(hash, t->source_hash) != 0) (*stale)++;
+      }
+    }
+    free(all);
+  }
+  closedir(d);
+  return ok ? checked : -1;
+}
+
+/* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
+static void TunedTable_printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
+void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]) {
+  for (int i = 0; i < n; i++) {
+    PlanEntry *e = &entries[i];
+    notes[i][0] = '\0';
+    if (e->knobs_auto == PLAN_AUTO_NONE || e->variant->nknobs == 0) continue;
+    TunedEntry t;
+    char why[400], err[256];
+    KnobValues kv;
+    int rc = TunedTable_lookup(d, e->variant, &e->shape, &e->opts, &t, why, sizeof why);
+    if (rc == 1 && TunedTable_fits(e->variant, t.knobs, &e->shape, &kv, err, sizeof err)) {
+      for (int k = 0; k < e->variant->nknobs; k++)
+        if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
+      char shape[64], where[96];
+      Shape_format(&t.shape, shape, sizeof shape);
+      if (t.distance == 0) snprintf(where, sizeof where, "tuned at this shape");
+      else snprintf(where, sizeof where, "nearest tuned shape %s", shape);
+      snprintf(notes[i], sizeof notes[i], TUNED_NOTE_PREFIX "%.24s%s: %.44s, p50 %.4g us%s, %.10s%s",
+               t.table, t.shipped ? " (shipped)" : "", where, t.p50, t.distance == 0 ? "" : " there",
+               t.created, t.stale ? ", older kernel source" : "");
+    } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
+      continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
+    } else {
+      snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);
+    }
+    TunedTable_printable(notes[i]);
+  }
+}
+
+void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
+                           int n) {
+  for (int i = 0; i < n; i++) {
+    if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, r->variant) != 0 ||
+        !Shape_equal(&entries[i].shape, &r->shape))
+      continue;
+    char knobs[RECORD_KNOBS_MAX];
+    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
+    if (strcmp(knobs, r->knobs) != 0) continue;
+    used[i] = true;
+    Util_strlcpy(r->knobs_auto, notes[i], sizeof r->knobs_auto);
+    return;
+  }
+}
