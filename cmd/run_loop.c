@@ -283,7 +283,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   for (int i = 0; i < n; i++) {
     char knobs[RECORD_KNOBS_MAX];
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    Export_fitRecord(&layout, entries[i].variant->name, knobs);
+    Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
   }
   int next_entry = 0;
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
@@ -323,7 +323,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
           for (int i = 0; i < n; i++) { /* the columns fit the knobs auto chose */
             char knobs[RECORD_KNOBS_MAX];
             Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-            Export_fitRecord(&layout, entries[i].variant->name, knobs);
+            Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
           }
         }
         if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);

@@ -165,6 +165,12 @@ void Shape_format(const Shape *s, char *buf, size_t size) {
            s->causal ? ":causal" : "", s->dtype == SHAPE_BF16 ? ":bf16" : "");
 }
 
+void Shape_formatCompact(const Shape *s, char *buf, size_t size) {
+  Shape_format(s, buf, size);
+  char *c = s->causal ? strstr(buf, ":causal") : NULL;
+  if (c) memmove(c + 2, c + 7, strlen(c + 7) + 1);
+}
+
 bool Shape_equal(const Shape *a, const Shape *b) {
   return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D && a->causal == b->causal &&
          Shape_hkv(a) == Shape_hkv(b) && Shape_skv(a) == Shape_skv(b) && a->dtype == b->dtype;

@@ -37,6 +37,8 @@ bool Shape_parse(const char *text, Shape *out, char *err, size_t errsize);
 /* Parses a comma-separated list; *out is heap-allocated. */
 bool Shape_parseList(const char *text, Shape **out, int *count, char *err, size_t errsize);
 void Shape_format(const Shape *s, char *buf, size_t size);
+/* The same with ":causal" written ":c" (fixed-width tables); the dtype suffix is kept. */
+void Shape_formatCompact(const Shape *s, char *buf, size_t size);
 bool Shape_equal(const Shape *a, const Shape *b);
 const char *Shape_dtypeName(ShapeDtype d);
 /* Query-key pairs of one query head (bottom-right causal counted as Sq*Skv - Sq*Sq/2). */

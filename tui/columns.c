@@ -34,6 +34,10 @@ static const FixedColumn Columns_fixed[] = {
   {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true},
   {COL_FLOOR, "x floor", "floor", "p50 over the largest physical floor (FLOPs, bytes, launch)", 7,
    DIR_LOWER, true},
+  {COL_GBS, "GB/s", "gbs", "bytes (Q, O per query head; K, V per KV head) / p50", 6,
+   DIR_HIGHER, true},
+  {COL_BOUND, "bound", "bound", "the largest floor: compute, memory or launch", 7, DIR_NONE,
+   false},
   {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true},
   {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true},
 };
@@ -180,6 +184,11 @@ double Columns_value(const Record *r, ColumnId c) {
     Floors_compute(r, &f);
     return f.x_floor;
   }
+  case COL_GBS: {
+    Floors f;
+    Floors_compute(r, &f);
+    return f.achieved_gbs;
+  }
   case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
   default:
@@ -208,6 +217,18 @@ void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
   case COL_STATUS: {
     static const char *const words[] = {"pass", "FAIL", "error", "n/a", "cancl"};
     snprintf(buf, size, "%s", (unsigned)r->status < 5 ? words[r->status] : "?");
+    return;
+  }
+  case COL_BOUND: {
+    Floors f;
+    Floors_compute(r, &f);
+    snprintf(buf, size, "%s", r->status == REC_PASS && f.bound ? f.bound : "n/a");
+    return;
+  }
+  case COL_GBS: {
+    double v = r->status == REC_PASS ? Columns_value(r, c) : NAN;
+    if (isnan(v)) snprintf(buf, size, "n/a");
+    else snprintf(buf, size, "%.0f", v);
     return;
   }
   case COL_RELERR: {

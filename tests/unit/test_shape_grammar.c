@@ -114,6 +114,14 @@ static void Grammar_checkCounts(void) {
   CHECK(!Shape_isDecode(&s));
   CHECK(Shape_parse("1x4x16/17x64", &s, err, sizeof err) && Shape_isDecode(&s));
   CHECK(Shape_parse("1x4x17/4096x64", &s, err, sizeof err) && !Shape_isDecode(&s));
+  /* The compact table form shortens :causal only, never drops the dtype. */
+  char buf[96];
+  CHECK(Shape_parse("4x32/8x2048x128:bf16:causal", &s, err, sizeof err));
+  Shape_formatCompact(&s, buf, sizeof buf);
+  CHECKF(strcmp(buf, "4x32/8x2048x128:c:bf16") == 0, "%s", buf);
+  CHECK(Shape_parse("2x8x512x64", &s, err, sizeof err));
+  Shape_formatCompact(&s, buf, sizeof buf);
+  CHECK(strcmp(buf, "2x8x512x64") == 0);
   /* Equality sees every field. */
   Shape a, b;
   CHECK(Shape_parse("2x8x512x64", &a, err, sizeof err));
