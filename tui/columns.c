@@ -131,16 +131,19 @@ int Columns_find(const char *key) {
 
 void Columns_noteSession(const Session *s) {
   Columns_init();
-  int knob_width = 5;
+  int knob_width = 5, shape_width = 17;
   for (int i = 0; i < s->nrecords; i++) {
     const Record *r = &s->records[i];
     for (int k = 0; k < r->nmetrics; k++) Columns_addMetric(r->metrics[k].name, r->metrics[k].unit);
-    char label[RECORD_KNOBS_MAX];
+    char label[RECORD_KNOBS_MAX], shape[64];
     KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
     int w = (int)strlen(label);
     if (w > knob_width) knob_width = w;
+    Shape_format(&r->shape, shape, sizeof shape); /* a wider problem is never cut */
+    if ((int)strlen(shape) > shape_width) shape_width = (int)strlen(shape);
   }
   Columns[COL_KNOBS].width = knob_width > 40 ? 40 : knob_width;
+  Columns[COL_SHAPE].width = shape_width;
 }
 
 bool Columns_anyValue(const Session *s, int c) {
