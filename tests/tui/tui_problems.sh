@@ -2,7 +2,8 @@
 # The wider problem in the TUI, with a scripted worker (no GPU): a GQA decode problem typed in the
 # shape editor is added and checked; a malformed edit of it says why in one line and the row
 # keeps its last good value; mma runs it, and the results show its whole shape, its GB/s
-# (bytes / p50, the same figure show's CSV gives) and the bound "memory".
+# (bytes / p50, the same figure show's CSV gives) and the bound "memory"; the detail view puts
+# the GB/s against the measured copy ceiling.
 #   tui_problems.sh BENCHTOP
 BT=$1
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,11 @@ row=$(screen | grep -E "^│  mma .* $P ")
 [ -n "$row" ] || fail "no result row with the whole problem $P"
 echo "$head" | grep -q 'GB/s bound' || fail "no GB/s and bound columns: $head"
 echo "$row" | grep -q ' memory ' || fail "the decode problem is not memory-bound: $row"
+keys 3 Enter; wait_for 'Detail\]'
+D='decode \(Sq <= 16 against a longer cache\): [0-9]+ GB/s = [0-9]+ % of the measured copy ceiling'
+for _ in $(seq 1 80); do screen | grep -Eq -- "$D" && break; keys j; done # Floors: below Kernels
+wait_for "$D"
+keys Escape
 keys q; wait_for 'EXIT=0'
 # The figure on screen is show's achieved_gbs, rounded.
 want=$("$BT" show "$S" --format csv | python3 -c '
