@@ -134,6 +134,21 @@ static void test_tableUser(TableTest *t) {
   CHECK(TunedTable_store(e, 1, note, sizeof note, err, sizeof err));
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.5);
   CHECK(TunedTable_lookup(&d, mma, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 8.1);
+  /* The whole problem is the key: a GQA decode bf16 entry is stored canonically and found at
+   * its problem; the fp16 one takes it as the nearest (0.5), not the prefill entry. */
+  test_entry(&e[1], "mma", "8x32/8x1/8192x128:bf16", "block_m=64,block_n=64,warps=4,stages=2,split=1", 41.0);
+  CHECK(TunedTable_store(&e[1], 1, note, sizeof note, err, sizeof err));
+  char table_path[4096];
+  CHECK(TunedTable_path(table_path, sizeof table_path));
+  char *table_text = Util_readFile(table_path, NULL, 0);
+  CHECK(table_text && strstr(table_text, "\"8x32/8x1/8192x128:bf16\""));
+  free(table_text);
+  Shape decode = test_shape("8x32/8x1/8192x128:bf16"), decode16 = test_shape("8x32/8x1/8192x128");
+  CHECK(TunedTable_lookup(&d, mma, &decode, &warm, &got, why, sizeof why) == 1 && got.p50 == 41.0 &&
+        got.distance == 0);
+  CHECK(TunedTable_lookup(&d, mma, &decode16, &warm, &got, why, sizeof why) == 1 && got.p50 == 41.0 &&
+        got.distance == 0.5);
+  CHECK(TunedTable_lookup(&d, mma, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 8.1);
   size_t len = 0;
   char *text = Util_readFile(path, &len, 0);
   CHECK(text && strstr(text, TUNED_SCHEMA) && strstr(text, "block_m=64,block_n=128,stages=2") == NULL);
@@ -231,6 +246,13 @@ static void test_tableShippedLookup(const TableTest *t) {
   CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.54 &&
         got.distance == 1.0 && strcmp(got.table, "GH100-small.json") == 0);
   CHECK(TunedTable_distance(&small4, &small4) == 0 && TunedTable_distance(&small4, &big) == 5.0);
+  /* GQA of 4 query heads per KV head, 4x the keys per query and another dtype each move away. */
+  Shape wider = small4;
+  wider.Hkv = small4.H / 4;
+  CHECK(TunedTable_distance(&small4, &wider) == 2.0);
+  wider.Skv = small4.S * 4;
+  wider.dtype = SHAPE_BF16;
+  CHECK(TunedTable_distance(&small4, &wider) == 4.5 && TunedTable_distance(&wider, &small4) == 4.5);
   /* The user's own entry at the same distance wins over a shipped one; at a larger one not. */
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && !got.shipped);
   CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
