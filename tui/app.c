@@ -29,7 +29,7 @@ void App_message(App *a, bool error, const char *fmt, ...) {
   Text_vformat(a->message, sizeof a->message, fmt, ap); /* quotes files and workers */
   va_end(ap);
   a->message_error = error;
-  a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
+  a->dirty |= DIRTY_KEYBAR | (a->overlay && a->overlay->shows_message ? DIRTY_OVERLAY : 0);
 }
 
 void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
@@ -37,9 +37,8 @@ void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(Ap
   Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
   a->prompt.on_yes = on_yes;
   memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
-  a->prompt.back = OVERLAY_NONE;
-  a->overlay = OVERLAY_CONFIRM;
-  a->dirty |= DIRTY_OVERLAY;
+  a->prompt.back = NULL;
+  View_show(a, &View_confirm);
 }
 
 void App_settingChanged(App *a, unsigned key) {
@@ -134,8 +133,7 @@ void App_setSession(App *a, Session *s, const char *path) {
   Results_rebuild(a);
   App_initPanels(a);
   ViewRunOpts_init(a, &a->session.plan);
-  a->view = VIEW_MAIN;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_main);
   App_message(a, false, "opened %s: %d records", path ? path : "session", a->session.nrecords);
 }
 
@@ -188,17 +186,6 @@ static void App_drawTooSmall(App *a) {
   wnoutrefresh(stdscr);
 }
 
-static void App_drawOverlay(App *a) {
-  switch (a->overlay) {
-  case OVERLAY_HELP: ViewHelp_draw(a); break;
-  case OVERLAY_PICKER: ViewPicker_draw(a); break;
-  case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
-  case OVERLAY_RUNOPTS: ViewRunOpts_draw(a); break;
-  case OVERLAY_COLUMNS: ViewColumns_draw(a); break;
-  default: ViewPrompt_draw(a); break;
-  }
-}
-
 static void App_draw(App *a) {
   unsigned d = a->dirty;
   a->dirty = 0;
@@ -217,27 +204,14 @@ static void App_draw(App *a) {
       if (*ws[i]) wbkgdset(*ws[i], ' ' | Theme_attr(TH_NORMAL));
   }
   if (d & DIRTY_STATUS) Statusline_draw(a);
-  if (a->view == VIEW_MAIN) {
-    if (d & DIRTY_VARIANTS) ViewVariants_draw(a);
-    if (d & DIRTY_SHAPES) ViewShapes_draw(a);
-    if (d & DIRTY_RESULTS) ViewResults_draw(a);
-    if ((d & DIRTY_SIDE) && a->w_side) ViewDetail_draw(a, a->w_side, true);
-  } else if (d & (DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE)) {
-    if (a->view == VIEW_DETAIL) ViewDetail_draw(a, a->w_body, false);
-    else if (a->view == VIEW_CHART) ViewChart_draw(a);
-    else ViewCompare_draw(a);
-  }
+  if (d & a->screen->region) a->screen->draw(a, d);
   if (d & DIRTY_KEYBAR) Keybar_draw(a);
   /* Overlays sit on top: repaint them whenever anything under them was repainted; a prompt
    * typed for an overlay (a run option) shows over it. */
-  if (a->overlay != OVERLAY_NONE && d) {
-    OverlayId o = a->overlay;
-    if ((o == OVERLAY_PROMPT || o == OVERLAY_CONFIRM) && a->prompt.back != OVERLAY_NONE) {
-      a->overlay = a->prompt.back;
-      App_drawOverlay(a);
-      a->overlay = o;
-    }
-    App_drawOverlay(a);
+  if (a->overlay && d) {
+    const View *under = a->overlay->under ? a->overlay->under(a) : NULL;
+    if (under) under->draw(a, d);
+    a->overlay->draw(a, d);
   }
   doupdate();
 }
@@ -388,7 +362,7 @@ int Tui_main(const char *path) {
   App *a = Util_xcalloc(1, sizeof *a);
   a->results.sort_col = -1;
   a->results.col_cursor = COL_P50;
-  a->focus = PANEL_RESULTS;
+  ViewMain_init(a);
   a->autosave_ok = true;
   Util_strlcpy(a->run.worker, "idle", sizeof a->run.worker);
   if (!App_loadInitial(a, path)) {

@@ -8,15 +8,17 @@
 #include "common/util.h"
 #include "tui/tui.h"
 
-void ViewColumns_open(App *a) {
+static const KeyTable ViewColumns_keys; /* at the end, with its actions */
+
+static void ViewColumns_open(App *a, int ch) {
+  (void)ch;
   Results_rebuild(a); /* the session's own metrics registered */
   ListCursor *c = &a->columns.cur;
   int n = Columns_count();
   if (c->sel < 0 || c->sel >= n) c->sel = 0;
   if (a->results.col_cursor >= 0 && a->results.col_cursor < n)
     c->sel = Columns_position(a->results.col_cursor);
-  a->overlay = OVERLAY_COLUMNS;
-  a->dirty |= DIRTY_OVERLAY;
+  View_show(a, &View_columns);
 }
 
 static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width, attr_t cur) {
@@ -47,7 +49,8 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
   }
 }
 
-void ViewColumns_draw(App *a) {
+static void ViewColumns_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = Draw_listOverlay(a, "Columns", 140, &a->columns.cur, Columns_count(),
                                ViewColumns_row, &ViewColumns_keys);
   if (w) wnoutrefresh(w);
@@ -83,7 +86,7 @@ static void ViewColumns_toggle(App *a, int ch) {
 
 static void ViewColumns_close(App *a, int ch) {
   (void)ch;
-  a->overlay = OVERLAY_NONE;
+  a->overlay = NULL;
   if (!Results_columnShown(a, a->results.col_cursor)) a->results.col_cursor = COL_VARIANT;
   a->dirty = DIRTY_ALL;
 }
@@ -95,4 +98,9 @@ static const KeyBinding ViewColumns_bindings[] = {
   {{27, '\n', KEY_ENTER, 'q'}, "Esc / Enter / q", "Esc close", "close the chooser",
    ViewColumns_close},
 };
-const KeyTable ViewColumns_keys = KEY_TABLE("Columns", ViewColumns_bindings);
+static const KeyTable ViewColumns_keys = KEY_TABLE("Columns", ViewColumns_bindings);
+
+const View View_columns = {
+  .name = "columns", .layer = VIEW_OVERLAY, .open = ViewColumns_open, .keys = &ViewColumns_keys,
+  .draw = ViewColumns_draw,
+};

@@ -360,11 +360,11 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_newline(p);
 }
 
-void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
+void ViewDetail_drawIn(App *a, WINDOW *w, bool framed) {
   werase(w);
   const Record *r = Results_selected(a);
   int h = getmaxy(w), width = getmaxx(w);
-  Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
+  Draw_box(a, w, "Detail", a->screen == &View_detail);
   if (!r) {
     wattrset(w, Theme_attr(TH_DIM));
     Draw_clip(w, 1, 2, width - 4, "No record selected.");
@@ -374,7 +374,7 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
   /* The length is known only after laying out; a scroll past the end (G) is clamped and the
    * page laid out again. */
   Page p;
-  bool scrolls = !framed || a->view == VIEW_DETAIL;
+  bool scrolls = !framed || a->screen == &View_detail;
   for (int pass = 0; pass < 2; pass++) {
     Page_begin(&p, a, w, scrolls ? a->detail.scroll : 0, 1, h - 2, 1, width - 2);
     Detail_body(&p, a, r, width - 2);
@@ -391,17 +391,16 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
     }
     a->detail.scroll = maxscroll;
     werase(w);
-    Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
+    Draw_box(a, w, "Detail", a->screen == &View_detail);
   }
   wattrset(w, Theme_attr(TH_NORMAL));
   wnoutrefresh(w);
 }
 
-void ViewDetail_open(App *a, ViewId back) {
-  a->view = VIEW_DETAIL;
+void ViewDetail_open(App *a, const View *back) {
   a->detail.back = back;
   a->detail.scroll = 0;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_detail);
 }
 
 static void ViewDetail_scroll(App *a, int ch) {
@@ -426,8 +425,7 @@ static void ViewDetail_step(App *a, int ch) {
 
 static void ViewDetail_close(App *a, int ch) {
   (void)ch;
-  a->view = a->detail.back;
-  a->dirty = DIRTY_ALL;
+  View_show(a, a->detail.back);
 }
 
 static const KeyBinding ViewDetail_bindings[] = {
@@ -438,4 +436,14 @@ static const KeyBinding ViewDetail_bindings[] = {
    "previous / next record", ViewDetail_step},
   {{27, '\n', KEY_ENTER, 'q'}, "Esc / Enter / q", "Esc back", "back", ViewDetail_close},
 };
-const KeyTable ViewDetail_keys = KEY_TABLE("Detail", ViewDetail_bindings);
+static const KeyTable ViewDetail_keys = KEY_TABLE("Detail", ViewDetail_bindings);
+
+static void ViewDetail_draw(App *a, unsigned dirty) {
+  (void)dirty;
+  ViewDetail_drawIn(a, a->w_body, false);
+}
+
+const View View_detail = {
+  .name = "detail", .layer = VIEW_SCREEN, .keys = &ViewDetail_keys, .draw = ViewDetail_draw,
+  .region = DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE,
+};

@@ -14,18 +14,17 @@ void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *ini
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
   pv->selected = false;
-  pv->back = a->overlay == OVERLAY_RUNOPTS ? OVERLAY_RUNOPTS : OVERLAY_NONE;
-  a->overlay = OVERLAY_PROMPT;
+  pv->back = NULL; /* an overlay that types a value in the prompt says so itself */
+  View_show(a, &View_prompt);
   a->message[0] = 0; /* an old message would read as a problem with this entry */
   a->message_error = false;
-  a->dirty |= DIRTY_OVERLAY;
 }
 
 /* The row above the key bar shows again what is under it (a search's position on the
  * results' border) once no problem is shown there. */
 static void ViewPrompt_uncover(App *a, int y) {
-  WINDOW *under[] = {a->view == VIEW_MAIN ? a->w_results : a->w_body,
-                     a->view == VIEW_MAIN ? a->w_side : NULL};
+  WINDOW *under[] = {a->screen->has_panels ? a->w_results : a->w_body,
+                     a->screen->has_panels ? a->w_side : NULL};
   for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
     WINDOW *w = under[i];
     if (!w || y < getbegy(w) || y >= getbegy(w) + getmaxy(w)) continue;
@@ -34,7 +33,8 @@ static void ViewPrompt_uncover(App *a, int y) {
   }
 }
 
-void ViewPrompt_draw(App *a) {
+static void ViewPrompt_draw(App *a, unsigned dirty) {
+  (void)dirty;
   if (a->w_overlay) delwin(a->w_overlay);
   /* The prompt on the key bar's row; a problem with the entry on the row above it. */
   bool problem = a->message_error && a->message[0];
@@ -52,7 +52,7 @@ void ViewPrompt_draw(App *a) {
   }
   wattrset(w, Theme_attr(TH_MESSAGE));
   mvwhline(w, y, 0, ' ', a->cols);
-  if (a->overlay == OVERLAY_CONFIRM) {
+  if (a->overlay == &View_confirm) {
     Draw_clip(w, y, 1, a->cols - 2, a->prompt.confirm_text);
     wnoutrefresh(w);
     return;
@@ -182,7 +182,7 @@ static const KeyBinding ViewPrompt_bindings[] = {
   {{21}, "Ctrl-U", NULL, "clear the entry", ViewPrompt_edit},
   {{KEYS_PRINTABLE}, "text", NULL, "typed into the entry", ViewPrompt_edit},
 };
-const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
+static const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
 
 static void ViewConfirm_no(App *a, int ch) {
   for (int i = 0; i < 2; i++) /* another answer than yes or no (quit: save as, discard) */
@@ -211,4 +211,17 @@ static const KeyBinding ViewConfirm_bindings[] = {
   {{'y', 'Y'}, "y", NULL, "yes", ViewConfirm_yes},
   {{KEYS_ANY}, "any other key", NULL, "no", ViewConfirm_no},
 };
-const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);
+static const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);
+
+static const View *ViewPrompt_under(const App *a) { return a->prompt.back; }
+
+const View View_prompt = {
+  .name = "prompt", .layer = VIEW_OVERLAY, .keys = &ViewPrompt_keys, .draw = ViewPrompt_draw,
+  .shows_message = true, .under = ViewPrompt_under,
+};
+
+/* The yes/no question (App_confirm): drawn as a prompt without an entry. */
+const View View_confirm = {
+  .name = "confirm", .layer = VIEW_OVERLAY, .keys = &ViewConfirm_keys, .draw = ViewPrompt_draw,
+  .under = ViewPrompt_under,
+};

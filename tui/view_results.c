@@ -71,7 +71,7 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
     const char *arrow = c == rv->sort_col ? (rv->sort_desc ? "v" : "^") : "";
     snprintf(title, sizeof title, "%.*s%s", METRIC_NAME_MAX - 1, Columns[c].title, arrow);
     attr_t at = Theme_attr(c == rv->sort_col ? TH_HEADER_SORT : TH_HEADER);
-    if (c == rv->col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
+    if (c == rv->col_cursor && a->focus == &View_results) at |= A_UNDERLINE | A_BOLD;
     wattrset(w, at);
     Draw_text(w, 1, rv->col_x[c], cw, !Columns[c].numeric, title); /* a session's metric name */
   }
@@ -125,7 +125,8 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
   }
 }
 
-void ViewResults_draw(App *a) {
+static void ViewResults_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_results;
   werase(w);
   int width = getmaxx(w) - 2, h = getmaxy(w) - 3;
@@ -141,7 +142,7 @@ void ViewResults_draw(App *a) {
     snprintf(sort, sizeof sort, ", by %s %s", Columns[rv->sort_col].title,
              rv->sort_desc ? "desc" : "asc");
   snprintf(title, sizeof title, "Results %s%s%s", count, sort, filter);
-  Draw_box(a, w, title, a->focus == PANEL_RESULTS);
+  Draw_box(a, w, title, a->focus == &View_results);
   if (h <= 0 || width <= 10) {
     wnoutrefresh(w);
     return;
@@ -164,7 +165,7 @@ void ViewResults_draw(App *a) {
     int idx = a->results.order[c->top + i];
     attr_t cur = 0;
     if (c->top + i == c->sel) {
-      cur = Theme_attr(a->focus == PANEL_RESULTS ? TH_CURSOR : TH_CURSOR_IDLE);
+      cur = Theme_attr(a->focus == &View_results ? TH_CURSOR : TH_CURSOR_IDLE);
       wattrset(w, cur);
       mvwhline(w, 2 + i, 1, ' ', width);
     }
@@ -246,7 +247,7 @@ static void ViewResults_showAll(App *a, int ch) {
 
 static void ViewResults_chooseColumns(App *a, int ch) {
   (void)ch;
-  ViewColumns_open(a);
+  View_columns.open(a, ch);
 }
 
 static void ViewResults_mark(App *a, int ch) {
@@ -271,7 +272,7 @@ static void ViewResults_unmark(App *a, int ch) {
 
 static void ViewResults_detail(App *a, int ch) {
   (void)ch;
-  if (a->results.norder > 0) ViewDetail_open(a, VIEW_MAIN);
+  if (a->results.norder > 0) ViewDetail_open(a, &View_main);
 }
 
 /* ---- filter and search ---------------------------------------------------------------------- */
@@ -374,4 +375,33 @@ static const KeyBinding ViewResults_bindings[] = {
    ViewResults_chooseColumns},
   {{'u'}, "u", NULL, "clear all marks", ViewResults_unmark},
 };
-const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);
+static const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);
+
+static WINDOW *ViewResults_window(const App *a) { return a->w_results; }
+
+static ListCursor *ViewResults_cursor(App *a, int *count) {
+  *count = a->results.norder;
+  return &a->results.cur;
+}
+
+/* A press on a column title sorts by it (as s does); one on a row selects it. */
+static void ViewResults_click(App *a, int y, int x) {
+  WINDOW *w = a->w_results;
+  int wy = y - getbegy(w), wx = x - getbegx(w);
+  if (wy != 1) {
+    ViewMain_clickList(a, y, x, 2);
+    return;
+  }
+  for (int c = 0; c < COL_COUNT; c++)
+    if (a->results.col_x[c] && wx >= a->results.col_x[c] &&
+        wx < a->results.col_x[c] + Columns[c].width) {
+      a->results.col_cursor = c;
+      Keys_handle(a, 's');
+    }
+}
+
+const View View_results = {
+  .name = "results", .layer = VIEW_PANEL, .keys = &ViewResults_keys,
+  .draw = ViewResults_draw, .region = DIRTY_RESULTS, .click = ViewResults_click,
+  .window = ViewResults_window, .cursor = ViewResults_cursor,
+};

@@ -77,15 +77,16 @@ static void ViewShapes_row(App *a, WINDOW *w, int idx, int y, int x, int width, 
   Draw_clip(w, y, x + used, width - used, line);
 }
 
-void ViewShapes_draw(App *a) {
+static void ViewShapes_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_shape;
   werase(w);
   int checked = 0;
   for (int i = 0; i < a->shapes.count; i++) checked += a->shapes.rows[i].checked;
   char title[64];
   snprintf(title, sizeof title, "Shapes %d/%d", checked, a->shapes.count);
-  Draw_box(a, w, title, a->focus == PANEL_SHAPES);
-  Draw_list(a, w, &a->shapes.cur, a->shapes.count, a->focus == PANEL_SHAPES, ViewShapes_row);
+  Draw_box(a, w, title, a->focus == &View_shapes);
+  Draw_list(a, w, &a->shapes.cur, a->shapes.count, a->focus == &View_shapes, ViewShapes_row);
   wnoutrefresh(w);
 }
 
@@ -137,4 +138,16 @@ static const KeyBinding ViewShapes_bindings[] = {
   {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter edit", "edit the shape", ViewShapes_editPrompt},
   {{'d', KEY_DC}, "d / Del", NULL, "delete the shape", ViewShapes_delete},
 };
-const KeyTable ViewShapes_keys = KEY_TABLE("Shapes", ViewShapes_bindings);
+static const KeyTable ViewShapes_keys = KEY_TABLE("Shapes", ViewShapes_bindings);
+
+static WINDOW *ViewShapes_window(const App *a) { return a->w_shape; }
+
+static ListCursor *ViewShapes_cursor(App *a, int *count) {
+  *count = a->shapes.count;
+  return &a->shapes.cur;
+}
+
+const View View_shapes = {
+  .name = "shapes", .layer = VIEW_PANEL, .keys = &ViewShapes_keys, .draw = ViewShapes_draw,
+  .region = DIRTY_SHAPES, .window = ViewShapes_window, .cursor = ViewShapes_cursor,
+};
