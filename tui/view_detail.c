@@ -237,7 +237,9 @@ static void Detail_floors(Page *p, const Record *r) {
   Page_newline(p);
 }
 
-static void Detail_body(Page *p, App *a, const Record *r, int width) {
+/* What the record is: variant, knobs, shape, status, and why, how its knobs were chosen, and
+ * its place in a tune. */
+static void Detail_heading(Page *p, const Record *r) {
   char shape[64];
   Shape_format(&r->shape, shape, sizeof shape);
   ThemeElem st = r->status == REC_PASS ? TH_PASS : r->status == REC_NA ? TH_NA : TH_FAIL;
@@ -266,7 +268,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
               r->tune.tied ? ", tied with the winner (the samples cannot separate them)" : "");
     Page_newline(p);
   }
-  Page_newline(p);
+}
+
+static void Detail_timing(Page *p, App *a, const Record *r, int width) {
   const Timing *t = &r->timing;
   Page_text(p, TH_TITLE, " Timing");
   Page_newline(p);
@@ -294,7 +298,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_newline(p);
   Detail_histogram(p, a, t, width, 3);
   Detail_sparkline(p, a, t, width);
-  Page_newline(p);
+}
+
+static void Detail_error(Page *p, const Record *r) {
   const ErrorStats *e = &r->error;
   Page_text(p, TH_TITLE, " Error against the reference");
   Page_newline(p);
@@ -307,12 +313,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
               e->tolerance, e->max_abs, (long long)e->nan_count, (long long)e->inf_count,
               (long long)e->unwritten);
   }
-  Page_newline(p);
-  Page_newline(p);
-  Detail_metrics(p, r, width);
-  Page_newline(p);
-  Detail_kernels(p, r, width);
-  Detail_floors(p, r);
+}
+
+static void Detail_build(Page *p, const Record *r) {
   const BuildInfo *b = &r->build;
   Page_text(p, TH_TITLE, " Build");
   Page_newline(p);
@@ -329,8 +332,10 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
     Page_text(p, TH_DIM, "  compile %s ms (%s)  source %s", Detail_whole(f[6], b->compile_ms),
               b->cache_hit ? "cache hit" : "compiled", b->source_hash[0] ? b->source_hash : "n/a");
   }
-  Page_newline(p);
-  Page_newline(p);
+}
+
+static void Detail_clocks(Page *p, const Record *r) {
+  char f[6][24];
   const Clocks *c = &r->clocks;
   Page_text(p, TH_TITLE, " Clocks");
   Page_newline(p);
@@ -344,8 +349,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   if (c->throttle_reasons >= 0)
     Page_text(p, c->throttle_reasons ? TH_WORSE : TH_DIM, "  throttle 0x%llx",
               (unsigned long long)c->throttle_reasons);
-  Page_newline(p);
-  Page_newline(p);
+}
+
+static void Detail_device(Page *p, const Record *r) {
   const DeviceInfo *d = &r->device;
   Page_text(p, TH_TITLE, " Device and options");
   Page_newline(p);
@@ -358,6 +364,28 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
             (unsigned long long)r->opts.seed, r->created);
   if (r->opts.l2_persist[0]) Page_text(p, TH_DIM, "  l2-persist %.8s", r->opts.l2_persist);
   Page_newline(p);
+}
+
+/* The whole record, section after section, each followed by a blank line. */
+static void Detail_body(Page *p, App *a, const Record *r, int width) {
+  Detail_heading(p, r);
+  Page_newline(p);
+  Detail_timing(p, a, r, width);
+  Page_newline(p);
+  Detail_error(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_metrics(p, r, width);
+  Page_newline(p);
+  Detail_kernels(p, r, width);
+  Detail_floors(p, r);
+  Detail_build(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_clocks(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_device(p, r);
 }
 
 void ViewDetail_drawIn(App *a, WINDOW *w, bool framed) {
