@@ -16,6 +16,7 @@
 #include "bench/plan.h"
 #include "common/text.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 #include "tui/tui_main.h"
 

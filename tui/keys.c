@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 /* ---- keys that work on every view ---------------------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 /* Records that are in the session but not in its file. */

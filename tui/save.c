@@ -10,6 +10,7 @@
 #include "common/expand.h"
 #include "common/util.h"
 #include "sessions/export.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 static void Save_write(App *a) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 #define MAIN_DOUBLE_MS 400

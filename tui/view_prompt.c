@@ -5,6 +5,7 @@
 
 #include "common/expand.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial) {

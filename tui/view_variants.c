@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 static const KeyTable ViewKnobs_keys; /* at the end, with its actions */
