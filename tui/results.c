@@ -29,15 +29,16 @@ static int Results_sortCmp(const void *x, const void *y) {
 static void Results_noteColumns(App *a) {
   ResultsView *rv = &a->results;
   Columns_noteSession(&a->session);
-  for (int c = COL_METRICS; c < Columns_count(); c++)
-    rv->col_valued[c] = Columns_anyValue(&a->session, c);
-  rv->col_valued[COL_FLOOR] = Columns_anyValue(&a->session, COL_FLOOR);
+  Columns_setBaseline(&a->session); /* its records may have changed: ratios made again */
+  for (int c = 0; c < Columns_count(); c++)
+    if (c >= COL_METRICS || Columns[c].needs_value)
+      rv->col_valued[c] = Columns_anyValue(&a->session, c);
 }
 
 bool Results_columnShown(const App *a, int c) {
   const ResultsView *rv = &a->results;
   if (c < 0 || c >= Columns_count() || !Columns[c].key[0] || rv->col_hidden[c]) return false;
-  if (c == COL_FLOOR) return rv->col_valued[c] || rv->col_added[c]; /* ceilings measured */
+  if (Columns[c].needs_value) return rv->col_valued[c] || rv->col_added[c];
   return c < COL_METRICS || rv->col_added[c] || (Columns[c].brief && rv->col_valued[c]);
 }
 

@@ -31,7 +31,7 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
     if (n > tw) tw = n > 36 ? 36 : n;
   }
   char line[1024], note[300];
-  if ((idx >= COL_METRICS || idx == COL_FLOOR) && !a->results.col_valued[idx])
+  if ((idx >= COL_METRICS || col->needs_value) && !a->results.col_valued[idx])
     snprintf(note, sizeof note, "no values in this session");
   else
     snprintf(note, sizeof note, "%s", col->help ? col->help : "");
@@ -77,7 +77,7 @@ static void ViewColumns_toggle(App *a, int ch) {
     rv->col_added[c] = false;
   } else {
     rv->col_hidden[c] = false;
-    if (c >= COL_METRICS || c == COL_FLOOR) rv->col_added[c] = true;
+    if (c >= COL_METRICS || Columns[c].needs_value) rv->col_added[c] = true;
   }
   if (rv->col_hidden[c] != hidden_before) App_settingChanged(a, CONF_HIDDEN);
   App_message(a, false, "%s column %s", was ? "removed" : "added", Columns[c].title);
