@@ -16,6 +16,7 @@
 #include "bench/plan.h"
 #include "common/text.h"
 #include "common/util.h"
+#include "tui/best.h"
 #include "tui/runs.h"
 #include "tui/tui.h"
 #include "tui/tui_main.h"
@@ -347,6 +348,7 @@ static void App_free(App *a) {
     free(a->original);
   }
   Results_forgetOriginal(a);
+  Best_free(a);
   free(a->results.order);
   free(a->results.marked);
   free(a->shapes.rows);

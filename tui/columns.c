@@ -41,6 +41,9 @@ static const FixedColumn Columns_fixed[] = {
   {COL_VS_BASE, "vs " BASELINE_VARIANT, "vs_" BASELINE_VARIANT,
    "p50 over the " BASELINE_VARIANT " record's of the same shape (below 1: faster)", 8, DIR_LOWER,
    true, true},
+  {COL_BEST, "best so far", "best",
+   "the best p50 of the configuration over the sessions folder and where (L reads it)", 24,
+   DIR_LOWER, true, true},
   {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true, false},
   {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true, false},
 };
@@ -186,6 +189,34 @@ void Columns_setBaseline(const Session *s) {
   Columns_baseCount = -1;
 }
 
+/* The place of r among s's records, -1 when it is not one of them. */
+static int Columns_indexIn(const Session *s, const Record *r) {
+  uintptr_t at = (uintptr_t)r, first = (uintptr_t)s->records;
+  if (at < first || at >= first + (uintptr_t)s->nrecords * sizeof *r) return -1;
+  return (int)((at - first) / sizeof *r);
+}
+
+static struct {
+  const Session *session;
+  const double *p50;
+  const char (*where)[COLUMNS_WHERE_MAX];
+  int n;
+} Columns_best;
+
+void Columns_setBest(const Session *s, const double *p50, const char (*where)[COLUMNS_WHERE_MAX],
+                     int n) {
+  Columns_best.session = s;
+  Columns_best.p50 = p50;
+  Columns_best.where = where;
+  Columns_best.n = n;
+}
+
+static int Columns_bestIndex(const Record *r) {
+  if (!Columns_best.session) return -1;
+  int i = Columns_indexIn(Columns_best.session, r);
+  return i < Columns_best.n ? i : -1;
+}
+
 static double Columns_vsBaseline(const Record *r) {
   const Session *s = Columns_baseSession;
   if (!s) return NAN;
@@ -196,10 +227,8 @@ static double Columns_vsBaseline(const Record *r) {
     Columns_baseCount = n;
   }
   /* A record of the session by its place; any other record (none today) the slow way. */
-  uintptr_t at = (uintptr_t)r, first = (uintptr_t)s->records;
-  if (at >= first && at < first + (uintptr_t)s->nrecords * sizeof *r)
-    return Columns_baseRatio[(at - first) / sizeof *r];
-  return Baseline_ratio(r, s->records, s->nrecords);
+  int i = Columns_indexIn(s, r);
+  return i >= 0 ? Columns_baseRatio[i] : Baseline_ratio(r, s->records, s->nrecords);
 }
 
 double Columns_value(const Record *r, ColumnId c) {
@@ -215,6 +244,10 @@ double Columns_value(const Record *r, ColumnId c) {
     return f.x_floor;
   }
   case COL_VS_BASE: return Columns_vsBaseline(r);
+  case COL_BEST: {
+    int i = Columns_bestIndex(r);
+    return i >= 0 ? Columns_best.p50[i] : NAN;
+  }
   case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
   default:
@@ -255,6 +288,14 @@ void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
     double v = Columns_value(r, c);
     if (isnan(v)) snprintf(buf, size, "n/a");
     else snprintf(buf, size, "%.2fx", v);
+    return;
+  }
+  case COL_BEST: { /* "10.9 day20.json" */
+    double v = Columns_value(r, c);
+    char num[32];
+    Columns_number(v, num, sizeof num);
+    snprintf(buf, size, "%s%s%s", num, isnan(v) ? "" : " ",
+             isnan(v) ? "" : Columns_best.where[Columns_bestIndex(r)]);
     return;
   }
   default: Columns_number(Columns_value(r, c), buf, size); return;

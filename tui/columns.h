@@ -24,6 +24,7 @@ typedef enum {
   COL_VARIANT, COL_KNOBS, COL_SHAPE, COL_STATUS, COL_P50, COL_P90, COL_TFLOPS, COL_RELERR,
   COL_FLOOR, /* p50 over the largest physical floor (sessions/floors.h) */
   COL_VS_BASE, /* p50 over the cudnn record's of the same shape (sessions/baseline.h) */
+  COL_BEST,    /* the best p50 of the record's configuration over sessions, and where (best.c) */
   COL_REGS, COL_SPILLS,
   COL_METRICS, /* the first metric column */
   COL_COUNT = COL_METRICS + COLUMNS_METRICS_MAX,
@@ -81,6 +82,11 @@ Direction Columns_direction(MetricDirection d);
  * none). The ratios are worked out again at the next value asked for after each call, so the
  * table calls it whenever the session's records change. */
 void Columns_setBaseline(const Session *s);
+/* The best-so-far column's values: for record i of session s, the best p50 of its
+ * configuration and where it was reached (tui/best.c); NULL s: none. */
+#define COLUMNS_WHERE_MAX 64
+void Columns_setBest(const Session *s, const double *p50, const char (*where)[COLUMNS_WHERE_MAX],
+                     int n);
 /* Numeric value of a column (NAN when n/a). Text columns return NAN. */
 double Columns_value(const Record *r, ColumnId c);
 /* Cell text, at most `size`-1 characters: the knobs column shows the compact label. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/best.h"
 #include "tui/tui.h"
 
 static const App *Results_sortApp;
@@ -30,6 +31,7 @@ static void Results_noteColumns(App *a) {
   ResultsView *rv = &a->results;
   Columns_noteSession(&a->session);
   Columns_setBaseline(&a->session); /* its records may have changed: ratios made again */
+  Best_refresh(a);
   for (int c = 0; c < Columns_count(); c++)
     if (c >= COL_METRICS || Columns[c].needs_value)
       rv->col_valued[c] = Columns_anyValue(&a->session, c);
@@ -53,6 +55,7 @@ void Results_forgetOriginal(App *a) {
 
 void Results_forgetRecords(App *a) {
   Results_forgetOriginal(a);
+  Best_free(a); /* read for another session (which it left out as the open one) */
   ResultsView *rv = &a->results;
   free(rv->marked);
   rv->marked = NULL;

@@ -210,6 +210,7 @@ struct App {
   RunState run;
   TuneState tune;
   ReloadState reload;
+  struct BestSoFar *best; /* the best-so-far column's sessions (tui/best.c); NULL before L */
   VariantsView variants;
   ShapesView shapes;
   ResultsView results;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/best.h"
 #include "tui/tui.h"
 
 #define VS_ORIG_WIDTH 14 /* "+12.3% slower" */
@@ -374,6 +375,9 @@ static const KeyBinding ViewResults_bindings[] = {
   {{'C'}, "C", NULL, "choose columns: every metric, the catalog's and the session's own",
    ViewResults_chooseColumns},
   {{'u'}, "u", NULL, "clear all marks", ViewResults_unmark},
+  {{'L'}, "L", NULL, "best so far: beside each record the best p50 of its configuration over the "
+   "sessions folder and this session, and where (benchtop best's leaderboard; L again re-reads)",
+   Best_load},
 };
 static const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);
 
