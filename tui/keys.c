@@ -40,7 +40,7 @@ static void Keys_saveAs(App *a, int ch) {
   char path[4096];
   if (a->session.path[0] && !a->from_example) Util_strlcpy(path, a->session.path, sizeof path);
   else if (!Session_defaultPath(path, sizeof path)) path[0] = '\0';
-  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as (.json session, .csv .md table): ", path);
+  ViewPrompt_open(a, &Save_prompt, "save as (.json session, .csv .md table): ", path);
   a->prompt.selected = path[0] != '\0';
 }
 

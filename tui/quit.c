@@ -26,7 +26,7 @@ static void Quit_saveAs(App *a) {
   char path[4096];
   if (!Session_defaultPath(path, sizeof path)) path[0] = '\0';
   a->quit_after_save = true;
-  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as, then quit (.json): ", path);
+  ViewPrompt_open(a, &Save_prompt, "save as, then quit (.json): ", path);
   a->prompt.selected = path[0] != '\0';
 }
 

@@ -54,5 +54,7 @@ bool Quit_recover(App *a, char *where, size_t size);
 /* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
  * the format); false with one line in err. May ask before replacing a file. */
 bool Save_as(App *a, const char *typed, char *err, size_t errsize);
+/* The save-as prompt's hooks (S, and quit after a failed autosave): Save_as of what is typed. */
+extern const PromptHooks Save_prompt;
 
 #endif

@@ -26,10 +26,15 @@
 #define TUI_MIN_COLS 60
 #define TUI_MIN_ROWS 16
 
-typedef enum {
-  PROMPT_ADD_SHAPE, PROMPT_EDIT_SHAPE, PROMPT_SAVE_AS, PROMPT_OPEN, PROMPT_RUN_OPTION,
-  PROMPT_FILTER, PROMPT_SEARCH,
-} PromptKind;
+/* What a prompt does with its entry (view_prompt.c), given by the view that opens it: accept
+ * runs once the prompt has closed (so it may open another overlay), and false opens the prompt
+ * again with the same text and err said; changed (live prompts, else NULL) runs after each key;
+ * cancelled (NULL: "cancelled" is said) on Esc. */
+typedef struct PromptHooks {
+  bool (*accept)(App *a, const char *text, char *err, size_t errsize);
+  void (*changed)(App *a, const char *text);
+  void (*cancelled)(App *a);
+} PromptHooks;
 
 /* Regions that can be repainted on their own. */
 enum {
@@ -133,7 +138,7 @@ typedef struct RunOptsView {
 } RunOptsView;
 
 typedef struct PromptView {
-  PromptKind kind;
+  const PromptHooks *hooks;
   const View *back;       /* the overlay under the prompt, shown again when it closes */
   char label[64];
   char buf[256];
@@ -302,11 +307,7 @@ bool ViewPicker_load(App *a, const char *path, char *err, size_t errsize);
 void ViewRunOpts_init(App *a, const Plan *p);
 /* The typed value of the selected option; false with one line in err. */
 bool ViewRunOpts_submit(App *a, const char *text, char *err, size_t errsize);
-void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial);
-/* The results' live prompts: the text so far, after each key (filter, search), and how the
- * prompt ended (accepted or not). */
-void ViewResults_promptChanged(App *a, PromptKind kind, const char *text);
-void ViewResults_promptDone(App *a, PromptKind kind, bool accepted);
+void ViewPrompt_open(App *a, const PromptHooks *hooks, const char *label, const char *initial);
 void Statusline_draw(App *a);
 void Keybar_draw(App *a);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/datadir.h"
+#include "common/expand.h"
 #include "common/util.h"
 #include "tui/tui.h"
 
@@ -155,9 +156,18 @@ static void ViewPicker_choose(App *a, int ch) {
   if (!ViewPicker_load(a, path, err, sizeof err)) App_message(a, true, "%s", err);
 }
 
+/* The open prompt: the path typed (~ and $VAR expanded), nothing when it is empty. */
+static bool ViewPicker_acceptPath(App *a, const char *text, char *err, size_t errsize) {
+  char path[4096];
+  if (!text[0]) return true;
+  return Expand_path(text, path, sizeof path, err, errsize) &&
+         ViewPicker_load(a, path, err, errsize);
+}
+
 static void ViewPicker_typePath(App *a, int ch) {
+  static const PromptHooks hooks = {.accept = ViewPicker_acceptPath};
   ViewPicker_close(a, ch);
-  ViewPrompt_open(a, PROMPT_OPEN, "open session (~, $VAR): ", "");
+  ViewPrompt_open(a, &hooks, "open session (~, $VAR): ", "");
 }
 
 static const KeyBinding ViewPicker_bindings[] = {

@@ -3,14 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/expand.h"
 #include "common/util.h"
 #include "tui/runs.h"
 #include "tui/tui.h"
 
-void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial) {
+void ViewPrompt_open(App *a, const PromptHooks *hooks, const char *label, const char *initial) {
   PromptView *pv = &a->prompt;
-  pv->kind = kind;
+  pv->hooks = hooks;
   Util_strlcpy(pv->label, label, sizeof pv->label);
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
@@ -78,80 +77,28 @@ static void ViewPrompt_close(App *a) {
   a->dirty = DIRTY_ALL;
 }
 
-static void ViewPrompt_submit(App *a) {
-  char err[512];
-  switch (a->prompt.kind) {
-  case PROMPT_ADD_SHAPE:
-  case PROMPT_EDIT_SHAPE:
-    if (!ViewShapes_submit(a, a->prompt.buf, a->prompt.kind == PROMPT_EDIT_SHAPE, err,
-                           sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return; /* keep the prompt open so the typo can be fixed */
-    }
-    ViewPrompt_close(a);
-    App_message(a, false, "shape %s %s", a->prompt.buf,
-                a->prompt.kind == PROMPT_EDIT_SHAPE ? "changed" : "added and checked");
-    return;
-  case PROMPT_RUN_OPTION:
-    if (!ViewRunOpts_submit(a, a->prompt.buf, err, sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return;
-    }
-    ViewPrompt_close(a);
-    return;
-  case PROMPT_FILTER:
-  case PROMPT_SEARCH: {
-    Query q;
-    if (!Query_parse(a->prompt.buf, &q, err, sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return;
-    }
-    ViewPrompt_close(a);
-    ViewResults_promptDone(a, a->prompt.kind, true);
-    return;
-  }
-  case PROMPT_OPEN: {
-    char path[4096], label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
-    Util_strlcpy(label, a->prompt.label, sizeof label);
-    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
-    ViewPrompt_close(a);
-    if (!typed[0]) return;
-    if (!Expand_path(typed, path, sizeof path, err, sizeof err) ||
-        !ViewPicker_load(a, path, err, sizeof err)) {
-      ViewPrompt_open(a, PROMPT_OPEN, label, typed); /* so the typo can be fixed */
-      App_message(a, true, "%s (Esc cancels)", err);
-    }
-    return;
-  }
-  case PROMPT_SAVE_AS: {
-    char label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
-    Util_strlcpy(label, a->prompt.label, sizeof label);
-    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
-    ViewPrompt_close(a); /* Save_as may ask a question in its place */
-    if (typed[0] && !Save_as(a, typed, err, sizeof err)) {
-      ViewPrompt_open(a, PROMPT_SAVE_AS, label, typed); /* so the typo can be fixed */
-      App_message(a, true, "%s (Esc cancels)", err);
-    }
-    return;
-  }
-  }
-}
-
+/* The entry goes to the view that asked for it, once the prompt has closed; a problem with it
+ * opens the prompt again with the same text (and the overlay under it), so it can be fixed. */
 static void ViewPrompt_enter(App *a, int ch) {
   (void)ch;
-  ViewPrompt_submit(a);
+  PromptView *pv = &a->prompt;
+  const PromptHooks *hooks = pv->hooks;
+  const View *back = pv->back;
+  char label[sizeof pv->label], typed[sizeof pv->buf], err[4200] = "";
+  Util_strlcpy(label, pv->label, sizeof label);
+  Util_strlcpy(typed, pv->buf, sizeof typed);
+  ViewPrompt_close(a);
+  if (hooks->accept(a, typed, err, sizeof err)) return;
+  ViewPrompt_open(a, hooks, label, typed);
+  pv->back = back;
+  App_message(a, true, "%s (Esc cancels)", err);
 }
-
-static bool ViewPrompt_live(PromptKind kind) { return kind == PROMPT_FILTER || kind == PROMPT_SEARCH; }
 
 static void ViewPrompt_cancel(App *a, int ch) {
   (void)ch;
   a->quit_after_save = false;
   ViewPrompt_close(a);
-  if (ViewPrompt_live(a->prompt.kind)) ViewResults_promptDone(a, a->prompt.kind, false);
+  if (a->prompt.hooks->cancelled) a->prompt.hooks->cancelled(a);
   else App_message(a, false, "cancelled");
 }
 
@@ -172,7 +119,7 @@ static void ViewPrompt_edit(App *a, int ch) {
     pv->buf[pv->len++] = (char)ch;
     pv->buf[pv->len] = 0;
   }
-  if (ViewPrompt_live(pv->kind)) ViewResults_promptChanged(a, pv->kind, pv->buf);
+  if (pv->hooks->changed) pv->hooks->changed(a, pv->buf);
   a->dirty |= DIRTY_OVERLAY;
 }
 

@@ -276,19 +276,22 @@ static void ViewResults_detail(App *a, int ch) {
   if (a->results.norder > 0) ViewDetail_open(a, &View_main);
 }
 
+/* The filter and search prompts' hooks: at the end, with what they do. */
+static const PromptHooks ViewResults_filterHooks, ViewResults_searchHooks;
+
 /* ---- filter and search ---------------------------------------------------------------------- */
 
 static void ViewResults_filterPrompt(App *a, int ch) {
   (void)ch;
   ResultsView *rv = &a->results;
   Util_strlcpy(rv->filter_before, rv->filter, sizeof rv->filter_before);
-  ViewPrompt_open(a, PROMPT_FILTER, "filter: ", rv->filter);
+  ViewPrompt_open(a, &ViewResults_filterHooks, "filter: ", rv->filter);
 }
 
 static void ViewResults_searchPrompt(App *a, int ch) {
   (void)ch;
   a->results.search_from = a->results.cur.sel;
-  ViewPrompt_open(a, PROMPT_SEARCH, "search: ", "");
+  ViewPrompt_open(a, &ViewResults_searchHooks, "search: ", "");
 }
 
 /* Moves the cursor to pos (a display position) and repaints. */
@@ -297,19 +300,49 @@ static void ViewResults_goTo(App *a, int pos) {
   a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
 }
 
-void ViewResults_promptChanged(App *a, PromptKind kind, const char *text) {
-  ResultsView *rv = &a->results;
+/* The text typed so far as a query; false (the last good one stands) with the problem said. */
+static bool ViewResults_liveQuery(App *a, const char *text, Query *q) {
   char err[256];
-  Query q;
-  if (!Query_parse(text, &q, err, sizeof err)) {
-    App_message(a, true, "%s", err); /* half typed: the last good one stands */
-    return;
+  if (!Query_parse(text, q, err, sizeof err)) {
+    App_message(a, true, "%s", err); /* half typed */
+    return false;
   }
   a->message[0] = 0;
-  if (kind == PROMPT_FILTER) {
-    Results_setFilter(a, text, err, sizeof err);
-    return;
-  }
+  return true;
+}
+
+static void ViewResults_filterChanged(App *a, const char *text) {
+  Query q;
+  char err[256];
+  if (ViewResults_liveQuery(a, text, &q)) Results_setFilter(a, text, err, sizeof err);
+}
+
+static void ViewResults_filterSaid(App *a, bool accepted) {
+  ResultsView *rv = &a->results;
+  if (rv->filter[0])
+    App_message(a, false, "filter %s: %d of %d records (\\ then Ctrl-U clears it)", rv->filter,
+                rv->norder, a->session.nrecords);
+  else if (accepted)
+    App_message(a, false, "no filter: all %d records", a->session.nrecords);
+}
+
+static bool ViewResults_filterAccept(App *a, const char *text, char *err, size_t errsize) {
+  Query q;
+  if (!Query_parse(text, &q, err, errsize)) return false;
+  ViewResults_filterSaid(a, true);
+  return true;
+}
+
+static void ViewResults_filterCancelled(App *a) {
+  char err[256];
+  Results_setFilter(a, a->results.filter_before, err, sizeof err);
+  ViewResults_filterSaid(a, false);
+}
+
+static void ViewResults_searchChanged(App *a, const char *text) {
+  ResultsView *rv = &a->results;
+  Query q;
+  if (!ViewResults_liveQuery(a, text, &q)) return;
   rv->search_query = q;
   Util_strlcpy(rv->search, text, sizeof rv->search);
   if (!text[0]) {
@@ -321,25 +354,25 @@ void ViewResults_promptChanged(App *a, PromptKind kind, const char *text) {
   else ViewResults_goTo(a, pos);
 }
 
-void ViewResults_promptDone(App *a, PromptKind kind, bool accepted) {
-  ResultsView *rv = &a->results;
-  char err[256];
-  if (kind == PROMPT_FILTER) {
-    if (!accepted) Results_setFilter(a, rv->filter_before, err, sizeof err);
-    if (rv->filter[0])
-      App_message(a, false, "filter %s: %d of %d records (\\ then Ctrl-U clears it)", rv->filter,
-                  rv->norder, a->session.nrecords);
-    else if (accepted)
-      App_message(a, false, "no filter: all %d records", a->session.nrecords);
-    return;
-  }
-  if (!accepted) {
-    ViewResults_goTo(a, rv->search_from);
-    rv->search[0] = 0;
-  } else if (rv->search[0]) {
-    App_message(a, false, "n / N: next / previous match of %s", rv->search);
-  }
+static bool ViewResults_searchAccept(App *a, const char *text, char *err, size_t errsize) {
+  Query q;
+  if (!Query_parse(text, &q, err, errsize)) return false;
+  if (a->results.search[0])
+    App_message(a, false, "n / N: next / previous match of %s", a->results.search);
+  return true;
 }
+
+static void ViewResults_searchCancelled(App *a) {
+  ViewResults_goTo(a, a->results.search_from);
+  a->results.search[0] = 0;
+}
+
+static const PromptHooks ViewResults_filterHooks = {
+  ViewResults_filterAccept, ViewResults_filterChanged, ViewResults_filterCancelled,
+};
+static const PromptHooks ViewResults_searchHooks = {
+  ViewResults_searchAccept, ViewResults_searchChanged, ViewResults_searchCancelled,
+};
 
 static void ViewResults_next(App *a, int ch) {
   ResultsView *rv = &a->results;

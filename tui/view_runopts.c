@@ -220,7 +220,8 @@ static void ViewRunOpts_edit(App *a, int ch) {
   char label[64], val[600];
   snprintf(label, sizeof label, "%s: ", RunOpts_rows[row].name);
   ViewRunOpts_value(a, row, val, sizeof val);
-  ViewPrompt_open(a, PROMPT_RUN_OPTION, label, val);
+  static const PromptHooks hooks = {.accept = ViewRunOpts_submit};
+  ViewPrompt_open(a, &hooks, label, val);
   a->prompt.back = &View_runopts; /* shown under the prompt, and again once it closes */
 }
 

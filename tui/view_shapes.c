@@ -99,9 +99,25 @@ static void ViewShapes_check(App *a, int ch) {
   a->dirty |= DIRTY_SHAPES;
 }
 
+/* What the add and edit prompts do with the shape typed. */
+static bool ViewShapes_acceptAdd(App *a, const char *text, char *err, size_t errsize) {
+  if (!ViewShapes_submit(a, text, false, err, errsize)) return false;
+  App_message(a, false, "shape %s added and checked", text);
+  return true;
+}
+
+static bool ViewShapes_acceptEdit(App *a, const char *text, char *err, size_t errsize) {
+  if (!ViewShapes_submit(a, text, true, err, errsize)) return false;
+  App_message(a, false, "shape %s changed", text);
+  return true;
+}
+
+static const PromptHooks ViewShapes_addHooks = {.accept = ViewShapes_acceptAdd};
+static const PromptHooks ViewShapes_editHooks = {.accept = ViewShapes_acceptEdit};
+
 static void ViewShapes_addPrompt(App *a, int ch) {
   (void)ch;
-  ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHxSxD[:causal]: ", "");
+  ViewPrompt_open(a, &ViewShapes_addHooks, "add shape BxHxSxD[:causal]: ", "");
 }
 
 /* The shape under the cursor as text; false when the list is empty. */
@@ -116,7 +132,7 @@ static void ViewShapes_editPrompt(App *a, int ch) {
   (void)ch;
   char name[64];
   if (ViewShapes_selectedName(a, name, sizeof name))
-    ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
+    ViewPrompt_open(a, &ViewShapes_editHooks, "edit shape: ", name);
 }
 
 static void ViewShapes_delete(App *a, int ch) {
