@@ -25,41 +25,6 @@ static volatile sig_atomic_t App_signal;
 
 static void App_onSignal(int sig) { App_signal = sig; }
 
-void App_message(App *a, bool error, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  Text_vformat(a->message, sizeof a->message, fmt, ap); /* quotes files and workers */
-  va_end(ap);
-  a->message_error = error;
-  a->dirty |= DIRTY_KEYBAR | (a->overlay && a->overlay->shows_message ? DIRTY_OVERLAY : 0);
-}
-
-void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
-  Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
-  Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
-  a->prompt.on_yes = on_yes;
-  memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
-  a->prompt.back = NULL;
-  View_show(a, &View_confirm);
-}
-
-void App_settingChanged(App *a, unsigned key) {
-  TuiConfig *c = &a->config;
-  if (key & CONF_THEME) Util_strlcpy(c->theme, a->themes.names[a->theme_idx], sizeof c->theme);
-  if (key & CONF_HIDDEN) memcpy(c->hidden, a->results.col_hidden, sizeof c->hidden);
-  if (key & CONF_SORT) {
-    c->sort_col = a->results.sort_col;
-    c->sort_desc = a->results.sort_desc;
-  }
-  c->changed |= key;
-  char err[512];
-  if (!Config_save(c, err, sizeof err) && !a->config_warned) {
-    /* Said once: the same line after every key would hide what the keys say. */
-    App_message(a, true, "%s", err);
-    a->config_warned = true;
-  }
-}
-
 /* The settings file's choices, before the first draw. */
 static void App_applyConfig(App *a) {
   ResultsView *rv = &a->results;
@@ -68,17 +33,6 @@ static void App_applyConfig(App *a) {
   rv->sort_desc = a->config.sort_desc;
   if (rv->col_hidden[rv->col_cursor]) rv->col_cursor = COL_VARIANT;
   Results_rebuild(a);
-}
-
-static void App_quitNow(App *a) {
-  if (!Quit_askUnsaved(a)) a->quit = true;
-}
-
-void App_requestQuit(App *a) {
-  if (a->run.running)
-    App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
-                "still running; x cancels the run", App_quitNow);
-  else App_quitNow(a);
 }
 
 /* ---- session ---------------------------------------------------------------------------- */

@@ -39,7 +39,7 @@ void Keys_handle(App *a, int ch);
 /* The tables that apply now, most specific first (the order keys are looked up in); returns
  * how many were written to out. */
 int Keys_chain(const App *a, const KeyTable **out, int max);
-/* The binding for ch in a chain, or NULL. */
+/* keytable.c (reads no view): the binding for ch in a chain, or NULL. */
 const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch);
 /* A table's bar words on one line (" h/l column  b baseline "), for an overlay's footer. */
 void Keys_barText(const KeyTable *t, char *buf, size_t size);

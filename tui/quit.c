@@ -94,3 +94,14 @@ bool Quit_saveAtExit(App *a, int sig) {
   }
   return saved;
 }
+
+static void App_quitNow(App *a) {
+  if (!Quit_askUnsaved(a)) a->quit = true;
+}
+
+void App_requestQuit(App *a) {
+  if (a->run.running)
+    App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
+                "still running; x cancels the run", App_quitNow);
+  else App_quitNow(a);
+}

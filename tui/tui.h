@@ -248,14 +248,15 @@ struct App {
   WINDOW *w_status, *w_var, *w_shape, *w_results, *w_side, *w_keys, *w_body, *w_overlay;
 };
 
-/* app.c */
+/* message.c (calls no view): the key bar's message; a setting the user changed (ConfigKey),
+ * recorded from the views' state and saved. */
 void App_message(App *a, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void App_setSession(App *a, Session *s, const char *path);
-/* Quits, or asks first while a run is in flight. */
-void App_requestQuit(App *a);
-/* Records a setting the user changed (ConfigKey) from the views' state, and saves it. */
 void App_settingChanged(App *a, unsigned key);
-/* Opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
+/* app.c: a session in place of the open one (takes s). */
+void App_setSession(App *a, Session *s, const char *path);
+/* quit.c: quits, or asks first while a run is in flight. */
+void App_requestQuit(App *a);
+/* view_prompt.c: opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
 void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a));
 /* results.c: the results table's data (order, sort), apart from its drawing. */
 void Results_rebuild(App *a);

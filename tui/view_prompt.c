@@ -161,6 +161,15 @@ static const KeyBinding ViewConfirm_bindings[] = {
 };
 static const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);
 
+void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
+  Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
+  Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
+  a->prompt.on_yes = on_yes;
+  memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
+  a->prompt.back = NULL;
+  View_show(a, &View_confirm);
+}
+
 static const View *ViewPrompt_under(const App *a) { return a->prompt.back; }
 
 const View View_prompt = {
