@@ -27,14 +27,19 @@ static void ViewCompare_open(App *a, int ch) {
   (void)ch;
   CompareView *cv = &a->compare;
   const ResultsView *rv = &a->results;
+  const int most = (int)(sizeof cv->rec / sizeof cv->rec[0]);
+  int marked = 0;
   cv->count = 0;
   /* Display order, so the columns read like the table they were marked in. */
-  for (int i = 0; i < rv->norder && cv->count < (int)(sizeof cv->rec / sizeof cv->rec[0]); i++)
-    if (rv->marked[rv->order[i]]) cv->rec[cv->count++] = rv->order[i];
+  for (int i = 0; i < rv->norder; i++)
+    if (rv->marked[rv->order[i]] && marked++ < most) cv->rec[cv->count++] = rv->order[i];
   if (cv->count < 2) {
     App_message(a, true, "mark at least two records with Space in Results, then c");
     return;
   }
+  if (marked > most) /* side by side they would not fit anyway */
+    App_message(a, true, "compare shows the first %d of the %d records marked (at most %d; u "
+                "clears the marks)", most, marked, most);
   cv->base = cv->sel = cv->first = cv->scroll = 0;
   ViewCompare_verdicts(a);
   View_show(a, &View_compare);
