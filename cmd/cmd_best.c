@@ -1,6 +1,5 @@
 /* benchtop best: the leaderboard across many sessions (sessions/leaderboard.h), and its gates
  * for scripts. Needs no GPU. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "common/text.h"
 #include "common/util.h"
 #include "sessions/leaderboard.h"
+#include "sessions/session_files.h"
 
 enum { BEST_FORMAT, BEST_IMPROVE, BEST_NO_REGRESS, BEST_NOPTS };
 
@@ -30,53 +30,6 @@ static const CommandArg best_args[] = {
    CMD_COMPLETE_SESSION, CMD_ARG_REPEAT},
 };
 
-#define BEST_FILES_MAX 10000
-#define BEST_DEPTH_MAX 16
-
-typedef struct BestFiles {
-  int n;
-  char **paths;
-} BestFiles;
-
-static int Best_cmpPath(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* *.json under dir, in name order; links are not followed (no loops, nothing outside). */
-static bool Best_walk(BestFiles *f, const char *dir, int depth) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "benchtop best: %s: %s\n", dir, strerror(errno));
-    return false;
-  }
-  char **names = NULL;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    names = Util_xrealloc(names, sizeof *names * (size_t)(n + 1));
-    names[n++] = Util_asprintf("%s/%s", dir, e->d_name);
-  }
-  closedir(d);
-  if (n) qsort(names, (size_t)n, sizeof *names, Best_cmpPath);
-  bool ok = true;
-  for (int i = 0; i < n; i++) {
-    struct stat st;
-    size_t len = strlen(names[i]);
-    if (lstat(names[i], &st) == 0 && S_ISDIR(st.st_mode) && depth < BEST_DEPTH_MAX) {
-      ok = Best_walk(f, names[i], depth + 1) && ok;
-    } else if (lstat(names[i], &st) == 0 && S_ISREG(st.st_mode) && len > 5 &&
-               strcmp(names[i] + len - 5, ".json") == 0 && f->n < BEST_FILES_MAX) {
-      f->paths = Util_xrealloc(f->paths, sizeof *f->paths * (size_t)(f->n + 1));
-      f->paths[f->n++] = names[i];
-      names[i] = NULL;
-    }
-    free(names[i]);
-  }
-  free(names);
-  return ok;
-}
-
 /* "3", "3%", "2.5 %" -> 3, 3, 2.5; false for anything else. */
 static bool Best_percent(const char *text, double *out) {
   char *end;
@@ -93,14 +46,17 @@ static int Best_exec(const CommandArgs *a) {
     return Command_usageError(&Cmd_best, "--improve takes a percentage, e.g. 3%%");
   if (CommandArgs_has(a, BEST_NO_REGRESS) && !Best_percent(CommandArgs_text(a, BEST_NO_REGRESS, ""), &regress))
     return Command_usageError(&Cmd_best, "--no-regress takes a percentage, e.g. 2%%");
-  BestFiles f = {0};
+  SessionFiles f = {0};
   bool ok = true;
   for (int i = 0; i < a->npos; i++) {
     struct stat st;
-    if (stat(a->pos[i], &st) == 0 && S_ISDIR(st.st_mode)) ok = Best_walk(&f, a->pos[i], 0) && ok;
-    else {
-      f.paths = Util_xrealloc(f.paths, sizeof *f.paths * (size_t)(f.n + 1));
-      f.paths[f.n++] = Util_xstrdup(a->pos[i]);
+    char err[4200];
+    if (!(stat(a->pos[i], &st) == 0 && S_ISDIR(st.st_mode))) SessionFiles_add(&f, a->pos[i]);
+    else if (!SessionFiles_walk(&f, a->pos[i], err, sizeof err)) {
+      fprintf(stderr, "benchtop best: ");
+      Text_print(stderr, err);
+      fputc('\n', stderr);
+      ok = false;
     }
   }
   Session *s = Util_xcalloc((size_t)f.n + 1, sizeof *s);
@@ -145,8 +101,7 @@ static int Best_exec(const CommandArgs *a) {
     rc = BT_EXIT_FAILED;
   }
   for (int i = 0; i < n; i++) Session_free(&s[i]);
-  for (int i = 0; i < f.n; i++) free(f.paths[i]);
-  free(f.paths);
+  SessionFiles_free(&f);
   free(s);
   free(names);
   return rc;

@@ -14,6 +14,9 @@
 const Record *Baseline_find(const Record *records, int n, const Shape *shape);
 /* r's p50 over the baseline's of its shape; NaN when there is none or r has no p50. */
 double Baseline_ratio(const Record *r, const Record *records, int n);
+/* Baseline_ratio of every record into out[0..n), in one pass over the baseline records (a
+ * table that shows the ratio of each row). */
+void Baseline_ratios(const Record *records, int n, double *out);
 /* Whether any record is a passing baseline record. */
 bool Baseline_present(const Record *records, int n);
 

@@ -16,48 +16,14 @@
 #include "bench/plan.h"
 #include "common/text.h"
 #include "common/util.h"
+#include "tui/best.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 #include "tui/tui_main.h"
 
 static volatile sig_atomic_t App_signal;
 
 static void App_onSignal(int sig) { App_signal = sig; }
-
-void App_message(App *a, bool error, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  Text_vformat(a->message, sizeof a->message, fmt, ap); /* quotes files and workers */
-  va_end(ap);
-  a->message_error = error;
-  a->dirty |= DIRTY_KEYBAR | (a->overlay == OVERLAY_PROMPT ? DIRTY_OVERLAY : 0);
-}
-
-void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
-  Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
-  Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
-  a->prompt.on_yes = on_yes;
-  memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
-  a->prompt.back = OVERLAY_NONE;
-  a->overlay = OVERLAY_CONFIRM;
-  a->dirty |= DIRTY_OVERLAY;
-}
-
-void App_settingChanged(App *a, unsigned key) {
-  TuiConfig *c = &a->config;
-  if (key & CONF_THEME) Util_strlcpy(c->theme, a->themes.names[a->theme_idx], sizeof c->theme);
-  if (key & CONF_HIDDEN) memcpy(c->hidden, a->results.col_hidden, sizeof c->hidden);
-  if (key & CONF_SORT) {
-    c->sort_col = a->results.sort_col;
-    c->sort_desc = a->results.sort_desc;
-  }
-  c->changed |= key;
-  char err[512];
-  if (!Config_save(c, err, sizeof err) && !a->config_warned) {
-    /* Said once: the same line after every key would hide what the keys say. */
-    App_message(a, true, "%s", err);
-    a->config_warned = true;
-  }
-}
 
 /* The settings file's choices, before the first draw. */
 static void App_applyConfig(App *a) {
@@ -67,17 +33,6 @@ static void App_applyConfig(App *a) {
   rv->sort_desc = a->config.sort_desc;
   if (rv->col_hidden[rv->col_cursor]) rv->col_cursor = COL_VARIANT;
   Results_rebuild(a);
-}
-
-static void App_quitNow(App *a) {
-  if (!Quit_askUnsaved(a)) a->quit = true;
-}
-
-void App_requestQuit(App *a) {
-  if (a->run.running)
-    App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
-                "still running; x cancels the run", App_quitNow);
-  else App_quitNow(a);
 }
 
 /* ---- session ---------------------------------------------------------------------------- */
@@ -134,8 +89,7 @@ void App_setSession(App *a, Session *s, const char *path) {
   Results_rebuild(a);
   App_initPanels(a);
   ViewRunOpts_init(a, &a->session.plan);
-  a->view = VIEW_MAIN;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_main);
   App_message(a, false, "opened %s: %d records", path ? path : "session", a->session.nrecords);
 }
 
@@ -188,17 +142,6 @@ static void App_drawTooSmall(App *a) {
   wnoutrefresh(stdscr);
 }
 
-static void App_drawOverlay(App *a) {
-  switch (a->overlay) {
-  case OVERLAY_HELP: ViewHelp_draw(a); break;
-  case OVERLAY_PICKER: ViewPicker_draw(a); break;
-  case OVERLAY_KNOBS: ViewKnobs_draw(a); break;
-  case OVERLAY_RUNOPTS: ViewRunOpts_draw(a); break;
-  case OVERLAY_COLUMNS: ViewColumns_draw(a); break;
-  default: ViewPrompt_draw(a); break;
-  }
-}
-
 static void App_draw(App *a) {
   unsigned d = a->dirty;
   a->dirty = 0;
@@ -217,27 +160,14 @@ static void App_draw(App *a) {
       if (*ws[i]) wbkgdset(*ws[i], ' ' | Theme_attr(TH_NORMAL));
   }
   if (d & DIRTY_STATUS) Statusline_draw(a);
-  if (a->view == VIEW_MAIN) {
-    if (d & DIRTY_VARIANTS) ViewVariants_draw(a);
-    if (d & DIRTY_SHAPES) ViewShapes_draw(a);
-    if (d & DIRTY_RESULTS) ViewResults_draw(a);
-    if ((d & DIRTY_SIDE) && a->w_side) ViewDetail_draw(a, a->w_side, true);
-  } else if (d & (DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE)) {
-    if (a->view == VIEW_DETAIL) ViewDetail_draw(a, a->w_body, false);
-    else if (a->view == VIEW_CHART) ViewChart_draw(a);
-    else ViewCompare_draw(a);
-  }
+  if (d & a->screen->region) a->screen->draw(a, d);
   if (d & DIRTY_KEYBAR) Keybar_draw(a);
   /* Overlays sit on top: repaint them whenever anything under them was repainted; a prompt
    * typed for an overlay (a run option) shows over it. */
-  if (a->overlay != OVERLAY_NONE && d) {
-    OverlayId o = a->overlay;
-    if ((o == OVERLAY_PROMPT || o == OVERLAY_CONFIRM) && a->prompt.back != OVERLAY_NONE) {
-      a->overlay = a->prompt.back;
-      App_drawOverlay(a);
-      a->overlay = o;
-    }
-    App_drawOverlay(a);
+  if (a->overlay && d) {
+    const View *under = a->overlay->under ? a->overlay->under(a) : NULL;
+    if (under) under->draw(a, d);
+    a->overlay->draw(a, d);
   }
   doupdate();
 }
@@ -372,6 +302,7 @@ static void App_free(App *a) {
     free(a->original);
   }
   Results_forgetOriginal(a);
+  Best_free(a);
   free(a->results.order);
   free(a->results.marked);
   free(a->shapes.rows);
@@ -388,7 +319,7 @@ int Tui_main(const char *path) {
   App *a = Util_xcalloc(1, sizeof *a);
   a->results.sort_col = -1;
   a->results.col_cursor = COL_P50;
-  a->focus = PANEL_RESULTS;
+  ViewMain_init(a);
   a->autosave_ok = true;
   Util_strlcpy(a->run.worker, "idle", sizeof a->run.worker);
   if (!App_loadInitial(a, path)) {

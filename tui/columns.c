@@ -3,10 +3,12 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "sessions/baseline.h"
 #include "sessions/catalog.h"
 #include "sessions/floors.h"
 #include "sessions/knob_label.h"
@@ -19,27 +21,35 @@ typedef struct FixedColumn {
   const char *title, *key, *help;
   int width;
   Direction dir;
-  bool numeric;
+  bool numeric, needs_value;
 } FixedColumn;
 
 static const FixedColumn Columns_fixed[] = {
-  {COL_VARIANT, "variant", "variant", "kernel variant", 9, DIR_NONE, false},
+  {COL_VARIANT, "variant", "variant", "kernel variant", 9, DIR_NONE, false, false},
   {COL_KNOBS, "knobs", "knobs", "knobs that differ from the variant's defaults (detail: all)", 8,
-   DIR_NONE, false},
-  {COL_SHAPE, "shape", "shape", "BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]", 17, DIR_NONE, false},
-  {COL_STATUS, "pass", "status", "pass, FAIL, error, n/a, cancelled", 5, DIR_NONE, false},
-  {COL_P50, "p50 us", "p50", "median latency per launch", 8, DIR_LOWER, true},
-  {COL_P90, "p90 us", "p90", "90th percentile latency", 8, DIR_LOWER, true},
-  {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*Hq*Sq*Skv*D / p50 (causal: visible pairs)", 7, DIR_HIGHER, true},
-  {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true},
-  {COL_FLOOR, "x floor", "floor", "p50 over the largest physical floor (FLOPs, bytes, launch)", 7,
-   DIR_LOWER, true},
-  {COL_GBS, "GB/s", "gbs", "bytes (Q, O per query head; K, V per KV head) / p50", 6,
-   DIR_HIGHER, true},
-  {COL_BOUND, "bound", "bound", "the largest floor: compute, memory or launch", 7, DIR_NONE,
+   DIR_NONE, false, false},
+  {COL_SHAPE, "shape", "shape", "BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]", 17, DIR_NONE, false, false},
+  {COL_STATUS, "pass", "status", "pass, FAIL, error, n/a, cancelled", 5, DIR_NONE, false, false},
+  {COL_P50, "p50 us", "p50", "median latency per launch", 8, DIR_LOWER, true, false},
+  {COL_P90, "p90 us", "p90", "90th percentile latency", 8, DIR_LOWER, true, false},
+  {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*Hq*Sq*Skv*D / p50 (causal: visible pairs)", 7, DIR_HIGHER, true,
    false},
-  {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true},
-  {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true},
+  {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true,
+   false},
+  {COL_FLOOR, "x floor", "floor", "p50 over the largest physical floor (FLOPs, bytes, launch)", 7,
+   DIR_LOWER, true, true},
+  {COL_GBS, "GB/s", "gbs", "bytes (Q, O per query head; K, V per KV head) / p50", 6,
+   DIR_HIGHER, true, true},
+  {COL_BOUND, "bound", "bound", "the largest floor: compute, memory or launch", 7, DIR_NONE,
+   false, true},
+  {COL_VS_BASE, "vs " BASELINE_VARIANT, "vs_" BASELINE_VARIANT,
+   "p50 over the " BASELINE_VARIANT " record's of the same shape (below 1: faster)", 8, DIR_LOWER,
+   true, true},
+  {COL_BEST, "best so far", "best",
+   "the best p50 of the configuration over the sessions folder and where (L reads it)", 24,
+   DIR_LOWER, true, true},
+  {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true, false},
+  {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true, false},
 };
 
 Direction Columns_direction(MetricDirection d) {
@@ -84,6 +94,7 @@ void Columns_init(void) {
     c->width = f->width;
     c->dir = f->dir;
     c->numeric = f->numeric;
+    c->needs_value = f->needs_value;
     c->brief = true;
   }
   Columns_used = COL_METRICS;
@@ -175,6 +186,58 @@ static double Columns_spills(const Record *r) {
                   (r->build.spill_loads > 0 ? r->build.spill_loads : 0));
 }
 
+/* The vs cudnn column's session and each of its records' ratio, made when first asked for. */
+static const Session *Columns_baseSession;
+static double *Columns_baseRatio;
+static int Columns_baseCount = -1; /* ratios made for this many records; -1: none made */
+
+void Columns_setBaseline(const Session *s) {
+  Columns_baseSession = s;
+  Columns_baseCount = -1;
+}
+
+/* The place of r among s's records, -1 when it is not one of them. */
+static int Columns_indexIn(const Session *s, const Record *r) {
+  uintptr_t at = (uintptr_t)r, first = (uintptr_t)s->records;
+  if (at < first || at >= first + (uintptr_t)s->nrecords * sizeof *r) return -1;
+  return (int)((at - first) / sizeof *r);
+}
+
+static struct {
+  const Session *session;
+  const double *p50;
+  const char (*where)[COLUMNS_WHERE_MAX];
+  int n;
+} Columns_best;
+
+void Columns_setBest(const Session *s, const double *p50, const char (*where)[COLUMNS_WHERE_MAX],
+                     int n) {
+  Columns_best.session = s;
+  Columns_best.p50 = p50;
+  Columns_best.where = where;
+  Columns_best.n = n;
+}
+
+static int Columns_bestIndex(const Record *r) {
+  if (!Columns_best.session) return -1;
+  int i = Columns_indexIn(Columns_best.session, r);
+  return i < Columns_best.n ? i : -1;
+}
+
+static double Columns_vsBaseline(const Record *r) {
+  const Session *s = Columns_baseSession;
+  if (!s) return NAN;
+  if (Columns_baseCount != s->nrecords) {
+    int n = s->nrecords;
+    Columns_baseRatio = Util_xrealloc(Columns_baseRatio, (size_t)(n > 0 ? n : 1) * sizeof(double));
+    Baseline_ratios(s->records, n, Columns_baseRatio);
+    Columns_baseCount = n;
+  }
+  /* A record of the session by its place; any other record (none today) the slow way. */
+  int i = Columns_indexIn(s, r);
+  return i >= 0 ? Columns_baseRatio[i] : Baseline_ratio(r, s->records, s->nrecords);
+}
+
 double Columns_value(const Record *r, ColumnId c) {
   Columns_init();
   switch (c) {
@@ -191,6 +254,11 @@ double Columns_value(const Record *r, ColumnId c) {
     Floors f;
     Floors_compute(r, &f);
     return f.achieved_gbs;
+  }
+  case COL_VS_BASE: return Columns_vsBaseline(r);
+  case COL_BEST: {
+    int i = Columns_bestIndex(r);
+    return i >= 0 ? Columns_best.p50[i] : NAN;
   }
   case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
@@ -238,6 +306,20 @@ void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
     double v = Columns_value(r, c);
     if (isnan(v)) snprintf(buf, size, "n/a");
     else snprintf(buf, size, "%.1e", v);
+    return;
+  }
+  case COL_VS_BASE: { /* as show and export write it */
+    double v = Columns_value(r, c);
+    if (isnan(v)) snprintf(buf, size, "n/a");
+    else snprintf(buf, size, "%.2fx", v);
+    return;
+  }
+  case COL_BEST: { /* "10.9 day20.json" */
+    double v = Columns_value(r, c);
+    char num[32];
+    Columns_number(v, num, sizeof num);
+    snprintf(buf, size, "%s%s%s", num, isnan(v) ? "" : " ",
+             isnan(v) ? "" : Columns_best.where[Columns_bestIndex(r)]);
     return;
   }
   default: Columns_number(Columns_value(r, c), buf, size); return;

@@ -25,6 +25,8 @@ typedef enum {
   COL_GBS, COL_BOUND, /* bytes / p50 and the largest floor: shown with a decode problem */
   COL_RELERR,
   COL_FLOOR, /* p50 over the largest physical floor (sessions/floors.h) */
+  COL_VS_BASE, /* p50 over the cudnn record's of the same shape (sessions/baseline.h) */
+  COL_BEST,    /* the best p50 of the record's configuration over sessions, and where (best.c) */
   COL_REGS, COL_SPILLS,
   COL_METRICS, /* the first metric column */
   COL_COUNT = COL_METRICS + COLUMNS_METRICS_MAX,
@@ -39,6 +41,8 @@ typedef struct Column {
   char key[METRIC_NAME_MAX];   /* stable name for the config file and filters */
   char metric[METRIC_NAME_MAX]; /* metric columns: the Nsight Compute name; else "" */
   char unit[16];
+  bool needs_value;            /* a fixed column shown by default only where some record has a
+                                  value (x floor, vs cudnn) */
   bool brief;                  /* shown by default (fixed columns, the catalog's brief metrics,
                                   the user's own metrics); the others are added with the chooser */
 } Column;
@@ -76,6 +80,15 @@ typedef struct ColumnMetric {
 bool Columns_metricInfo(const char *name, ColumnMetric *out);
 Direction Columns_direction(MetricDirection d);
 
+/* The records the vs cudnn column compares with: the session whose records are shown (NULL:
+ * none). The ratios are worked out again at the next value asked for after each call, so the
+ * table calls it whenever the session's records change. */
+void Columns_setBaseline(const Session *s);
+/* The best-so-far column's values: for record i of session s, the best p50 of its
+ * configuration and where it was reached (tui/best.c); NULL s: none. */
+#define COLUMNS_WHERE_MAX 64
+void Columns_setBest(const Session *s, const double *p50, const char (*where)[COLUMNS_WHERE_MAX],
+                     int n);
 /* Numeric value of a column (NAN when n/a). Text columns return NAN. */
 double Columns_value(const Record *r, ColumnId c);
 /* Cell text, at most `size`-1 characters: the knobs column shows the compact label. */

@@ -9,6 +9,7 @@
 #include "bench/rebuild.h"
 #include "common/util.h"
 #include "common/watch.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 #define RELOAD_MAX_CHANGES 32

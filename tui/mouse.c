@@ -11,7 +11,6 @@
 #include "tui/tui.h"
 
 #define MOUSE_WHEEL_ROWS 3
-#define MOUSE_DOUBLE_MS 400
 
 /* Every button's press and release is asked for, though only these are used: a report that
  * parses to no wanted event makes ncurses' getch wait in a blocking read for more input (a
@@ -42,66 +41,9 @@ static void Mouse_keys(App *a, int ch, int times) {
   for (int i = 0; i < times; i++) Keys_handle(a, ch);
 }
 
-/* The wheel: its direction as a key for what is on screen, pressed a few times. */
-static void Mouse_wheel(App *a, bool up) {
-  if (a->view == VIEW_MAIN) {
-    Mouse_keys(a, up ? KEY_UP : KEY_DOWN, MOUSE_WHEEL_ROWS);
-    return;
-  }
-  Mouse_keys(a, up ? 'k' : 'j', MOUSE_WHEEL_ROWS);
-}
-
-/* The panel whose window holds the point, -1 for none. */
-static int Mouse_panel(const App *a, int y, int x) {
-  WINDOW *w[PANEL_COUNT] = {a->w_var, a->w_shape, a->w_results};
-  for (int p = 0; p < PANEL_COUNT; p++)
-    if (w[p] && wenclose(w[p], y, x)) return p;
-  return -1;
-}
-
-static ListCursor *Mouse_cursor(App *a, int panel, int *count) {
-  switch (panel) {
-  case PANEL_VARIANTS: *count = a->variants.count; return &a->variants.cur;
-  case PANEL_SHAPES: *count = a->shapes.count; return &a->shapes.cur;
-  default: *count = a->results.norder; return &a->results.cur;
-  }
-}
-
-static void Mouse_click(App *a, int y, int x) {
-  static double last_ms;
-  static int last_panel = -1, last_row = -1;
-  int panel = Mouse_panel(a, y, x);
-  if (panel < 0) return;
-  if ((int)a->focus != panel) Keys_handle(a, '1' + panel);
-  WINDOW *w = panel == PANEL_VARIANTS ? a->w_var : panel == PANEL_SHAPES ? a->w_shape
-                                                                           : a->w_results;
-  int wy = y - getbegy(w), wx = x - getbegx(w);
-  if (panel == PANEL_RESULTS && wy == 1) { /* the column titles */
-    for (int c = 0; c < COL_COUNT; c++)
-      if (a->results.col_x[c] && wx >= a->results.col_x[c] &&
-          wx < a->results.col_x[c] + Columns[c].width) {
-        a->results.col_cursor = c;
-        Keys_handle(a, 's');
-      }
-    return;
-  }
-  int first_row = panel == PANEL_RESULTS ? 2 : 1, count;
-  ListCursor *c = Mouse_cursor(a, panel, &count);
-  int row = c->top + wy - first_row;
-  if (wy < first_row || wy >= getmaxy(w) - 1 || row < 0 || row >= count) return;
-  double now = Util_nowMs();
-  bool again = row == c->sel && panel == last_panel && row == last_row &&
-               now - last_ms < MOUSE_DOUBLE_MS;
-  last_panel = panel;
-  last_row = row;
-  last_ms = now;
-  c->sel = row;
-  a->dirty |= DIRTY_VARIANTS | DIRTY_SHAPES | DIRTY_RESULTS | DIRTY_SIDE;
-  if (again) {
-    last_row = -1; /* a third click starts over */
-    Keys_handle(a, '\n');
-  }
-}
+/* The wheel: its direction as a key for what is on screen (every list and page takes the
+ * arrows), pressed a few times. */
+static void Mouse_wheel(App *a, bool up) { Mouse_keys(a, up ? KEY_UP : KEY_DOWN, MOUSE_WHEEL_ROWS); }
 
 static void Mouse_one(App *a, const MEVENT *ev) {
   if (ev->bstate & BUTTON4_PRESSED) {
@@ -127,7 +69,9 @@ static void Mouse_one(App *a, const MEVENT *ev) {
       }
     return;
   }
-  if (a->view == VIEW_MAIN) Mouse_click(a, ev->y, ev->x);
+  /* The view on top takes the press (an overlay without clicks of its own takes none). */
+  const View *top = a->overlay ? a->overlay : a->screen;
+  if (top->click) top->click(a, ev->y, ev->x);
 }
 
 void Mouse_event(App *a, int ch) {

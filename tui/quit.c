@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 /* Records that are in the session but not in its file. */
@@ -25,7 +26,7 @@ static void Quit_saveAs(App *a) {
   char path[4096];
   if (!Session_defaultPath(path, sizeof path)) path[0] = '\0';
   a->quit_after_save = true;
-  ViewPrompt_open(a, PROMPT_SAVE_AS, "save as, then quit (.json): ", path);
+  ViewPrompt_open(a, &Save_prompt, "save as, then quit (.json): ", path);
   a->prompt.selected = path[0] != '\0';
 }
 
@@ -92,4 +93,15 @@ bool Quit_saveAtExit(App *a, int sig) {
     printf(" (%d records)\n", a->session.nrecords);
   }
   return saved;
+}
+
+static void App_quitNow(App *a) {
+  if (!Quit_askUnsaved(a)) a->quit = true;
+}
+
+void App_requestQuit(App *a) {
+  if (a->run.running)
+    App_confirm(a, "A run is in flight. Quit anyway (it is cancelled)? y/n",
+                "still running; x cancels the run", App_quitNow);
+  else App_quitNow(a);
 }

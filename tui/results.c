@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/best.h"
 #include "tui/tui.h"
 
 static const App *Results_sortApp;
@@ -29,9 +30,11 @@ static int Results_sortCmp(const void *x, const void *y) {
 static void Results_noteColumns(App *a) {
   ResultsView *rv = &a->results;
   Columns_noteSession(&a->session);
-  for (int c = COL_METRICS; c < Columns_count(); c++)
-    rv->col_valued[c] = Columns_anyValue(&a->session, c);
-  rv->col_valued[COL_FLOOR] = Columns_anyValue(&a->session, COL_FLOOR);
+  Columns_setBaseline(&a->session); /* its records may have changed: ratios made again */
+  Best_refresh(a);
+  for (int c = 0; c < Columns_count(); c++)
+    if (c >= COL_METRICS || Columns[c].needs_value)
+      rv->col_valued[c] = Columns_anyValue(&a->session, c);
   /* GB/s and the bound are the headline of a decode problem (bandwidth-bound). */
   bool decode = false;
   for (int i = 0; i < a->session.nrecords; i++) decode |= Shape_isDecode(&a->session.records[i].shape);
@@ -41,8 +44,7 @@ static void Results_noteColumns(App *a) {
 bool Results_columnShown(const App *a, int c) {
   const ResultsView *rv = &a->results;
   if (c < 0 || c >= Columns_count() || !Columns[c].key[0] || rv->col_hidden[c]) return false;
-  if (c == COL_FLOOR || c == COL_GBS || c == COL_BOUND) /* ceilings measured; decode problems */
-    return rv->col_valued[c] || rv->col_added[c];
+  if (Columns[c].needs_value) return rv->col_valued[c] || rv->col_added[c];
   return c < COL_METRICS || rv->col_added[c] || (Columns[c].brief && rv->col_valued[c]);
 }
 
@@ -57,6 +59,7 @@ void Results_forgetOriginal(App *a) {
 
 void Results_forgetRecords(App *a) {
   Results_forgetOriginal(a);
+  Best_free(a); /* read for another session (which it left out as the open one) */
   ResultsView *rv = &a->results;
   free(rv->marked);
   rv->marked = NULL;

@@ -8,6 +8,7 @@
 #include "bench/plan.h"
 #include "bench/tune/tune_table.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 void App_autosave(App *a) {

@@ -10,6 +10,7 @@
 #include "common/expand.h"
 #include "common/util.h"
 #include "sessions/export.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 static void Save_write(App *a) {
@@ -82,3 +83,9 @@ bool Save_as(App *a, const char *typed, char *err, size_t errsize) {
   Save_write(a);
   return true;
 }
+
+static bool Save_accept(App *a, const char *text, char *err, size_t errsize) {
+  return !text[0] || Save_as(a, text, err, errsize);
+}
+
+const PromptHooks Save_prompt = {.accept = Save_accept};

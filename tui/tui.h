@@ -1,10 +1,10 @@
-/* The TUI's state and the functions each view file exports. Data collection (the runner's
- * events, the session) is kept apart from drawing, as htop does it: events change the App and
- * mark regions dirty; the draw step repaints only dirty regions.
+/* The TUI's state and what views call of each other. Data collection (the runner's events,
+ * the session) is kept apart from drawing, as htop does it: events change the App and mark
+ * regions dirty; the draw step repaints only dirty regions.
  *
- * Each view owns one struct of state (VariantsView, ResultsView, ...) inside the App, and one
- * key table (KeyTable) that both dispatches its keys and documents them: the help overlay and
- * the key bar print the same tables the dispatcher walks (keys.c), so they cannot drift. */
+ * Views are reached through one interface (tui/view.h) and their table (views.c); key tables
+ * are in tui/keys.h, drawing helpers in tui/draw.h. A view whose state other views read keeps
+ * it in the App (VariantsView, ResultsView, ...). */
 #ifndef BENCHTOP_TUI_H
 #define BENCHTOP_TUI_H
 
@@ -21,20 +21,20 @@
 #include "tui/config.h"
 #include "tui/query.h"
 #include "tui/theme.h"
+#include "tui/view.h"
 
 #define TUI_MIN_COLS 60
 #define TUI_MIN_ROWS 16
 
-typedef enum { PANEL_VARIANTS, PANEL_SHAPES, PANEL_RESULTS, PANEL_COUNT } PanelId;
-typedef enum { VIEW_MAIN, VIEW_DETAIL, VIEW_COMPARE, VIEW_CHART } ViewId;
-typedef enum {
-  OVERLAY_NONE, OVERLAY_HELP, OVERLAY_PICKER, OVERLAY_KNOBS, OVERLAY_RUNOPTS, OVERLAY_PROMPT,
-  OVERLAY_CONFIRM, OVERLAY_COLUMNS,
-} OverlayId;
-typedef enum {
-  PROMPT_ADD_SHAPE, PROMPT_EDIT_SHAPE, PROMPT_SAVE_AS, PROMPT_OPEN, PROMPT_RUN_OPTION,
-  PROMPT_FILTER, PROMPT_SEARCH,
-} PromptKind;
+/* What a prompt does with its entry (view_prompt.c), given by the view that opens it: accept
+ * runs once the prompt has closed (so it may open another overlay), and false opens the prompt
+ * again with the same text and err said; changed (live prompts, else NULL) runs after each key;
+ * cancelled (NULL: "cancelled" is said) on Esc. */
+typedef struct PromptHooks {
+  bool (*accept)(App *a, const char *text, char *err, size_t errsize);
+  void (*changed)(App *a, const char *text);
+  void (*cancelled)(App *a);
+} PromptHooks;
 
 /* Regions that can be repainted on their own. */
 enum {
@@ -43,41 +43,7 @@ enum {
   DIRTY_OVERLAY = 1 << 7, DIRTY_ALL = 0xff,
 };
 
-typedef struct App App;
-
-/* ---- the key table ------------------------------------------------------------------------ */
-
-/* Key codes that stand for every printable character (a prompt's text) and for any key at
- * all; they match after the bindings listed before them in their table. */
-#define KEYS_PRINTABLE (-2)
-#define KEYS_ANY (-3)
-#define KEYS_PER_BINDING 4
-
-typedef void (*KeyAction)(App *a, int ch);
-
-typedef struct KeyBinding {
-  int keys[KEYS_PER_BINDING]; /* 0-terminated (no binding uses NUL) */
-  const char *label;          /* the keys as the help writes them: "Up Down / k j" */
-  const char *bar;            /* word for the key bar (NULL: help only) */
-  const char *help;           /* one line for the help overlay */
-  KeyAction action;
-} KeyBinding;
-
-typedef struct KeyTable {
-  const char *where;          /* where the keys work, as the help says it: "Results" */
-  const KeyBinding *bindings;
-  int count;
-  bool pinned;                /* its bar words stay at the key bar's right end (F1, F10) */
-} KeyTable;
-
-#define KEY_TABLE(where, array) {where, array, (int)(sizeof array / sizeof array[0]), false}
-#define KEY_TABLE_PINNED(where, array) {where, array, (int)(sizeof array / sizeof array[0]), true}
-
 /* ---- per-view state ----------------------------------------------------------------------- */
-
-typedef struct ListCursor {
-  int sel, top;
-} ListCursor;
 
 typedef struct VariantRow {
   const Variant *variant;
@@ -148,7 +114,7 @@ typedef struct ColumnsView {
 
 typedef struct DetailView {
   int scroll;
-  ViewId back;            /* where Esc goes back to */
+  const View *back;       /* where Esc goes back to */
 } DetailView;
 
 /* The chart view (view_chart.c): which chart of the records on screen. */
@@ -172,8 +138,8 @@ typedef struct RunOptsView {
 } RunOptsView;
 
 typedef struct PromptView {
-  PromptKind kind;
-  OverlayId back;         /* the overlay under the prompt, shown again when it closes */
+  const PromptHooks *hooks;
+  const View *back;       /* the overlay under the prompt, shown again when it closes */
   char label[64];
   char buf[256];
   int len;
@@ -249,6 +215,7 @@ struct App {
   RunState run;
   TuneState tune;
   ReloadState reload;
+  struct BestSoFar *best; /* the best-so-far column's sessions (tui/best.c); NULL before L */
   VariantsView variants;
   ShapesView shapes;
   ResultsView results;
@@ -262,9 +229,9 @@ struct App {
   PromptView prompt;
   KeybarView keybar;
 
-  PanelId focus;
-  ViewId view;
-  OverlayId overlay;
+  const View *focus;      /* the main screen's focused panel */
+  const View *screen;     /* what fills the body */
+  const View *overlay;    /* on top (NULL: none) */
 
   TuiConfig config;        /* settings kept across restarts */
   bool config_warned;      /* its problem was said once */
@@ -281,14 +248,15 @@ struct App {
   WINDOW *w_status, *w_var, *w_shape, *w_results, *w_side, *w_keys, *w_body, *w_overlay;
 };
 
-/* app.c */
+/* message.c (calls no view): the key bar's message; a setting the user changed (ConfigKey),
+ * recorded from the views' state and saved. */
 void App_message(App *a, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void App_setSession(App *a, Session *s, const char *path);
-/* Quits, or asks first while a run is in flight. */
-void App_requestQuit(App *a);
-/* Records a setting the user changed (ConfigKey) from the views' state, and saves it. */
 void App_settingChanged(App *a, unsigned key);
-/* Opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
+/* app.c: a session in place of the open one (takes s). */
+void App_setSession(App *a, Session *s, const char *path);
+/* quit.c: quits, or asks first while a run is in flight. */
+void App_requestQuit(App *a);
+/* view_prompt.c: opens the yes/no overlay; on_yes runs on y, any other key says `no`. */
 void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a));
 /* results.c: the results table's data (order, sort), apart from its drawing. */
 void Results_rebuild(App *a);
@@ -309,158 +277,38 @@ bool Results_setFilter(App *a, const char *text, char *err, size_t errsize);
 /* The display position of the next record matching q from position `from` (itself included)
  * in direction dir (+1/-1), wrapping; -1 when none matches. */
 int Results_find(const App *a, const Query *q, int from, int dir);
-/* runs.c */
-void App_startRun(App *a);
-void App_replay(App *a);
-void App_cancelRun(App *a);
-void App_autosave(App *a);
-void App_pollRunner(App *a);
-void App_prebuild(App *a, const VariantRow *vr);
-/* hotreload.c: watching the listed variants' files (HotReload_start after the variant list
- * is made); the loop polls HotReload_fd and HotReload_buildFd and calls HotReload_poll after
- * HotReload_timeoutMs at the latest. */
-void HotReload_start(App *a);
-int HotReload_fd(const App *a);
-int HotReload_buildFd(const App *a);
-int HotReload_timeoutMs(const App *a);
-void HotReload_poll(App *a);
-/* The worker went idle: a worker holding replaced code is let go (the next run starts one
- * that reads the files again). */
-void HotReload_workerIdle(App *a);
-void HotReload_free(App *a);
-/* tunes.c: T tunes the variant under the Variants cursor on the checked shapes; the runner's
- * events pass through here first (each returns whether it handled the event). */
-void Tunes_start(App *a);
-void Tunes_hello(App *a, const DeviceInfo *d);
-void Tunes_noGpu(App *a);
-bool Tunes_batchDone(App *a);
-void Tunes_record(App *a, Record *r);          /* before the session takes it */
-void Tunes_recorded(App *a, const Record *r);  /* after */
-bool Tunes_cancel(App *a);
-void Tunes_poll(App *a);
-/* A run's entries, some of them --knob auto: resolved for the worker's device and submitted
- * (now, or at its hello); false when none is auto (the caller submits). */
-bool Tunes_submitRun(App *a, PlanEntry *entries, int n);
-void Tunes_autoShown(App *a);
-/* The tune's progress as the status line's worker text (configurations, refused, best). */
-void Tunes_showProgress(App *a);
-void Tunes_free(App *a);
-
-/* quit.c: q with records a failed autosave left unsaved asks first (save as / discard / stay):
- * true when it asked. At exit the session is saved, or written to a recovery file that is
- * named on stderr; false when it is not where it belongs. */
-bool Quit_askUnsaved(App *a);
-bool Quit_saveAtExit(App *a, int sig);
-/* Writes the open session to a new file (sessions directory, else $TMPDIR); where names it. */
-bool Quit_recover(App *a, char *where, size_t size);
-
-/* save.c: saves or exports to what the user typed (~ and $VAR expanded, the extension picks
- * the format); false with one line in err. May ask before replacing a file. */
-bool Save_as(App *a, const char *typed, char *err, size_t errsize);
-
-/* keys.c: one key press, routed through the key tables of what is on screen. */
-void Keys_handle(App *a, int ch);
-/* The tables that apply now, most specific first (the order keys are looked up in); returns
- * how many were written to out. */
-int Keys_chain(const App *a, const KeyTable **out, int max);
-/* The binding for ch in a chain, or NULL. */
-const KeyBinding *Keys_lookup(const KeyTable *const *chain, int n, int ch);
-/* A table's bar words on one line (" h/l column  b baseline "), for an overlay's footer. */
-void Keys_barText(const KeyTable *t, char *buf, size_t size);
-/* How far a movement key moves an overlay's cursor: Up/k and Left/h one back, PgUp ten back,
- * PgDn ten on, any other (Down/j, Right/l, Tab) one on. */
-int Keys_delta(int ch);
-/* The key action that closes the overlay on screen (help, run options, knob editor). */
-void Keys_closeOverlay(App *a, int ch);
-/* Every table, for the help overlay: *count gets how many. */
-const KeyTable *const *Keys_all(int *count);
-
 /* mouse.c: mousemask on or off (false when the terminal has no mouse); the KEY_MOUSE action;
  * the M action (on/off, kept in tui.conf). */
 bool Mouse_enable(bool on);
 void Mouse_event(App *a, int ch);
 void Mouse_toggle(App *a, int ch);
 
-/* Drawing helpers (draw.c). */
-void Draw_box(App *a, WINDOW *w, const char *title, bool focused);
-/* The centred overlay window (help, knob editor, picker): h clamped to the screen, cleared in
- * the theme's colours; NULL when ncurses has no room. */
-WINDOW *Draw_overlay(App *a, int h, int wd);
-/* Rows 1..h-2 of a boxed window; row() draws item idx, `cursor` is the cursor attribute on
- * the cursor row (the line is already filled with it) and 0 elsewhere. */
-void Draw_list(App *a, WINDOW *w, ListCursor *c, int count, bool focused,
-               void (*row)(App *, WINDOW *, int idx, int y, int x, int width, attr_t cursor));
-/* The attribute for a cell: the cursor's when on the cursor row, else the element's. */
-attr_t Draw_attr(attr_t cursor, ThemeElem el);
-void Draw_clip(WINDOW *w, int y, int x, int width, const char *text);
-/* text padded or cut to exactly width columns, left- or right-aligned. Like every drawing
- * helper here it passes text through Text_sanitize first: what sessions and workers wrote never
- * reaches the terminal as control bytes. */
-void Draw_text(WINDOW *w, int y, int x, int width, bool left, const char *text);
-void ListCursor_move(ListCursor *c, int count, int delta);
-/* sel moved by delta and kept within 0..count-1 (0 when count is 0). */
-int Index_move(int sel, int count, int delta);
-/* An overlay's footer: the table's bar words, dim, clipped to width from (y, x). */
-void Draw_keyBar(WINDOW *w, int y, int x, int width, const KeyTable *t);
-/* The centred overlay of a list (columns, picker): count rows drawn by row() in a box titled
- * title, at least 6 rows and at most max_width wide, the bar of keys as its footer. Returns
- * the window for the caller to add to and refresh; NULL when ncurses has no room. */
-WINDOW *Draw_listOverlay(App *a, const char *title, int max_width, ListCursor *c, int count,
-                         void (*row)(App *, WINDOW *, int idx, int y, int x, int width,
-                                     attr_t cursor),
-                         const KeyTable *keys);
-/* A scrolling text page (detail, help): lines past `scroll` into rows 1..h-2 of w. */
-typedef struct Page {
-  App *app;
-  WINDOW *w;
-  int line, scroll, top, height, x, width, col;
-} Page;
-void Page_begin(Page *p, App *a, WINDOW *w, int scroll, int top, int height, int x, int width);
-void Page_text(Page *p, ThemeElem el, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void Page_newline(Page *p);
-
-/* Views: one file each; each exports its key table. */
-extern const KeyTable ViewVariants_keys, ViewKnobs_keys, ViewShapes_keys, ViewResults_keys,
-    ViewDetail_keys, ViewCompare_keys, ViewHelp_keys, ViewPicker_keys, ViewRunOpts_keys,
-    ViewPrompt_keys, ViewConfirm_keys;
-void ViewVariants_draw(App *a);
-void ViewKnobs_draw(App *a);
-void ViewShapes_draw(App *a);
+/* What views call of each other (each view's own keys and drawing are reached through its
+ * View only). The views other files name: */
+extern const View View_variants, View_shapes, View_results, View_knobs, View_columns,
+    View_detail, View_compare, View_chart, View_help, View_picker, View_runopts, View_prompt,
+    View_confirm;
+/* The main screen's first focus (Results) and where its panels start. */
+void ViewMain_init(App *a);
+/* The main screen's list movement (a table of the help), and a press on row y of the focused
+ * panel's list, whose rows start at first_row of its window (a second press: Enter). */
+extern const KeyTable ViewMain_listKeys;
+void ViewMain_clickList(App *a, int y, int x, int first_row);
 void ViewShapes_load(App *a);
 bool ViewShapes_submit(App *a, const char *text, bool replace, char *err, size_t errsize);
-void ViewResults_draw(App *a);
-/* The column chooser (view_columns.c): every column, metrics included, toggled in or out. */
-extern const KeyTable ViewColumns_keys;
-void ViewColumns_open(App *a);
-void ViewColumns_draw(App *a);
-void ViewDetail_draw(App *a, WINDOW *w, bool framed);
+/* The detail of the selected record into w: the detail screen's body, or framed beside the
+ * results on wide terminals. */
+void ViewDetail_drawIn(App *a, WINDOW *w, bool framed);
 /* Opens the detail of the selected record; Esc goes back to `back`. */
-void ViewDetail_open(App *a, ViewId back);
-void ViewCompare_open(App *a);
-void ViewCompare_draw(App *a);
-/* The chart view: roofline, sweep and tune of the records the results show (view_chart.c). */
-extern const KeyTable ViewChart_keys;
-void ViewChart_open(App *a, int ch);
-void ViewChart_draw(App *a);
-void ViewHelp_open(App *a);
-void ViewHelp_draw(App *a);
-void ViewPicker_open(App *a);
-void ViewPicker_draw(App *a);
+void ViewDetail_open(App *a, const View *back);
 void ViewPicker_free(App *a);
 /* Opens the session file at path in place of the open one; false with one line in err. */
 bool ViewPicker_load(App *a, const char *path, char *err, size_t errsize);
 /* Run options from a session's plan (NULL: benchtop run's defaults). */
 void ViewRunOpts_init(App *a, const Plan *p);
-void ViewRunOpts_open(App *a);
-void ViewRunOpts_draw(App *a);
 /* The typed value of the selected option; false with one line in err. */
 bool ViewRunOpts_submit(App *a, const char *text, char *err, size_t errsize);
-void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial);
-/* The results' live prompts: the text so far, after each key (filter, search), and how the
- * prompt ended (accepted or not). */
-void ViewResults_promptChanged(App *a, PromptKind kind, const char *text);
-void ViewResults_promptDone(App *a, PromptKind kind, bool accepted);
-void ViewPrompt_draw(App *a);
+void ViewPrompt_open(App *a, const PromptHooks *hooks, const char *label, const char *initial);
 void Statusline_draw(App *a);
 void Keybar_draw(App *a);
 

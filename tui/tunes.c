@@ -11,6 +11,7 @@
 #include "bench/tune/tune_prebuild.h"
 #include "bench/tune/tune_table.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
 #define TUNES_BATCH 64

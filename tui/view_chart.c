@@ -12,14 +12,13 @@
 #include "sessions/knob_label.h"
 #include "tui/tui.h"
 
-void ViewChart_open(App *a, int ch) {
+static void ViewChart_open(App *a, int ch) {
   (void)ch;
   if (a->results.norder == 0) {
     App_message(a, true, "no records on screen to chart (run some, or clear the filter)");
     return;
   }
-  a->view = VIEW_CHART;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_chart);
 }
 
 static ThemeElem ViewChart_seriesElem(int series) {
@@ -88,7 +87,8 @@ static void ViewChart_paint(WINDOW *w, const ChartGrid *g, int top) {
     }
 }
 
-void ViewChart_draw(App *a) {
+static void ViewChart_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_body;
   werase(w);
   int h = getmaxy(w), width = getmaxx(w);
@@ -148,13 +148,12 @@ static void ViewChart_move(App *a, int ch) {
 
 static void ViewChart_detail(App *a, int ch) {
   (void)ch;
-  if (a->results.norder > 0) ViewDetail_open(a, VIEW_CHART);
+  if (a->results.norder > 0) ViewDetail_open(a, &View_chart);
 }
 
 static void ViewChart_close(App *a, int ch) {
   (void)ch;
-  a->view = VIEW_MAIN;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_main);
 }
 
 static const KeyBinding ViewChart_bindings[] = {
@@ -170,4 +169,12 @@ static const KeyBinding ViewChart_bindings[] = {
   {{'\n', KEY_ENTER}, "Enter", "Enter detail", "detail of the cursor's record", ViewChart_detail},
   {{27, 'q', 'p'}, "Esc / q / p", "Esc back", "back to the main view", ViewChart_close},
 };
-const KeyTable ViewChart_keys = KEY_TABLE("Chart", ViewChart_bindings);
+static const KeyTable ViewChart_keys = KEY_TABLE("Chart", ViewChart_bindings);
+
+const View View_chart = {
+  .name = "chart", .layer = VIEW_SCREEN, .open_keys = {'p'}, .open_label = "p",
+  .open_bar = "p plot",
+  .help = "chart the records on screen: roofline, sweep, tune (docs/charts.md)",
+  .open = ViewChart_open, .keys = &ViewChart_keys, .draw = ViewChart_draw,
+  .region = DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE,
+};

@@ -8,15 +8,17 @@
 #include "common/util.h"
 #include "tui/tui.h"
 
-void ViewColumns_open(App *a) {
+static const KeyTable ViewColumns_keys; /* at the end, with its actions */
+
+static void ViewColumns_open(App *a, int ch) {
+  (void)ch;
   Results_rebuild(a); /* the session's own metrics registered */
   ListCursor *c = &a->columns.cur;
   int n = Columns_count();
   if (c->sel < 0 || c->sel >= n) c->sel = 0;
   if (a->results.col_cursor >= 0 && a->results.col_cursor < n)
     c->sel = Columns_position(a->results.col_cursor);
-  a->overlay = OVERLAY_COLUMNS;
-  a->dirty |= DIRTY_OVERLAY;
+  View_show(a, &View_columns);
 }
 
 static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width, attr_t cur) {
@@ -29,10 +31,9 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
     if (n > tw) tw = n > 36 ? 36 : n;
   }
   char line[1024], note[300];
-  bool optional = idx >= COL_METRICS || idx == COL_FLOOR || idx == COL_GBS || idx == COL_BOUND;
-  if (optional && !a->results.col_valued[idx])
-    snprintf(note, sizeof note, "no %s in this session", idx == COL_FLOOR || idx >= COL_METRICS
-                                                             ? "values" : "decode problem");
+  if ((idx >= COL_METRICS || col->needs_value) && !a->results.col_valued[idx])
+    snprintf(note, sizeof note, "no %s in this session",
+             idx == COL_GBS || idx == COL_BOUND ? "decode problem" : "values");
   else
     snprintf(note, sizeof note, "%s", col->help ? col->help : "");
   snprintf(line, sizeof line, " [%c] %-*.*s %-10s", shown ? 'x' : ' ', tw, tw, col->title,
@@ -49,7 +50,8 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
   }
 }
 
-void ViewColumns_draw(App *a) {
+static void ViewColumns_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = Draw_listOverlay(a, "Columns", 140, &a->columns.cur, Columns_count(),
                                ViewColumns_row, &ViewColumns_keys);
   if (w) wnoutrefresh(w);
@@ -76,7 +78,7 @@ static void ViewColumns_toggle(App *a, int ch) {
     rv->col_added[c] = false;
   } else {
     rv->col_hidden[c] = false;
-    if (c >= COL_METRICS || c == COL_FLOOR || c == COL_GBS || c == COL_BOUND) rv->col_added[c] = true;
+    if (c >= COL_METRICS || Columns[c].needs_value) rv->col_added[c] = true;
   }
   if (rv->col_hidden[c] != hidden_before) App_settingChanged(a, CONF_HIDDEN);
   App_message(a, false, "%s column %s", was ? "removed" : "added", Columns[c].title);
@@ -85,7 +87,7 @@ static void ViewColumns_toggle(App *a, int ch) {
 
 static void ViewColumns_close(App *a, int ch) {
   (void)ch;
-  a->overlay = OVERLAY_NONE;
+  a->overlay = NULL;
   if (!Results_columnShown(a, a->results.col_cursor)) a->results.col_cursor = COL_VARIANT;
   a->dirty = DIRTY_ALL;
 }
@@ -97,4 +99,9 @@ static const KeyBinding ViewColumns_bindings[] = {
   {{27, '\n', KEY_ENTER, 'q'}, "Esc / Enter / q", "Esc close", "close the chooser",
    ViewColumns_close},
 };
-const KeyTable ViewColumns_keys = KEY_TABLE("Columns", ViewColumns_bindings);
+static const KeyTable ViewColumns_keys = KEY_TABLE("Columns", ViewColumns_bindings);
+
+const View View_columns = {
+  .name = "columns", .layer = VIEW_OVERLAY, .open = ViewColumns_open, .keys = &ViewColumns_keys,
+  .draw = ViewColumns_draw,
+};

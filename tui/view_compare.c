@@ -8,6 +8,8 @@
 #include "sessions/knob_label.h"
 #include "tui/tui.h"
 
+static const KeyTable ViewCompare_keys; /* at the end, with its actions */
+
 #define CMP_LABEL 16
 #define CMP_COL 22 /* at least: "slower [+23.6,+26.4]%" */
 #define CMP_CELL 19 /* a value and its change */
@@ -21,21 +23,26 @@ static void ViewCompare_verdicts(App *a) {
     CompareStats_records(base, &a->session.records[cv->rec[i]], NULL, &cv->cmp[i]);
 }
 
-void ViewCompare_open(App *a) {
+static void ViewCompare_open(App *a, int ch) {
+  (void)ch;
   CompareView *cv = &a->compare;
   const ResultsView *rv = &a->results;
+  const int most = (int)(sizeof cv->rec / sizeof cv->rec[0]);
+  int marked = 0;
   cv->count = 0;
   /* Display order, so the columns read like the table they were marked in. */
-  for (int i = 0; i < rv->norder && cv->count < (int)(sizeof cv->rec / sizeof cv->rec[0]); i++)
-    if (rv->marked[rv->order[i]]) cv->rec[cv->count++] = rv->order[i];
+  for (int i = 0; i < rv->norder; i++)
+    if (rv->marked[rv->order[i]] && marked++ < most) cv->rec[cv->count++] = rv->order[i];
   if (cv->count < 2) {
     App_message(a, true, "mark at least two records with Space in Results, then c");
     return;
   }
+  if (marked > most) /* side by side they would not fit anyway */
+    App_message(a, true, "compare shows the first %d of the %d records marked (at most %d; u "
+                "clears the marks)", most, marked, most);
   cv->base = cv->sel = cv->first = cv->scroll = 0;
   ViewCompare_verdicts(a);
-  a->view = VIEW_COMPARE;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_compare);
 }
 
 /* A value and its change against the baseline's, coloured better or worse by the direction. */
@@ -83,7 +90,8 @@ static int ViewCompare_metricRows(const App *a, int *cols, int max) {
   return n;
 }
 
-void ViewCompare_draw(App *a) {
+static void ViewCompare_draw(App *a, unsigned dirty) {
+  (void)dirty;
   CompareView *cv = &a->compare;
   WINDOW *w = a->w_body;
   werase(w);
@@ -207,13 +215,12 @@ static void ViewCompare_detail(App *a, int ch) {
   const ResultsView *rv = &a->results;
   for (int i = 0; i < rv->norder; i++)
     if (rv->order[i] == a->compare.rec[a->compare.sel]) a->results.cur.sel = i;
-  ViewDetail_open(a, VIEW_COMPARE);
+  ViewDetail_open(a, &View_compare);
 }
 
 static void ViewCompare_close(App *a, int ch) {
   (void)ch;
-  a->view = VIEW_MAIN;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_main);
 }
 
 static const KeyBinding ViewCompare_bindings[] = {
@@ -226,4 +233,11 @@ static const KeyBinding ViewCompare_bindings[] = {
    ViewCompare_detail},
   {{27, 'q', 'c'}, "Esc / q / c", "Esc back", "back to the main view", ViewCompare_close},
 };
-const KeyTable ViewCompare_keys = KEY_TABLE("Compare", ViewCompare_bindings);
+static const KeyTable ViewCompare_keys = KEY_TABLE("Compare", ViewCompare_bindings);
+
+const View View_compare = {
+  .name = "compare", .layer = VIEW_SCREEN, .open_keys = {'c'}, .open_label = "c",
+  .open_bar = "c compare", .help = "compare the marked records side by side",
+  .open = ViewCompare_open, .keys = &ViewCompare_keys, .draw = ViewCompare_draw,
+  .region = DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE,
+};

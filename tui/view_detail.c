@@ -243,7 +243,9 @@ static void Detail_floors(Page *p, const Record *r) {
   Page_newline(p);
 }
 
-static void Detail_body(Page *p, App *a, const Record *r, int width) {
+/* What the record is: variant, knobs, shape, status, and why, how its knobs were chosen, and
+ * its place in a tune. */
+static void Detail_heading(Page *p, const Record *r) {
   char shape[64];
   Shape_format(&r->shape, shape, sizeof shape);
   ThemeElem st = r->status == REC_PASS ? TH_PASS : r->status == REC_NA ? TH_NA : TH_FAIL;
@@ -272,7 +274,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
               r->tune.tied ? ", tied with the winner (the samples cannot separate them)" : "");
     Page_newline(p);
   }
-  Page_newline(p);
+}
+
+static void Detail_timing(Page *p, App *a, const Record *r, int width) {
   const Timing *t = &r->timing;
   Page_text(p, TH_TITLE, " Timing");
   Page_newline(p);
@@ -300,7 +304,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_newline(p);
   Detail_histogram(p, a, t, width, 3);
   Detail_sparkline(p, a, t, width);
-  Page_newline(p);
+}
+
+static void Detail_error(Page *p, const Record *r) {
   const ErrorStats *e = &r->error;
   Page_text(p, TH_TITLE, " Error against the reference");
   Page_newline(p);
@@ -313,12 +319,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
               e->tolerance, e->max_abs, (long long)e->nan_count, (long long)e->inf_count,
               (long long)e->unwritten);
   }
-  Page_newline(p);
-  Page_newline(p);
-  Detail_metrics(p, r, width);
-  Page_newline(p);
-  Detail_kernels(p, r, width);
-  Detail_floors(p, r);
+}
+
+static void Detail_build(Page *p, const Record *r) {
   const BuildInfo *b = &r->build;
   Page_text(p, TH_TITLE, " Build");
   Page_newline(p);
@@ -335,8 +338,10 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
     Page_text(p, TH_DIM, "  compile %s ms (%s)  source %s", Detail_whole(f[6], b->compile_ms),
               b->cache_hit ? "cache hit" : "compiled", b->source_hash[0] ? b->source_hash : "n/a");
   }
-  Page_newline(p);
-  Page_newline(p);
+}
+
+static void Detail_clocks(Page *p, const Record *r) {
+  char f[6][24];
   const Clocks *c = &r->clocks;
   Page_text(p, TH_TITLE, " Clocks");
   Page_newline(p);
@@ -350,8 +355,9 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   if (c->throttle_reasons >= 0)
     Page_text(p, c->throttle_reasons ? TH_WORSE : TH_DIM, "  throttle 0x%llx",
               (unsigned long long)c->throttle_reasons);
-  Page_newline(p);
-  Page_newline(p);
+}
+
+static void Detail_device(Page *p, const Record *r) {
   const DeviceInfo *d = &r->device;
   Page_text(p, TH_TITLE, " Device and options");
   Page_newline(p);
@@ -366,11 +372,33 @@ static void Detail_body(Page *p, App *a, const Record *r, int width) {
   Page_newline(p);
 }
 
-void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
+/* The whole record, section after section, each followed by a blank line. */
+static void Detail_body(Page *p, App *a, const Record *r, int width) {
+  Detail_heading(p, r);
+  Page_newline(p);
+  Detail_timing(p, a, r, width);
+  Page_newline(p);
+  Detail_error(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_metrics(p, r, width);
+  Page_newline(p);
+  Detail_kernels(p, r, width);
+  Detail_floors(p, r);
+  Detail_build(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_clocks(p, r);
+  Page_newline(p);
+  Page_newline(p);
+  Detail_device(p, r);
+}
+
+void ViewDetail_drawIn(App *a, WINDOW *w, bool framed) {
   werase(w);
   const Record *r = Results_selected(a);
   int h = getmaxy(w), width = getmaxx(w);
-  Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
+  Draw_box(a, w, "Detail", a->screen == &View_detail);
   if (!r) {
     wattrset(w, Theme_attr(TH_DIM));
     Draw_clip(w, 1, 2, width - 4, "No record selected.");
@@ -380,7 +408,7 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
   /* The length is known only after laying out; a scroll past the end (G) is clamped and the
    * page laid out again. */
   Page p;
-  bool scrolls = !framed || a->view == VIEW_DETAIL;
+  bool scrolls = !framed || a->screen == &View_detail;
   for (int pass = 0; pass < 2; pass++) {
     Page_begin(&p, a, w, scrolls ? a->detail.scroll : 0, 1, h - 2, 1, width - 2);
     Detail_body(&p, a, r, width - 2);
@@ -397,17 +425,16 @@ void ViewDetail_draw(App *a, WINDOW *w, bool framed) {
     }
     a->detail.scroll = maxscroll;
     werase(w);
-    Draw_box(a, w, "Detail", a->view == VIEW_DETAIL);
+    Draw_box(a, w, "Detail", a->screen == &View_detail);
   }
   wattrset(w, Theme_attr(TH_NORMAL));
   wnoutrefresh(w);
 }
 
-void ViewDetail_open(App *a, ViewId back) {
-  a->view = VIEW_DETAIL;
+void ViewDetail_open(App *a, const View *back) {
   a->detail.back = back;
   a->detail.scroll = 0;
-  a->dirty = DIRTY_ALL;
+  View_show(a, &View_detail);
 }
 
 static void ViewDetail_scroll(App *a, int ch) {
@@ -432,8 +459,7 @@ static void ViewDetail_step(App *a, int ch) {
 
 static void ViewDetail_close(App *a, int ch) {
   (void)ch;
-  a->view = a->detail.back;
-  a->dirty = DIRTY_ALL;
+  View_show(a, a->detail.back);
 }
 
 static const KeyBinding ViewDetail_bindings[] = {
@@ -444,4 +470,14 @@ static const KeyBinding ViewDetail_bindings[] = {
    "previous / next record", ViewDetail_step},
   {{27, '\n', KEY_ENTER, 'q'}, "Esc / Enter / q", "Esc back", "back", ViewDetail_close},
 };
-const KeyTable ViewDetail_keys = KEY_TABLE("Detail", ViewDetail_bindings);
+static const KeyTable ViewDetail_keys = KEY_TABLE("Detail", ViewDetail_bindings);
+
+static void ViewDetail_draw(App *a, unsigned dirty) {
+  (void)dirty;
+  ViewDetail_drawIn(a, a->w_body, false);
+}
+
+const View View_detail = {
+  .name = "detail", .layer = VIEW_SCREEN, .keys = &ViewDetail_keys, .draw = ViewDetail_draw,
+  .region = DIRTY_BODY | DIRTY_RESULTS | DIRTY_SIDE,
+};

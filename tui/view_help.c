@@ -11,13 +11,14 @@ static int ViewHelp_lines(void) {
   return n;
 }
 
-void ViewHelp_open(App *a) {
-  a->overlay = OVERLAY_HELP;
+static void ViewHelp_open(App *a, int ch) {
+  (void)ch;
   a->help.scroll = 0;
-  a->dirty |= DIRTY_OVERLAY;
+  View_show(a, &View_help);
 }
 
-void ViewHelp_draw(App *a) {
+static void ViewHelp_draw(App *a, unsigned dirty) {
+  (void)dirty;
   int lines = ViewHelp_lines();
   int h = lines + 4, wd = a->cols - 4 < 96 ? a->cols - 4 : 96;
   if (h > a->rows - 2) h = a->rows - 2; /* the caller lays out for the clamped height */
@@ -63,4 +64,9 @@ static const KeyBinding ViewHelp_bindings[] = {
   {{KEY_PPAGE, KEY_NPAGE, ' '}, "PgUp PgDn Space", NULL, "scroll a page", ViewHelp_scroll},
   {{KEYS_ANY}, "any other key", NULL, "close this help", Keys_closeOverlay},
 };
-const KeyTable ViewHelp_keys = KEY_TABLE("Help", ViewHelp_bindings);
+static const KeyTable ViewHelp_keys = KEY_TABLE("Help", ViewHelp_bindings);
+
+const View View_help = {
+  .name = "help", .layer = VIEW_OVERLAY, .open = ViewHelp_open, .keys = &ViewHelp_keys,
+  .draw = ViewHelp_draw,
+};

@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include "common/datadir.h"
+#include "common/expand.h"
 #include "common/util.h"
 #include "tui/tui.h"
+
+static const KeyTable ViewPicker_keys; /* at the end, with its actions */
 
 typedef struct PickEntry {
   char *path;
@@ -57,7 +60,8 @@ void ViewPicker_free(App *a) {
   pv->count = 0;
 }
 
-void ViewPicker_open(App *a) {
+static void ViewPicker_open(App *a, int ch) {
+  (void)ch;
   ViewPicker_free(a);
   PickEntry *list = NULL;
   int n = 0, cap = 0;
@@ -72,8 +76,7 @@ void ViewPicker_open(App *a) {
   pv->count = n;
   free(list);
   pv->cur.sel = pv->cur.top = 0;
-  a->overlay = OVERLAY_PICKER;
-  a->dirty |= DIRTY_OVERLAY;
+  View_show(a, &View_picker);
 }
 
 static void ViewPicker_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
@@ -99,7 +102,8 @@ static void ViewPicker_row(App *a, WINDOW *w, int idx, int y, int x, int width, 
   Draw_clip(w, y, x + at, width - at, line);
 }
 
-void ViewPicker_draw(App *a) {
+static void ViewPicker_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = Draw_listOverlay(a, "Open session", 110, &a->picker.cur, a->picker.count,
                                ViewPicker_row, &ViewPicker_keys);
   if (!w) return;
@@ -122,7 +126,7 @@ static void ViewPicker_move(App *a, int ch) {
 
 static void ViewPicker_close(App *a, int ch) {
   (void)ch;
-  a->overlay = OVERLAY_NONE;
+  a->overlay = NULL;
   ViewPicker_free(a);
   a->dirty = DIRTY_ALL;
 }
@@ -152,9 +156,18 @@ static void ViewPicker_choose(App *a, int ch) {
   if (!ViewPicker_load(a, path, err, sizeof err)) App_message(a, true, "%s", err);
 }
 
+/* The open prompt: the path typed (~ and $VAR expanded), nothing when it is empty. */
+static bool ViewPicker_acceptPath(App *a, const char *text, char *err, size_t errsize) {
+  char path[4096];
+  if (!text[0]) return true;
+  return Expand_path(text, path, sizeof path, err, errsize) &&
+         ViewPicker_load(a, path, err, errsize);
+}
+
 static void ViewPicker_typePath(App *a, int ch) {
+  static const PromptHooks hooks = {.accept = ViewPicker_acceptPath};
   ViewPicker_close(a, ch);
-  ViewPrompt_open(a, PROMPT_OPEN, "open session (~, $VAR): ", "");
+  ViewPrompt_open(a, &hooks, "open session (~, $VAR): ", "");
 }
 
 static const KeyBinding ViewPicker_bindings[] = {
@@ -165,4 +178,9 @@ static const KeyBinding ViewPicker_bindings[] = {
    ViewPicker_typePath},
   {{27, 'q'}, "Esc / q", "Esc close", "close the list", ViewPicker_close},
 };
-const KeyTable ViewPicker_keys = KEY_TABLE("Open", ViewPicker_bindings);
+static const KeyTable ViewPicker_keys = KEY_TABLE("Open", ViewPicker_bindings);
+
+const View View_picker = {
+  .name = "picker", .layer = VIEW_OVERLAY, .open = ViewPicker_open, .keys = &ViewPicker_keys,
+  .draw = ViewPicker_draw,
+};

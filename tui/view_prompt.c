@@ -3,29 +3,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/expand.h"
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
 
-void ViewPrompt_open(App *a, PromptKind kind, const char *label, const char *initial) {
+void ViewPrompt_open(App *a, const PromptHooks *hooks, const char *label, const char *initial) {
   PromptView *pv = &a->prompt;
-  pv->kind = kind;
+  pv->hooks = hooks;
   Util_strlcpy(pv->label, label, sizeof pv->label);
   pv->len = (int)Util_strlcpy(pv->buf, initial, sizeof pv->buf);
   if (pv->len >= (int)sizeof pv->buf) pv->len = (int)sizeof pv->buf - 1;
   pv->selected = false;
-  pv->back = a->overlay == OVERLAY_RUNOPTS ? OVERLAY_RUNOPTS : OVERLAY_NONE;
-  a->overlay = OVERLAY_PROMPT;
+  pv->back = NULL; /* an overlay that types a value in the prompt says so itself */
+  View_show(a, &View_prompt);
   a->message[0] = 0; /* an old message would read as a problem with this entry */
   a->message_error = false;
-  a->dirty |= DIRTY_OVERLAY;
 }
 
 /* The row above the key bar shows again what is under it (a search's position on the
  * results' border) once no problem is shown there. */
 static void ViewPrompt_uncover(App *a, int y) {
-  WINDOW *under[] = {a->view == VIEW_MAIN ? a->w_results : a->w_body,
-                     a->view == VIEW_MAIN ? a->w_side : NULL};
+  WINDOW *under[] = {a->screen->has_panels ? a->w_results : a->w_body,
+                     a->screen->has_panels ? a->w_side : NULL};
   for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
     WINDOW *w = under[i];
     if (!w || y < getbegy(w) || y >= getbegy(w) + getmaxy(w)) continue;
@@ -34,7 +33,8 @@ static void ViewPrompt_uncover(App *a, int y) {
   }
 }
 
-void ViewPrompt_draw(App *a) {
+static void ViewPrompt_draw(App *a, unsigned dirty) {
+  (void)dirty;
   if (a->w_overlay) delwin(a->w_overlay);
   /* The prompt on the key bar's row; a problem with the entry on the row above it. */
   bool problem = a->message_error && a->message[0];
@@ -52,7 +52,7 @@ void ViewPrompt_draw(App *a) {
   }
   wattrset(w, Theme_attr(TH_MESSAGE));
   mvwhline(w, y, 0, ' ', a->cols);
-  if (a->overlay == OVERLAY_CONFIRM) {
+  if (a->overlay == &View_confirm) {
     Draw_clip(w, y, 1, a->cols - 2, a->prompt.confirm_text);
     wnoutrefresh(w);
     return;
@@ -77,80 +77,28 @@ static void ViewPrompt_close(App *a) {
   a->dirty = DIRTY_ALL;
 }
 
-static void ViewPrompt_submit(App *a) {
-  char err[512];
-  switch (a->prompt.kind) {
-  case PROMPT_ADD_SHAPE:
-  case PROMPT_EDIT_SHAPE:
-    if (!ViewShapes_submit(a, a->prompt.buf, a->prompt.kind == PROMPT_EDIT_SHAPE, err,
-                           sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return; /* keep the prompt open so the typo can be fixed */
-    }
-    ViewPrompt_close(a);
-    App_message(a, false, "shape %s %s", a->prompt.buf,
-                a->prompt.kind == PROMPT_EDIT_SHAPE ? "changed" : "added and checked");
-    return;
-  case PROMPT_RUN_OPTION:
-    if (!ViewRunOpts_submit(a, a->prompt.buf, err, sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return;
-    }
-    ViewPrompt_close(a);
-    return;
-  case PROMPT_FILTER:
-  case PROMPT_SEARCH: {
-    Query q;
-    if (!Query_parse(a->prompt.buf, &q, err, sizeof err)) {
-      App_message(a, true, "%s (Esc cancels)", err);
-      a->dirty |= DIRTY_OVERLAY;
-      return;
-    }
-    ViewPrompt_close(a);
-    ViewResults_promptDone(a, a->prompt.kind, true);
-    return;
-  }
-  case PROMPT_OPEN: {
-    char path[4096], label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
-    Util_strlcpy(label, a->prompt.label, sizeof label);
-    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
-    ViewPrompt_close(a);
-    if (!typed[0]) return;
-    if (!Expand_path(typed, path, sizeof path, err, sizeof err) ||
-        !ViewPicker_load(a, path, err, sizeof err)) {
-      ViewPrompt_open(a, PROMPT_OPEN, label, typed); /* so the typo can be fixed */
-      App_message(a, true, "%s (Esc cancels)", err);
-    }
-    return;
-  }
-  case PROMPT_SAVE_AS: {
-    char label[sizeof a->prompt.label], typed[sizeof a->prompt.buf];
-    Util_strlcpy(label, a->prompt.label, sizeof label);
-    Util_strlcpy(typed, a->prompt.buf, sizeof typed);
-    ViewPrompt_close(a); /* Save_as may ask a question in its place */
-    if (typed[0] && !Save_as(a, typed, err, sizeof err)) {
-      ViewPrompt_open(a, PROMPT_SAVE_AS, label, typed); /* so the typo can be fixed */
-      App_message(a, true, "%s (Esc cancels)", err);
-    }
-    return;
-  }
-  }
-}
-
+/* The entry goes to the view that asked for it, once the prompt has closed; a problem with it
+ * opens the prompt again with the same text (and the overlay under it), so it can be fixed. */
 static void ViewPrompt_enter(App *a, int ch) {
   (void)ch;
-  ViewPrompt_submit(a);
+  PromptView *pv = &a->prompt;
+  const PromptHooks *hooks = pv->hooks;
+  const View *back = pv->back;
+  char label[sizeof pv->label], typed[sizeof pv->buf], err[4200] = "";
+  Util_strlcpy(label, pv->label, sizeof label);
+  Util_strlcpy(typed, pv->buf, sizeof typed);
+  ViewPrompt_close(a);
+  if (hooks->accept(a, typed, err, sizeof err)) return;
+  ViewPrompt_open(a, hooks, label, typed);
+  pv->back = back;
+  App_message(a, true, "%s (Esc cancels)", err);
 }
-
-static bool ViewPrompt_live(PromptKind kind) { return kind == PROMPT_FILTER || kind == PROMPT_SEARCH; }
 
 static void ViewPrompt_cancel(App *a, int ch) {
   (void)ch;
   a->quit_after_save = false;
   ViewPrompt_close(a);
-  if (ViewPrompt_live(a->prompt.kind)) ViewResults_promptDone(a, a->prompt.kind, false);
+  if (a->prompt.hooks->cancelled) a->prompt.hooks->cancelled(a);
   else App_message(a, false, "cancelled");
 }
 
@@ -171,7 +119,7 @@ static void ViewPrompt_edit(App *a, int ch) {
     pv->buf[pv->len++] = (char)ch;
     pv->buf[pv->len] = 0;
   }
-  if (ViewPrompt_live(pv->kind)) ViewResults_promptChanged(a, pv->kind, pv->buf);
+  if (pv->hooks->changed) pv->hooks->changed(a, pv->buf);
   a->dirty |= DIRTY_OVERLAY;
 }
 
@@ -182,7 +130,7 @@ static const KeyBinding ViewPrompt_bindings[] = {
   {{21}, "Ctrl-U", NULL, "clear the entry", ViewPrompt_edit},
   {{KEYS_PRINTABLE}, "text", NULL, "typed into the entry", ViewPrompt_edit},
 };
-const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
+static const KeyTable ViewPrompt_keys = KEY_TABLE("prompts", ViewPrompt_bindings);
 
 static void ViewConfirm_no(App *a, int ch) {
   for (int i = 0; i < 2; i++) /* another answer than yes or no (quit: save as, discard) */
@@ -211,4 +159,26 @@ static const KeyBinding ViewConfirm_bindings[] = {
   {{'y', 'Y'}, "y", NULL, "yes", ViewConfirm_yes},
   {{KEYS_ANY}, "any other key", NULL, "no", ViewConfirm_no},
 };
-const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);
+static const KeyTable ViewConfirm_keys = KEY_TABLE("y/n", ViewConfirm_bindings);
+
+void App_confirm(App *a, const char *question, const char *no, void (*on_yes)(App *a)) {
+  Util_strlcpy(a->prompt.confirm_text, question, sizeof a->prompt.confirm_text);
+  Util_strlcpy(a->prompt.confirm_no, no, sizeof a->prompt.confirm_no);
+  a->prompt.on_yes = on_yes;
+  memset(a->prompt.alt_key, 0, sizeof a->prompt.alt_key);
+  a->prompt.back = NULL;
+  View_show(a, &View_confirm);
+}
+
+static const View *ViewPrompt_under(const App *a) { return a->prompt.back; }
+
+const View View_prompt = {
+  .name = "prompt", .layer = VIEW_OVERLAY, .keys = &ViewPrompt_keys, .draw = ViewPrompt_draw,
+  .shows_message = true, .under = ViewPrompt_under,
+};
+
+/* The yes/no question (App_confirm): drawn as a prompt without an entry. */
+const View View_confirm = {
+  .name = "confirm", .layer = VIEW_OVERLAY, .keys = &ViewConfirm_keys, .draw = ViewPrompt_draw,
+  .under = ViewPrompt_under,
+};

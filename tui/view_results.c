@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/best.h"
 #include "tui/tui.h"
 
 #define VS_ORIG_WIDTH 14 /* "+12.3% slower" */
@@ -71,7 +72,7 @@ static void ViewResults_header(App *a, WINDOW *w, int width) {
     const char *arrow = c == rv->sort_col ? (rv->sort_desc ? "v" : "^") : "";
     snprintf(title, sizeof title, "%.*s%s", METRIC_NAME_MAX - 1, Columns[c].title, arrow);
     attr_t at = Theme_attr(c == rv->sort_col ? TH_HEADER_SORT : TH_HEADER);
-    if (c == rv->col_cursor && a->focus == PANEL_RESULTS) at |= A_UNDERLINE | A_BOLD;
+    if (c == rv->col_cursor && a->focus == &View_results) at |= A_UNDERLINE | A_BOLD;
     wattrset(w, at);
     Draw_text(w, 1, rv->col_x[c], cw, !Columns[c].numeric, title); /* a session's metric name */
   }
@@ -125,7 +126,8 @@ static void ViewResults_row(App *a, WINDOW *w, const Record *r, bool marked, int
   }
 }
 
-void ViewResults_draw(App *a) {
+static void ViewResults_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_results;
   werase(w);
   int width = getmaxx(w) - 2, h = getmaxy(w) - 3;
@@ -141,7 +143,7 @@ void ViewResults_draw(App *a) {
     snprintf(sort, sizeof sort, ", by %s %s", Columns[rv->sort_col].title,
              rv->sort_desc ? "desc" : "asc");
   snprintf(title, sizeof title, "Results %s%s%s", count, sort, filter);
-  Draw_box(a, w, title, a->focus == PANEL_RESULTS);
+  Draw_box(a, w, title, a->focus == &View_results);
   if (h <= 0 || width <= 10) {
     wnoutrefresh(w);
     return;
@@ -164,7 +166,7 @@ void ViewResults_draw(App *a) {
     int idx = a->results.order[c->top + i];
     attr_t cur = 0;
     if (c->top + i == c->sel) {
-      cur = Theme_attr(a->focus == PANEL_RESULTS ? TH_CURSOR : TH_CURSOR_IDLE);
+      cur = Theme_attr(a->focus == &View_results ? TH_CURSOR : TH_CURSOR_IDLE);
       wattrset(w, cur);
       mvwhline(w, 2 + i, 1, ' ', width);
     }
@@ -246,7 +248,7 @@ static void ViewResults_showAll(App *a, int ch) {
 
 static void ViewResults_chooseColumns(App *a, int ch) {
   (void)ch;
-  ViewColumns_open(a);
+  View_columns.open(a, ch);
 }
 
 static void ViewResults_mark(App *a, int ch) {
@@ -271,8 +273,11 @@ static void ViewResults_unmark(App *a, int ch) {
 
 static void ViewResults_detail(App *a, int ch) {
   (void)ch;
-  if (a->results.norder > 0) ViewDetail_open(a, VIEW_MAIN);
+  if (a->results.norder > 0) ViewDetail_open(a, &View_main);
 }
+
+/* The filter and search prompts' hooks: at the end, with what they do. */
+static const PromptHooks ViewResults_filterHooks, ViewResults_searchHooks;
 
 /* ---- filter and search ---------------------------------------------------------------------- */
 
@@ -280,13 +285,13 @@ static void ViewResults_filterPrompt(App *a, int ch) {
   (void)ch;
   ResultsView *rv = &a->results;
   Util_strlcpy(rv->filter_before, rv->filter, sizeof rv->filter_before);
-  ViewPrompt_open(a, PROMPT_FILTER, "filter: ", rv->filter);
+  ViewPrompt_open(a, &ViewResults_filterHooks, "filter: ", rv->filter);
 }
 
 static void ViewResults_searchPrompt(App *a, int ch) {
   (void)ch;
   a->results.search_from = a->results.cur.sel;
-  ViewPrompt_open(a, PROMPT_SEARCH, "search: ", "");
+  ViewPrompt_open(a, &ViewResults_searchHooks, "search: ", "");
 }
 
 /* Moves the cursor to pos (a display position) and repaints. */
@@ -295,19 +300,49 @@ static void ViewResults_goTo(App *a, int pos) {
   a->dirty |= DIRTY_RESULTS | DIRTY_SIDE;
 }
 
-void ViewResults_promptChanged(App *a, PromptKind kind, const char *text) {
-  ResultsView *rv = &a->results;
+/* The text typed so far as a query; false (the last good one stands) with the problem said. */
+static bool ViewResults_liveQuery(App *a, const char *text, Query *q) {
   char err[256];
-  Query q;
-  if (!Query_parse(text, &q, err, sizeof err)) {
-    App_message(a, true, "%s", err); /* half typed: the last good one stands */
-    return;
+  if (!Query_parse(text, q, err, sizeof err)) {
+    App_message(a, true, "%s", err); /* half typed */
+    return false;
   }
   a->message[0] = 0;
-  if (kind == PROMPT_FILTER) {
-    Results_setFilter(a, text, err, sizeof err);
-    return;
-  }
+  return true;
+}
+
+static void ViewResults_filterChanged(App *a, const char *text) {
+  Query q;
+  char err[256];
+  if (ViewResults_liveQuery(a, text, &q)) Results_setFilter(a, text, err, sizeof err);
+}
+
+static void ViewResults_filterSaid(App *a, bool accepted) {
+  ResultsView *rv = &a->results;
+  if (rv->filter[0])
+    App_message(a, false, "filter %s: %d of %d records (\\ then Ctrl-U clears it)", rv->filter,
+                rv->norder, a->session.nrecords);
+  else if (accepted)
+    App_message(a, false, "no filter: all %d records", a->session.nrecords);
+}
+
+static bool ViewResults_filterAccept(App *a, const char *text, char *err, size_t errsize) {
+  Query q;
+  if (!Query_parse(text, &q, err, errsize)) return false;
+  ViewResults_filterSaid(a, true);
+  return true;
+}
+
+static void ViewResults_filterCancelled(App *a) {
+  char err[256];
+  Results_setFilter(a, a->results.filter_before, err, sizeof err);
+  ViewResults_filterSaid(a, false);
+}
+
+static void ViewResults_searchChanged(App *a, const char *text) {
+  ResultsView *rv = &a->results;
+  Query q;
+  if (!ViewResults_liveQuery(a, text, &q)) return;
   rv->search_query = q;
   Util_strlcpy(rv->search, text, sizeof rv->search);
   if (!text[0]) {
@@ -319,25 +354,25 @@ void ViewResults_promptChanged(App *a, PromptKind kind, const char *text) {
   else ViewResults_goTo(a, pos);
 }
 
-void ViewResults_promptDone(App *a, PromptKind kind, bool accepted) {
-  ResultsView *rv = &a->results;
-  char err[256];
-  if (kind == PROMPT_FILTER) {
-    if (!accepted) Results_setFilter(a, rv->filter_before, err, sizeof err);
-    if (rv->filter[0])
-      App_message(a, false, "filter %s: %d of %d records (\\ then Ctrl-U clears it)", rv->filter,
-                  rv->norder, a->session.nrecords);
-    else if (accepted)
-      App_message(a, false, "no filter: all %d records", a->session.nrecords);
-    return;
-  }
-  if (!accepted) {
-    ViewResults_goTo(a, rv->search_from);
-    rv->search[0] = 0;
-  } else if (rv->search[0]) {
-    App_message(a, false, "n / N: next / previous match of %s", rv->search);
-  }
+static bool ViewResults_searchAccept(App *a, const char *text, char *err, size_t errsize) {
+  Query q;
+  if (!Query_parse(text, &q, err, errsize)) return false;
+  if (a->results.search[0])
+    App_message(a, false, "n / N: next / previous match of %s", a->results.search);
+  return true;
 }
+
+static void ViewResults_searchCancelled(App *a) {
+  ViewResults_goTo(a, a->results.search_from);
+  a->results.search[0] = 0;
+}
+
+static const PromptHooks ViewResults_filterHooks = {
+  ViewResults_filterAccept, ViewResults_filterChanged, ViewResults_filterCancelled,
+};
+static const PromptHooks ViewResults_searchHooks = {
+  ViewResults_searchAccept, ViewResults_searchChanged, ViewResults_searchCancelled,
+};
 
 static void ViewResults_next(App *a, int ch) {
   ResultsView *rv = &a->results;
@@ -373,5 +408,37 @@ static const KeyBinding ViewResults_bindings[] = {
   {{'C'}, "C", NULL, "choose columns: every metric, the catalog's and the session's own",
    ViewResults_chooseColumns},
   {{'u'}, "u", NULL, "clear all marks", ViewResults_unmark},
+  {{'L'}, "L", NULL, "best so far: beside each record the best p50 of its configuration over the "
+   "sessions folder and this session, and where (benchtop best's leaderboard; L again re-reads)",
+   Best_load},
 };
-const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);
+static const KeyTable ViewResults_keys = KEY_TABLE("Results", ViewResults_bindings);
+
+static WINDOW *ViewResults_window(const App *a) { return a->w_results; }
+
+static ListCursor *ViewResults_cursor(App *a, int *count) {
+  *count = a->results.norder;
+  return &a->results.cur;
+}
+
+/* A press on a column title sorts by it (as s does); one on a row selects it. */
+static void ViewResults_click(App *a, int y, int x) {
+  WINDOW *w = a->w_results;
+  int wy = y - getbegy(w), wx = x - getbegx(w);
+  if (wy != 1) {
+    ViewMain_clickList(a, y, x, 2);
+    return;
+  }
+  for (int c = 0; c < COL_COUNT; c++)
+    if (a->results.col_x[c] && wx >= a->results.col_x[c] &&
+        wx < a->results.col_x[c] + Columns[c].width) {
+      a->results.col_cursor = c;
+      Keys_handle(a, 's');
+    }
+}
+
+const View View_results = {
+  .name = "results", .layer = VIEW_PANEL, .keys = &ViewResults_keys,
+  .draw = ViewResults_draw, .region = DIRTY_RESULTS, .click = ViewResults_click,
+  .window = ViewResults_window, .cursor = ViewResults_cursor,
+};

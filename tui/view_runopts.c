@@ -11,6 +11,8 @@
 #include "sessions/catalog.h"
 #include "tui/tui.h"
 
+static const KeyTable ViewRunOpts_keys; /* at the end, with its actions */
+
 typedef enum { OPT_INT, OPT_BOOL, OPT_TEXT } OptKind;
 
 typedef struct RunOptRow {
@@ -136,12 +138,13 @@ bool ViewRunOpts_submit(App *a, const char *text, char *err, size_t errsize) {
   return ViewRunOpts_set(a, a->runopts.sel, text, err, errsize);
 }
 
-void ViewRunOpts_open(App *a) {
-  a->overlay = OVERLAY_RUNOPTS;
-  a->dirty |= DIRTY_OVERLAY;
+static void ViewRunOpts_open(App *a, int ch) {
+  (void)ch;
+  View_show(a, &View_runopts);
 }
 
-void ViewRunOpts_draw(App *a) {
+static void ViewRunOpts_draw(App *a, unsigned dirty) {
+  (void)dirty;
   int h = ROW_COUNT + 6, wd = a->cols - 6 < 96 ? a->cols - 6 : 96;
   WINDOW *w = Draw_overlay(a, h, wd);
   if (!w) return;
@@ -217,7 +220,9 @@ static void ViewRunOpts_edit(App *a, int ch) {
   char label[64], val[600];
   snprintf(label, sizeof label, "%s: ", RunOpts_rows[row].name);
   ViewRunOpts_value(a, row, val, sizeof val);
-  ViewPrompt_open(a, PROMPT_RUN_OPTION, label, val);
+  static const PromptHooks hooks = {.accept = ViewRunOpts_submit};
+  ViewPrompt_open(a, &hooks, label, val);
+  a->prompt.back = &View_runopts; /* shown under the prompt, and again once it closes */
 }
 
 static void ViewRunOpts_defaults(App *a, int ch) {
@@ -237,4 +242,9 @@ static const KeyBinding ViewRunOpts_bindings[] = {
   {{'d'}, "d", "d defaults", "benchtop run's defaults", ViewRunOpts_defaults},
   {{27, 'q', 'O', KEY_F(2)}, "Esc / q / O", "Esc close", "close the run options", Keys_closeOverlay},
 };
-const KeyTable ViewRunOpts_keys = KEY_TABLE("Run opts", ViewRunOpts_bindings);
+static const KeyTable ViewRunOpts_keys = KEY_TABLE("Run opts", ViewRunOpts_bindings);
+
+const View View_runopts = {
+  .name = "run options", .layer = VIEW_OVERLAY, .open = ViewRunOpts_open,
+  .keys = &ViewRunOpts_keys, .draw = ViewRunOpts_draw,
+};

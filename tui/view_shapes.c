@@ -91,15 +91,16 @@ static void ViewShapes_row(App *a, WINDOW *w, int idx, int y, int x, int width, 
   Draw_clip(w, y, x + used, width - used, line);
 }
 
-void ViewShapes_draw(App *a) {
+static void ViewShapes_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_shape;
   werase(w);
   int checked = 0;
   for (int i = 0; i < a->shapes.count; i++) checked += a->shapes.rows[i].checked;
   char title[64];
   snprintf(title, sizeof title, "Shapes %d/%d", checked, a->shapes.count);
-  Draw_box(a, w, title, a->focus == PANEL_SHAPES);
-  Draw_list(a, w, &a->shapes.cur, a->shapes.count, a->focus == PANEL_SHAPES, ViewShapes_row);
+  Draw_box(a, w, title, a->focus == &View_shapes);
+  Draw_list(a, w, &a->shapes.cur, a->shapes.count, a->focus == &View_shapes, ViewShapes_row);
   wnoutrefresh(w);
 }
 
@@ -112,9 +113,25 @@ static void ViewShapes_check(App *a, int ch) {
   a->dirty |= DIRTY_SHAPES;
 }
 
+/* What the add and edit prompts do with the shape typed. */
+static bool ViewShapes_acceptAdd(App *a, const char *text, char *err, size_t errsize) {
+  if (!ViewShapes_submit(a, text, false, err, errsize)) return false;
+  App_message(a, false, "shape %s added and checked", text);
+  return true;
+}
+
+static bool ViewShapes_acceptEdit(App *a, const char *text, char *err, size_t errsize) {
+  if (!ViewShapes_submit(a, text, true, err, errsize)) return false;
+  App_message(a, false, "shape %s changed", text);
+  return true;
+}
+
+static const PromptHooks ViewShapes_addHooks = {.accept = ViewShapes_acceptAdd};
+static const PromptHooks ViewShapes_editHooks = {.accept = ViewShapes_acceptEdit};
+
 static void ViewShapes_addPrompt(App *a, int ch) {
   (void)ch;
-  ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]: ", "");
+  ViewPrompt_open(a, &ViewShapes_addHooks, "add shape BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]: ", "");
 }
 
 /* The shape under the cursor as text; false when the list is empty. */
@@ -129,7 +146,7 @@ static void ViewShapes_editPrompt(App *a, int ch) {
   (void)ch;
   char name[64];
   if (ViewShapes_selectedName(a, name, sizeof name))
-    ViewPrompt_open(a, PROMPT_EDIT_SHAPE, "edit shape: ", name);
+    ViewPrompt_open(a, &ViewShapes_editHooks, "edit shape: ", name);
 }
 
 static void ViewShapes_delete(App *a, int ch) {
@@ -151,4 +168,16 @@ static const KeyBinding ViewShapes_bindings[] = {
   {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter edit", "edit the shape", ViewShapes_editPrompt},
   {{'d', KEY_DC}, "d / Del", NULL, "delete the shape", ViewShapes_delete},
 };
-const KeyTable ViewShapes_keys = KEY_TABLE("Shapes", ViewShapes_bindings);
+static const KeyTable ViewShapes_keys = KEY_TABLE("Shapes", ViewShapes_bindings);
+
+static WINDOW *ViewShapes_window(const App *a) { return a->w_shape; }
+
+static ListCursor *ViewShapes_cursor(App *a, int *count) {
+  *count = a->shapes.count;
+  return &a->shapes.cur;
+}
+
+const View View_shapes = {
+  .name = "shapes", .layer = VIEW_PANEL, .keys = &ViewShapes_keys, .draw = ViewShapes_draw,
+  .region = DIRTY_SHAPES, .window = ViewShapes_window, .cursor = ViewShapes_cursor,
+};

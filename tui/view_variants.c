@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "tui/runs.h"
 #include "tui/tui.h"
+
+static const KeyTable ViewKnobs_keys; /* at the end, with its actions */
 
 static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
   const VariantRow *vr = &a->variants.rows[idx];
@@ -27,7 +30,8 @@ static void ViewVariants_row(App *a, WINDOW *w, int idx, int y, int x, int width
   Draw_clip(w, y, x + used, width - used, knobs[0] ? knobs : "(no knobs)");
 }
 
-void ViewVariants_draw(App *a) {
+static void ViewVariants_draw(App *a, unsigned dirty) {
+  (void)dirty;
   WINDOW *w = a->w_var;
   werase(w);
   VariantsView *vv = &a->variants;
@@ -35,8 +39,8 @@ void ViewVariants_draw(App *a) {
   for (int i = 0; i < vv->count; i++) checked += vv->rows[i].checked;
   char title[64];
   snprintf(title, sizeof title, "Variants %d/%d", checked, vv->count);
-  Draw_box(a, w, title, a->focus == PANEL_VARIANTS);
-  Draw_list(a, w, &vv->cur, vv->count, a->focus == PANEL_VARIANTS, ViewVariants_row);
+  Draw_box(a, w, title, a->focus == &View_variants);
+  Draw_list(a, w, &vv->cur, vv->count, a->focus == &View_variants, ViewVariants_row);
   wnoutrefresh(w);
 }
 
@@ -63,8 +67,8 @@ static void ViewVariants_editKnobs(App *a, int ch) {
     return;
   }
   a->variants.knob_sel = 0;
-  a->overlay = OVERLAY_KNOBS;
-  a->dirty |= DIRTY_OVERLAY | DIRTY_VARIANTS;
+  View_show(a, &View_knobs);
+  a->dirty |= DIRTY_VARIANTS;
 }
 
 static const KeyBinding ViewVariants_bindings[] = {
@@ -72,11 +76,12 @@ static const KeyBinding ViewVariants_bindings[] = {
   {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter knobs", "edit the variant's knobs",
    ViewVariants_editKnobs},
 };
-const KeyTable ViewVariants_keys = KEY_TABLE("Variants", ViewVariants_bindings);
+static const KeyTable ViewVariants_keys = KEY_TABLE("Variants", ViewVariants_bindings);
 
 /* ---- knob editor overlay ---------------------------------------------------------------- */
 
-void ViewKnobs_draw(App *a) {
+static void ViewKnobs_draw(App *a, unsigned dirty) {
+  (void)dirty;
   VariantRow *vr = ViewVariants_selected(a);
   if (!vr) return;
   const Variant *v = vr->variant;
@@ -215,4 +220,21 @@ static const KeyBinding ViewKnobs_bindings[] = {
   {{'\n', KEY_ENTER, 27, 'q'}, "Enter / Esc", "Esc close", "close the knob editor",
    Keys_closeOverlay},
 };
-const KeyTable ViewKnobs_keys = KEY_TABLE("Knobs", ViewKnobs_bindings);
+static const KeyTable ViewKnobs_keys = KEY_TABLE("Knobs", ViewKnobs_bindings);
+
+static WINDOW *ViewVariants_window(const App *a) { return a->w_var; }
+
+static ListCursor *ViewVariants_cursor(App *a, int *count) {
+  *count = a->variants.count;
+  return &a->variants.cur;
+}
+
+const View View_variants = {
+  .name = "variants", .layer = VIEW_PANEL, .keys = &ViewVariants_keys,
+  .draw = ViewVariants_draw, .region = DIRTY_VARIANTS, .window = ViewVariants_window,
+  .cursor = ViewVariants_cursor,
+};
+
+const View View_knobs = {
+  .name = "knobs", .layer = VIEW_OVERLAY, .keys = &ViewKnobs_keys, .draw = ViewKnobs_draw,
+};

@@ -8,17 +8,13 @@
 #include "tests/unit/check.h"
 #include "tui/tui.h"
 
-static const char *const Overlay_names[] = {"none",    "help",   "picker", "knobs",
-                                            "runopts", "prompt", "confirm"};
-static const char *const View_names[] = {"main", "detail", "compare"};
-
 static void Test_chain(const App *a) {
   const KeyTable *chain[8];
   int n = Keys_chain(a, chain, 8);
   CHECK(n > 0 && n < 8);
   char where[96];
-  snprintf(where, sizeof where, "overlay %s, view %s, focus %d", Overlay_names[a->overlay],
-           View_names[a->view], a->focus);
+  snprintf(where, sizeof where, "overlay %s, screen %s, focus %s",
+           a->overlay ? a->overlay->name : "none", a->screen->name, a->focus->name);
   for (int t = 0; t < n; t++)
     for (int i = 0; i < chain[t]->count; i++) {
       const KeyBinding *b = &chain[t]->bindings[i];
@@ -77,14 +73,18 @@ int main(void) {
       if (b->bar) CHECK(strchr(b->bar, ' ') != NULL);
     }
   }
-  /* Every table a chain can hold is in the help's list. */
+  /* Every table a chain can hold is in the help's list: each overlay (and none) over each
+   * screen with each panel focused, all from the table of views. */
   static App a;
-  for (int o = OVERLAY_NONE; o <= OVERLAY_CONFIRM; o++)
-    for (int v = VIEW_MAIN; v <= VIEW_COMPARE; v++)
-      for (int f = 0; f < PANEL_COUNT; f++) {
-        a.overlay = (OverlayId)o;
-        a.view = (ViewId)v;
-        a.focus = (PanelId)f;
+  CHECK(View_panelCount() >= 1);
+  for (int o = -1; o < Views_count; o++)
+    for (int v = 0; v < Views_count; v++)
+      for (int f = 0; f < View_panelCount(); f++) {
+        if ((o >= 0 && Views[o]->layer != VIEW_OVERLAY) || Views[v]->layer != VIEW_SCREEN)
+          continue;
+        a.overlay = o >= 0 ? Views[o] : NULL;
+        a.screen = Views[v];
+        a.focus = View_panel(f);
         Test_chain(&a);
         const KeyTable *chain[8];
         int n = Keys_chain(&a, chain, 8);
@@ -95,5 +95,14 @@ int main(void) {
           CHECK(listed);
         }
       }
+  /* Every view has keys and a drawing; an opening key is documented; panels have a window
+   * and a list. */
+  for (int i = 0; i < Views_count; i++) {
+    const View *v = Views[i];
+    CHECK(v->name && v->keys && v->draw);
+    if (v->open_keys[0]) CHECK(v->open_label && v->help);
+    if (v->layer == VIEW_PANEL) CHECK(v->window && v->cursor && v->region);
+    if (v->layer == VIEW_SCREEN) CHECK(v->region != 0);
+  }
   return Check_done("tui_keys");
 }
