@@ -53,52 +53,13 @@ bool Plan_setVariants(Plan *p, const char *text, char *err, size_t errsize) {
   return ok;
 }
 
-static int Plan_knobIndex(const Variant *v, const char *name, size_t len) {
-  char buf[64];
-  if (len >= sizeof buf) return -1;
-  memcpy(buf, name, len);
-  buf[len] = '\0';
-  return Registry_knobIndex(v, buf);
-}
-
-/* The values of one sweep "k=v1,v2,v1" for knob k of v, as indexes without repeats. False with
- * one line in err for a value the knob does not allow. */
-static bool Plan_knobValues(const Variant *v, int k, const char *values, int *idx, int *n,
-                            char *err, size_t errsize) {
-  *n = 0;
-  char *copy = Util_xstrdup(values), *save = NULL;
-  bool ok = true;
-  for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
-    int found = Registry_knobValueIndex(&v->knobs[k], val); /* numbers by value: 064 is 64 */
-    if (found < 0) {
-      char spec[200];
-      KnobValues kv;
-      Registry_defaults(v, &kv);
-      snprintf(spec, sizeof spec, "%s=%.100s", v->knobs[k].name, val);
-      ok = Registry_applyKnobs(v, spec, &kv, false, err, errsize); /* it words the error */
-      if (ok) snprintf(err, errsize, "knob %s of %s cannot be '%.100s'", v->knobs[k].name, v->name, val);
-      ok = false;
-      break;
-    }
-    bool dup = false;
-    for (int j = 0; j < *n; j++) dup |= idx[j] == found;
-    if (!dup) idx[(*n)++] = found; /* at most nvalues distinct values: never past the array */
-  }
-  if (ok && *n == 0) {
-    snprintf(err, errsize, "knob %s of %s: no value given", v->knobs[k].name, v->name);
-    ok = false;
-  }
-  free(copy);
-  return ok;
-}
-
 bool Plan_hasAuto(const Plan *p) { return p->knobs_auto; }
 
-/* Whether pv already holds a setting of the knob named name. */
-static bool Plan_knobSet(const PlanVariant *pv, const char *name) {
-  size_t n = strlen(name);
+/* Whether pv already holds a setting of knob k (by its name). */
+static bool Plan_knobSet(const PlanVariant *pv, const KnobDesc *k) {
+  size_t n = strlen(k->name);
   for (int i = 0; i < pv->nknobs; i++)
-    if (strncmp(pv->knobs[i], name, n) == 0 && pv->knobs[i][n] == '=') return true;
+    if (KnobText_nameLen(pv->knobs[i]) == n && strncmp(pv->knobs[i], k->name, n) == 0) return true;
   return false;
 }
 
@@ -117,38 +78,56 @@ bool Plan_addKnob(Plan *p, const char *text, char *err, size_t errsize) {
     p->knobs_auto = true;
     return true;
   }
-  const char *eq = strchr(text, '=');
-  if (!eq || eq == text || !eq[1]) {
+  size_t name_len = KnobText_nameLen(text);
+  if (name_len == 0 || !text[name_len] || !text[name_len + 1]) {
     snprintf(err, errsize, "bad --knob '%s': expected name=value or name=v1,v2", text);
     return false;
   }
   bool known = false;
   for (int i = 0; i < p->nvariants; i++) {
     const Variant *v = Registry_find(p->variants[i].name);
-    int k = v ? Plan_knobIndex(v, text, (size_t)(eq - text)) : -1;
-    if (k < 0) continue;
+    KnobSweep sw;
+    KnobSweep_init(&sw);
+    if (!v || !KnobSweep_add(v, text, &sw, true, err, errsize)) {
+      if (v) return false;
+      continue;
+    }
+    if (sw.nknobs == 0) continue; /* not a knob of this variant */
+    int k = sw.order[0];
     known = true;
-    if (Plan_knobSet(&p->variants[i], v->knobs[k].name)) {
+    if (sw.nknobs > 1) {
+      snprintf(err, errsize, "bad --knob '%.100s': one knob per --knob (name=v1,v2)", text);
+      return false;
+    }
+    if (Plan_knobSet(&p->variants[i], &v->knobs[k])) {
       snprintf(err, errsize, "--knob %s given twice: give its values once (%s=v1,v2)",
                v->knobs[k].name, v->knobs[k].name);
       return false;
     }
-    int idx[KNOB_MAX_VALUES], n = 0;
-    if (!Plan_knobValues(v, k, eq + 1, idx, &n, err, errsize)) return false;
-    /* Sized for every value: a sweep is never cut (KNOB_MAX_VALUES values of any length). */
-    size_t size = strlen(v->knobs[k].name) + 2;
-    for (int j = 0; j < n; j++) size += strlen(v->knobs[k].values[idx[j]]) + 1;
-    char *spec = Util_xmalloc(size);
-    size_t len = (size_t)snprintf(spec, size, "%s=", v->knobs[k].name);
-    for (int j = 0; j < n; j++)
-      len += (size_t)snprintf(spec + len, size - len, "%s%s", j ? "," : "", v->knobs[k].values[idx[j]]);
+    char *spec = KnobSweep_format(v, &sw, k);
     PlanVariant_setKnob(&p->variants[i], spec);
     free(spec);
   }
   if (!known) {
     snprintf(err, errsize, "no selected variant has a knob '%.*s' (see benchtop list variants)",
-             (int)(eq - text), text);
+             (int)name_len, text);
     return false;
+  }
+  return true;
+}
+
+/* The sweep a plan variant's knobs ask for; false with one line in err. */
+static bool Plan_sweepOf(const Variant *v, const PlanVariant *pv, KnobSweep *sw, char *err,
+                         size_t errsize) {
+  KnobSweep_init(sw);
+  for (int i = 0; i < pv->nknobs; i++) {
+    int before = sw->nknobs;
+    if (!KnobSweep_add(v, pv->knobs[i], sw, false, err, errsize)) return false;
+    if (sw->nknobs != before + 1) { /* one knob per entry, as Plan_addKnob writes them */
+      snprintf(err, errsize, "%s: bad knob setting '%.100s' (expected name=value or name=v1,v2)",
+               v->name, pv->knobs[i]);
+      return false;
+    }
   }
   return true;
 }
@@ -161,26 +140,8 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
     snprintf(err, errsize, "unknown variant '%s' (see benchtop list variants)", pv->name);
     return false;
   }
-  int nk = 0, knob_idx[KNOB_MAX], nvals[KNOB_MAX], vals[KNOB_MAX][KNOB_MAX_VALUES];
-  for (int i = 0; i < pv->nknobs; i++) {
-    const char *spec = pv->knobs[i], *eq = strchr(spec, '=');
-    int k = eq ? Plan_knobIndex(v, spec, (size_t)(eq - spec)) : -1;
-    if (!eq) {
-      snprintf(err, errsize, "%s: bad knob setting '%.100s' (expected name=value)", v->name, spec);
-      return false;
-    }
-    if (k < 0) {
-      snprintf(err, errsize, "variant %s has no knob '%.*s'", v->name, (int)(eq - spec), spec);
-      return false;
-    }
-    for (int j = 0; j < nk; j++)
-      if (knob_idx[j] == k) { /* (a file's plan: one made here never holds two) */
-        snprintf(err, errsize, "%s: knob %s is set twice (give its values once)", v->name, v->knobs[k].name);
-        return false;
-      }
-    if (!Plan_knobValues(v, k, eq + 1, vals[nk], &nvals[nk], err, errsize)) return false;
-    knob_idx[nk++] = k;
-  }
+  KnobSweep sw;
+  if (!Plan_sweepOf(v, pv, &sw, err, errsize)) return false;
   int nshapes;
   const Shape *shapes = Plan_shapesOf(p, pv, &nshapes);
   if (nshapes == 0) {
@@ -188,21 +149,18 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
     return false;
   }
   /* Counted before a byte is allocated: a plan of millions of runs is refused, not expanded. */
-  double runs = nshapes;
-  for (int j = 0; j < nk; j++) runs *= nvals[j];
+  double combos = KnobSweep_count(v, &sw), runs = combos * nshapes;
   if (*count + runs > PLAN_ENTRIES_MAX) {
     snprintf(err, errsize, "the plan expands to %.0f runs%s (%s: %.0f knob combinations x %d shapes); "
              "at most %d: narrow --knob or -s", *count + runs, *count ? " so far" : "", v->name,
-             runs / nshapes, nshapes, PLAN_ENTRIES_MAX);
+             combos, nshapes, PLAN_ENTRIES_MAX);
     return false;
   }
-  int odo[KNOB_MAX] = {0};
   unsigned given = 0;
-  for (int j = 0; j < nk; j++) given |= 1u << knob_idx[j];
-  for (;;) {
+  for (int j = 0; j < sw.nknobs; j++) given |= 1u << sw.order[j];
+  for (long long c = 0; c < (long long)combos; c++) {
     KnobValues kv;
-    Registry_defaults(v, &kv);
-    for (int j = 0; j < nk; j++) kv.idx[knob_idx[j]] = vals[j][odo[j]];
+    KnobSweep_at(v, &sw, c, &kv);
     for (int s = 0; s < nshapes; s++) {
       if (*count == *cap) *out = Util_xrealloc(*out, sizeof(PlanEntry) * (size_t)(*cap *= 2));
       PlanEntry *e = &(*out)[(*count)++];
@@ -215,9 +173,6 @@ static bool Plan_expandVariant(const Plan *p, const PlanVariant *pv, PlanEntry *
       e->knobs_given = given;
       Util_strlcpy(e->metrics, p->metrics[0] ? p->metrics : "default", sizeof e->metrics);
     }
-    int j = 0;
-    while (j < nk && ++odo[j] == nvals[j]) odo[j++] = 0;
-    if (j == nk) break;
   }
   return true;
 }
@@ -238,6 +193,18 @@ bool Plan_expand(const Plan *p, PlanEntry **out, int *count, char *err, size_t e
       *count = 0;
       return false;
     }
+  return true;
+}
+
+/* Whether pv is v with every knob set to the one value of kv (and some shape). */
+static bool Plan_pinnedTo(const Variant *v, const PlanVariant *pv, const KnobValues *kv) {
+  KnobSweep sw;
+  char err[256];
+  if (strcmp(pv->name, v->name) != 0 || pv->nknobs != v->nknobs || pv->nshapes == 0 ||
+      !Plan_sweepOf(v, pv, &sw, err, sizeof err))
+    return false;
+  for (int k = 0; k < v->nknobs; k++)
+    if (sw.nvalues[k] != 1 || sw.idx[k][0] != kv->idx[k]) return false;
   return true;
 }
 
@@ -262,19 +229,23 @@ void Plan_pin(Plan *p, const PlanEntry *e) {
     }
     break;
   }
-  char **specs = Util_xcalloc((size_t)(v->nknobs ? v->nknobs : 1), sizeof *specs);
-  for (int k = 0; k < v->nknobs; k++)
-    specs[k] = Util_asprintf("%s=%s", v->knobs[k].name, v->knobs[k].values[e->knobs.idx[k]]);
-  PlanVariant *to = NULL; /* a variant already pinned to these knobs takes the shape too */
-  for (int i = 0; i < p->nvariants && !to; i++) {
-    PlanVariant *pv = &p->variants[i];
-    bool same = strcmp(pv->name, v->name) == 0 && pv->nknobs == v->nknobs && pv->nshapes > 0;
-    for (int k = 0; same && k < v->nknobs; k++) same = strcmp(pv->knobs[k], specs[k]) == 0;
-    if (same) to = pv;
+  KnobSweep pinned; /* every knob at e's value */
+  KnobSweep_init(&pinned);
+  for (int k = 0; k < v->nknobs; k++) {
+    pinned.order[pinned.nknobs++] = k;
+    pinned.nvalues[k] = 1;
+    pinned.idx[k][0] = e->knobs.idx[k];
   }
+  PlanVariant *to = NULL; /* a variant already pinned to these knobs takes the shape too */
+  for (int i = 0; i < p->nvariants && !to; i++)
+    if (Plan_pinnedTo(v, &p->variants[i], &e->knobs)) to = &p->variants[i];
   if (!to) {
     to = Plan_addVariant(p, v->name);
-    for (int k = 0; k < v->nknobs; k++) PlanVariant_setKnob(to, specs[k]);
+    for (int k = 0; k < v->nknobs; k++) {
+      char *spec = KnobSweep_format(v, &pinned, k);
+      PlanVariant_setKnob(to, spec);
+      free(spec);
+    }
   }
   bool have = false;
   for (int s = 0; s < to->nshapes; s++) have |= Shape_equal(&to->shapes[s], &e->shape);
@@ -282,8 +253,6 @@ void Plan_pin(Plan *p, const PlanEntry *e) {
     to->shapes = Util_xrealloc(to->shapes, sizeof(Shape) * (size_t)(to->nshapes + 1));
     to->shapes[to->nshapes++] = e->shape;
   }
-  for (int k = 0; k < v->nknobs; k++) free(specs[k]);
-  free(specs);
 }
 
 bool Plan_check(const Plan *p, char *err, size_t errsize) {
