@@ -189,22 +189,6 @@ uint64_t RunLoop_shardSeed(const Plan *plan) {
   return seed;
 }
 
-/* Which of the submitted entries (from *next on) a record answers: the runner answers them in
- * order, one record each; a record that names another entry (one was lost on the way) is
- * matched forward by its variant, knobs and shape. */
-static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const Record *rec) {
-  for (int j = *next; j < n; j++) {
-    char knobs[RECORD_KNOBS_MAX];
-    Registry_formatKnobs(entries[j].variant, &entries[j].knobs, knobs, sizeof knobs);
-    if (strcmp(entries[j].variant->name, rec->variant) == 0 && strcmp(knobs, rec->knobs) == 0 &&
-        Shape_equal(&entries[j].shape, &rec->shape)) {
-      *next = j + 1;
-      return j;
-    }
-  }
-  return *next < n ? (*next)++ : -1; /* a record the worker garbled: the entry in flight */
-}
-
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
                 bool tuned_by_default, const RunSpread *spread) {
   char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
@@ -268,7 +252,6 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   bool wait_device = false;
   for (int i = 0; i < n; i++) wait_device |= entries[i].knobs_auto != PLAN_AUTO_NONE;
   char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
-  bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
   if (wait_device) RunnerPool_start(r);
   else if (n > 0) RunnerPool_submit(r, entries, n);
   Export x;
@@ -285,7 +268,6 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     Export_fitRecord(&layout, entries[i].variant->name, knobs);
   }
-  int next_entry = 0;
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
   int rc = BT_EXIT_OK, handled = 0;
   bool finished = n == 0, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
@@ -338,14 +320,15 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
         if (tty) fprintf(stderr, "\r\033[K");
         if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
         begun = true;
-        TunedTable_markRecord(&ev.record, entries, notes, used, n);
-        {
-          /* Several GPUs answer out of order, each record naming its entry; one GPU in order. */
-          int j = RunnerPool_isPool(r) ? ev.record.plan_index
-                                       : RunLoop_matchEntry(entries, n, &next_entry, &ev.record);
-          ev.record.plan_index = j >= 0 ? plan_index[j] : -1;
-          Util_strlcpy(ev.record.host, s.host, sizeof ev.record.host);
+        /* The entry the record answers, by its request's id (never by what the record says). */
+        if (ev.request >= 0 && ev.request < n) {
+          if (notes[ev.request][0])
+            Util_strlcpy(ev.record.knobs_auto, notes[ev.request], sizeof ev.record.knobs_auto);
+          ev.record.plan_index = plan_index[ev.request];
+        } else {
+          ev.record.plan_index = -1;
         }
+        Util_strlcpy(ev.record.host, s.host, sizeof ev.record.host);
         RunLoop_addInOrder(&s, existing, &ev.record);
         if (!Session_autosave(&s, err, sizeof err) && strcmp(err, save_err) != 0) {
           RunLoop_say(tty, "benchtop: cannot save the session (will retry): ", err);
@@ -399,7 +382,6 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   MetricColumns_free(&mc);
   free(entries);
   free(notes);
-  free(used);
   free(plan_index);
   if (unasked_cancels > 0 && !cancelled) { /* a worker that cancels on its own measured nothing */
     snprintf(line, sizeof line, measured == 0 ? "nothing was measured: the worker answered all %d "

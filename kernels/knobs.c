@@ -127,6 +127,12 @@ void KnobText_append(char *buf, size_t size, size_t *used, const char *name, siz
 
 /* ---- typed ------------------------------------------------------------------------------ */
 
+bool KnobValues_equal(const Variant *v, const KnobValues *a, const KnobValues *b) {
+  for (int k = 0; k < v->nknobs && k < KNOB_MAX; k++)
+    if (a->idx[k] != b->idx[k]) return false;
+  return true;
+}
+
 void Registry_defaults(const Variant *v, KnobValues *kv) {
   memset(kv, 0, sizeof *kv);
   for (int k = 0; v && k < v->nknobs && k < KNOB_MAX; k++) kv->idx[k] = v->knobs[k].def;

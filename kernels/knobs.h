@@ -48,6 +48,8 @@ void KnobText_append(char *buf, size_t size, size_t *used, const char *name, siz
 
 /* ---- typed, for a variant this build knows ---------------------------------------------- */
 
+/* Two settings of v are the same: every knob of v at the same value. */
+bool KnobValues_equal(const Variant *v, const KnobValues *a, const KnobValues *b);
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);
 /* How many values knob k allows. */
