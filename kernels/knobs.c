@@ -71,6 +71,11 @@ static int KnobText_compareValues(const KnobToken *a, const KnobToken *b) {
   return c ? c : (a->value_len > b->value_len) - (a->value_len < b->value_len);
 }
 
+bool KnobText_sameValue(const char *a, const char *b) {
+  KnobToken ta = {.value = a, .value_len = strlen(a)}, tb = {.value = b, .value_len = strlen(b)};
+  return KnobText_compareValues(&ta, &tb) == 0;
+}
+
 /* Whether every knob=value of a is in b (same name, same value). */
 static bool KnobText_within(const char *a, const char *b) {
   KnobToken ta = {0};

@@ -36,6 +36,8 @@ bool KnobText_value(const char *text, const char *name, char *out, size_t size);
 /* Two settings (or sweeps) hold the same knob=value pairs, in any order; numbers compare by
  * value ("064" is 64). Malformed text is the same only as identical text. */
 bool KnobText_same(const char *a, const char *b);
+/* Two values of one knob are the same: numbers by value, words by text. */
+bool KnobText_sameValue(const char *a, const char *b);
 /* Orders settings by their values, knob by knob (numbers numerically): for stable sorts. */
 int KnobText_compare(const char *a, const char *b);
 /* Length of the knob name a setting or sweep "k=..." starts with (the whole text without '='). */
