@@ -130,6 +130,20 @@ void KnobText_append(char *buf, size_t size, size_t *used, const char *name, siz
   *used += w > 0 ? (size_t)w : 0;
 }
 
+void KnobText_appendValue(char *buf, size_t size, size_t *used, const char *value, size_t value_len) {
+  int w = snprintf(buf + (*used < size ? *used : size), *used < size ? size - *used : 0, ",%.*s",
+                   (int)value_len, value);
+  *used += w > 0 ? (size_t)w : 0;
+}
+
+char *KnobText_withValue(const char *spec, const char *value, size_t value_len) {
+  size_t used = strlen(spec), size = used + value_len + 2;
+  char *out = Util_xmalloc(size);
+  memcpy(out, spec, used + 1);
+  KnobText_appendValue(out, size, &used, value, value_len);
+  return out;
+}
+
 /* ---- typed ------------------------------------------------------------------------------ */
 
 bool KnobValues_equal(const Variant *v, const KnobValues *a, const KnobValues *b) {
@@ -285,7 +299,7 @@ char *KnobSweep_format(const Variant *v, const KnobSweep *sw, int k) {
   for (int j = 0; j < sw->nvalues[k]; j++) {
     const char *value = v->knobs[k].values[sw->idx[k][j]];
     if (j == 0) KnobText_append(out, size, &used, name, strlen(name), value, strlen(value));
-    else used += (size_t)snprintf(out + used, size - used, ",%s", value);
+    else KnobText_appendValue(out, size, &used, value, strlen(value));
   }
   return out;
 }

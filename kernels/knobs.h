@@ -48,6 +48,11 @@ size_t KnobText_nameLen(const char *spec);
 void KnobText_append(char *buf, size_t size, size_t *used, const char *name, size_t name_len,
                      const char *value, size_t value_len);
 
+/* Appends ",value" to a sweep's text in buf at *used (as KnobText_append counts). */
+void KnobText_appendValue(char *buf, size_t size, size_t *used, const char *value, size_t value_len);
+/* A sweep's text with one more value: spec + ",value", a heap string the caller frees. */
+char *KnobText_withValue(const char *spec, const char *value, size_t value_len);
+
 /* ---- typed, for a variant this build knows ---------------------------------------------- */
 
 /* Two settings of v are the same: every knob of v at the same value. */
