@@ -94,31 +94,47 @@ void KnobLabel_shortName(const char *variant, const char *knob, char *buf, size_
     if (strcmp(defs.name[i], knob) == 0) Util_strlcpy(buf, shorts[i], size);
 }
 
-void KnobLabel_compact(const char *variant, const char *knobs, char *buf, size_t size) {
+/* The compact label into buf; returns whether it abbreviates the setting (see the header). */
+static bool KnobLabel_build(const char *variant, const char *knobs, char *buf, size_t size) {
   KnobList defs, set;
   if (!knobs || !knobs[0]) {
     Util_strlcpy(buf, "-", size);
-    return;
+    return true;
   }
   if (!KnobLabel_defaults(variant, &defs) || !KnobLabel_parse(knobs, &set)) {
     Util_strlcpy(buf, knobs, size);
-    return;
+    return false;
   }
   char shorts[LABEL_KNOBS][LABEL_TEXT];
   KnobLabel_shortNames(&defs, shorts);
   size_t used = 0;
+  bool shortened = false;
   buf[0] = '\0';
   for (int i = 0; i < set.n; i++) {
     int d = 0;
     while (d < defs.n && strcmp(defs.name[d], set.name[i]) != 0) d++;
     if (d == defs.n) { /* a knob this build's variant lacks: say it all */
       Util_strlcpy(buf, knobs, size);
-      return;
+      return false;
     }
-    if (KnobText_sameValue(defs.value[d], set.value[i])) continue;
+    if (KnobText_sameValue(defs.value[d], set.value[i])) {
+      shortened = true; /* left out */
+      continue;
+    }
+    shortened |= strcmp(shorts[d], set.name[i]) != 0;
     KnobText_append(buf, size, &used, shorts[d], strlen(shorts[d]), set.value[i], strlen(set.value[i]));
   }
   if (used == 0) Util_strlcpy(buf, defs.n ? KNOB_LABEL_DEFAULTS : "-", size);
+  return shortened || used == 0;
+}
+
+void KnobLabel_compact(const char *variant, const char *knobs, char *buf, size_t size) {
+  KnobLabel_build(variant, knobs, buf, size);
+}
+
+bool KnobLabel_abbreviates(const char *variant, const char *knobs) {
+  char label[KNOB_TEXT_MAX * 2];
+  return KnobLabel_build(variant, knobs, label, sizeof label);
 }
 
 void KnobLabel_legend(const char *variant, char *buf, size_t size) {
