@@ -76,18 +76,34 @@ bool KnobText_sameValue(const char *a, const char *b) {
   return KnobText_compareValues(&ta, &tb) == 0;
 }
 
-/* Whether every knob=value of a is in b (same name, same value). */
-static bool KnobText_within(const char *a, const char *b) {
-  KnobToken ta = {0};
-  for (const char *p = a; KnobText_next(&p, &ta) > 0;) {
-    KnobToken tb = {0};
-    bool found = false;
-    for (const char *q = b; !found && KnobText_next(&q, &tb) > 0;)
-      found = tb.name_len == ta.name_len && memcmp(tb.name, ta.name, ta.name_len) == 0 &&
-              KnobText_compareValues(&ta, &tb) == 0;
-    if (!found) return false;
+static bool KnobText_sameName(const KnobToken *a, const KnobToken *b) {
+  return a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0;
+}
+
+/* The knob a's token ta starts (its first value) has the same values, in order, in b. */
+static bool KnobText_sameKnob(const char *after_a, const KnobToken *ta, const char *b) {
+  KnobToken tb = {0};
+  const char *q = b;
+  int rb;
+  while ((rb = KnobText_next(&q, &tb)) > 0 && !(tb.first && KnobText_sameName(&tb, ta))) {}
+  if (rb <= 0 || KnobText_compareValues(ta, &tb) != 0) return false;
+  KnobToken na = *ta, nb = tb;
+  const char *p = after_a;
+  for (;;) { /* the further values of the sweep, pairwise */
+    int ra = KnobText_next(&p, &na);
+    rb = KnobText_next(&q, &nb);
+    bool more_a = ra > 0 && !na.first, more_b = rb > 0 && !nb.first;
+    if (more_a != more_b) return false;
+    if (!more_a) return true;
+    if (KnobText_compareValues(&na, &nb) != 0) return false;
   }
-  return true;
+}
+
+static int KnobText_knobCount(const char *s) {
+  KnobToken t = {0};
+  int n = 0;
+  for (const char *p = s; KnobText_next(&p, &t) > 0;) n += t.first;
+  return n;
 }
 
 static bool KnobText_wellFormed(const char *s) {
@@ -100,8 +116,22 @@ static bool KnobText_wellFormed(const char *s) {
 bool KnobText_same(const char *a, const char *b) {
   a = a ? a : "";
   b = b ? b : "";
-  if (!KnobText_wellFormed(a) || !KnobText_wellFormed(b)) return strcmp(a, b) == 0;
-  return KnobText_within(a, b) && KnobText_within(b, a);
+  if (strcmp(a, b) == 0) return true;
+  if (!KnobText_wellFormed(a) || !KnobText_wellFormed(b)) return false;
+  /* The common case, the knobs in the same order: one pass. */
+  KnobToken ta = {0}, tb = {0};
+  const char *p = a, *q = b;
+  int ra, rb;
+  while ((ra = KnobText_next(&p, &ta)) > 0 && (rb = KnobText_next(&q, &tb)) > 0 &&
+         ta.first == tb.first && KnobText_sameName(&ta, &tb))
+    if (KnobText_compareValues(&ta, &tb) != 0) return false;
+  if (ra == 0 && KnobText_next(&q, &tb) == 0) return true;
+  /* Another order: each knob of a with the same values in b, and no knob more in b. */
+  if (KnobText_knobCount(a) != KnobText_knobCount(b)) return false;
+  memset(&ta, 0, sizeof ta);
+  for (p = a; KnobText_next(&p, &ta) > 0;)
+    if (ta.first && !KnobText_sameKnob(p, &ta, b)) return false;
+  return true;
 }
 
 int KnobText_compare(const char *a, const char *b) {
@@ -229,7 +259,8 @@ static bool Knobs_resolve(const Variant *v, const KnobToken *t, bool ignore_unkn
 /* One line for knob text that does not parse, naming the piece at p. */
 static void Knobs_malformed(const char *p, const char *what, char *err, size_t errsize) {
   size_t n = strcspn(p, ",");
-  snprintf(err, errsize, "bad knob '%.*s': expected %s", (int)(n > 60 ? 60 : n), p, what);
+  if (n == 0) snprintf(err, errsize, "bad knob setting: an empty item between commas; expected %s", what);
+  else snprintf(err, errsize, "bad knob '%.*s': expected %s", (int)(n > 60 ? 60 : n), p, what);
 }
 
 bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,

@@ -33,8 +33,9 @@ int KnobText_next(const char **cursor, KnobToken *tok);
 /* The value of knob name in a setting, copied into out; false when absent, malformed or longer
  * than size - 1. */
 bool KnobText_value(const char *text, const char *name, char *out, size_t size);
-/* Two settings (or sweeps) hold the same knob=value pairs, in any order; numbers compare by
- * value ("064" is 64). Malformed text is the same only as identical text. */
+/* Two settings (or sweeps) hold the same knobs, in any order, each with the same values in the
+ * same order (a sweep's order is its runs' order); numbers compare by value ("064" is 64).
+ * Malformed text is the same only as identical text. */
 bool KnobText_same(const char *a, const char *b);
 /* Two values of one knob are the same: numbers by value, words by text. */
 bool KnobText_sameValue(const char *a, const char *b);

@@ -48,6 +48,9 @@ static void test_text(void) {
   CHECK(!KnobText_same("block_m=64,stages=3", "block_m=64"));
   CHECK(!KnobText_same("acc=fp32", "acc=fp16"));
   CHECK(KnobText_same("", NULL));
+  CHECK(KnobText_same("a=1,b=2,3", "b=2,03,a=1") && !KnobText_same("a=1,b=2,3", "b=3,2,a=1"));
+  CHECK(!KnobText_same("a=1,b=2,3", "a=1,b=2") && !KnobText_same("a=1,b=2", "b=2,3,a=1"));
+  CHECK(!KnobText_same("a=1,b=2", "b=2,a=1,c=3") && !KnobText_same("a=1", "b=1"));
   CHECK(KnobText_same("x,,", "x,,") && !KnobText_same("x,,", "x,"));
   CHECK(KnobText_compare("block_m=64", "block_m=128") < 0); /* numbers as numbers */
   CHECK(KnobText_compare("block_m=128", "block_m=0128") == 0);
@@ -110,7 +113,8 @@ static void test_typed(void) {
   int st = Registry_knobIndex(v, "stages");
   CHECK(KnobSweep_add(v, "stages=2,", &sw, false, err, sizeof err) && sw.nvalues[st] == 1); /* a trailing comma ends it */
   KnobSweep_init(&sw);
-  CHECK(!KnobSweep_add(v, ",stages=2", &sw, false, err, sizeof err) && strstr(err, "bad knob"));
+  CHECK(!KnobSweep_add(v, ",stages=2", &sw, false, err, sizeof err) && strstr(err, "empty item"));
+  CHECK(!KnobSweep_add(v, "stages=2,,3", &sw, false, err, sizeof err) && strstr(err, "empty item"));
 }
 
 int main(void) {
