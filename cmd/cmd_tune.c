@@ -1,41 +1,16 @@
-/* benchtop tune: search each variant's knob space at each shape (bench/tune/tune.h), every
- * measurement a record in the session (saved once a second and after every batch), the leaders
- * re-measured, the winners named in the session and written to the tuned table that --knob
- * auto reads. Ctrl-C keeps every finished record and ranks what finished. */
+/* benchtop tune's command line: search each variant's knob space at each shape, the winners
+ * named in the session and written to the tuned table that --knob auto reads. The options and
+ * the checks before a worker starts are here; the search itself is cmd_tune_search.c. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "bench/runner/runner.h"
 #include "bench/tune/tune.h"
-#include "bench/tune/tune_prebuild.h"
 #include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
 #include "cmd/run_loop.h"
-#include "common/text.h"
 #include "common/util.h"
-#include "sessions/catalog.h"
-#include "sessions/export.h"
-
-#define TUNE_BATCH 64 /* measurements handed to the worker (and prebuilt) at a time */
-
-static volatile sig_atomic_t Tune_interrupted;
-static void Tune_onSignal(int sig) {
-  (void)sig;
-  Tune_interrupted = 1;
-}
-
-typedef struct TuneCli {
-  TuneRequest req;
-  const char *out_path;
-  OutputFormat fmt;
-  int jobs;           /* prebuild processes; -1: Prebuild_defaultJobs() */
-  bool save_table;
-  RunSpread spread;   /* --devices: the measurements spread over several GPUs */
-} TuneCli;
 
 /* --budget N (measurements) or P% (of each space). */
 static bool Tune_budget(const char *text, TuneRequest *req) {
@@ -57,239 +32,6 @@ static bool Tune_budget(const char *text, TuneRequest *req) {
   if (pct) req->budget_pct = v;
   else req->budget = (int)v;
   return true;
-}
-
-static void Tune_progressLine(bool tty, const Tuner *t, const char *phase_msg) {
-  if (!tty) return;
-  TuneProgress g;
-  Tuner_progress(t, &g);
-  char shape[64];
-  Shape_format(&g.shape, shape, sizeof shape);
-  fprintf(stderr, "\r\033[K[tune %d/%d %s %s] %s %d/%d, %d refused", g.pair, g.npairs, g.variant,
-          shape, g.phase, g.measured, g.budget, g.refused);
-  char best[61];
-  if (!isnan(g.best_p50))
-    fprintf(stderr, ", best %.4g us %s", g.best_p50, Text_sanitize(best, sizeof best, g.best_knobs));
-  if (phase_msg && *phase_msg) fprintf(stderr, " (%.30s)", phase_msg);
-  fflush(stderr);
-}
-
-/* One line per measurement in table form: the whole knob setting (the table's knobs column
- * is too narrow for a search). */
-static void Tune_row(const Record *r, int seen) {
-  char shape[64], knobs[RECORD_KNOBS_MAX], reason[121];
-  Shape_format(&r->shape, shape, sizeof shape);
-  Text_sanitize(knobs, sizeof knobs, r->knobs); /* the record's text came from the worker */
-  Text_sanitize(reason, sizeof reason, r->reason);
-  if (r->status == REC_PASS)
-    printf("%4d  %-9s %-20s %9.4g us  %s\n", seen, r->variant, shape, r->timing.p50, knobs);
-  else
-    printf("%4d  %-9s %-20s %9s     %s: %s\n", seen, r->variant, shape,
-           Record_statusName(r->status), knobs, reason);
-}
-
-/* Runs the tune to its end (or Ctrl-C); returns the exit code. */
-static int Tune_loop(TuneCli *cli, Tuner *t, Session *s) {
-  char err[512];
-  bool tty = isatty(STDERR_FILENO);
-  int jobs = cli->jobs >= 0 ? cli->jobs : Prebuild_defaultJobs();
-  RunnerPool *r = RunnerPool_new(NULL, cli->spread.devices, cli->spread.ndevices,
-                                 cli->spread.all_devices);
-  RunnerPool_start(r);
-  PlanEntry *batch = Util_xmalloc(sizeof(PlanEntry) * TUNE_BATCH);
-  Prebuild *pb = NULL;
-  int nbatch = 0, seen = 0, rc = BT_EXIT_OK, cc = 0;
-  /* A session of a thousand records takes ~0.2 s to write: saved at most once a second and at
-   * the end of every batch, so writing never outruns a ~60 ms measurement; a signal ends in the
-   * final save (Tune_conclude), only a kill can lose the last second. */
-  double saved_ms = Util_nowMs();
-  bool unsaved = false;
-  bool ready = false, running = false, finished = false, cancelled = false;
-  Export x;
-  bool table = cli->fmt == FMT_TABLE;
-  if (!table) {
-    /* The other formats stream as run's do, with the columns of the metrics asked for. */
-    MetricColumns mc = {0, NULL};
-    char **names = NULL;
-    int nnames = Metrics_resolve(cli->req.plan.metrics, &names, err, sizeof err);
-    if (nnames > 0) MetricColumns_fromNames(&mc, names, nnames, Export_briefMetrics(cli->fmt, false));
-    Metrics_freeNames(names, nnames > 0 ? nnames : 0);
-    ExportLayout layout = {.cols = EXPORT_COL_ALL, .metrics = &mc};
-    Export_begin(&x, stdout, cli->fmt, &layout);
-    MetricColumns_free(&mc);
-  }
-  while (!finished) {
-    if (Tune_interrupted && !cancelled) {
-      cancelled = true;
-      Tuner_stop(t);
-      RunnerPool_cancel(r);
-      Prebuild_free(pb);
-      pb = NULL;
-      if (tty) fprintf(stderr, "\r\033[K");
-      fprintf(stderr, "benchtop tune: interrupted; keeping the finished records\n");
-      if (!running) finished = true;
-    }
-    RunnerEvent ev;
-    while (RunnerPool_poll(r, &ev)) {
-      switch (ev.kind) {
-      case RUNNER_HELLO:
-        s->device = ev.device;
-        s->has_device = true;
-        cc = ev.device.cc_major * 10 + ev.device.cc_minor;
-        if (!Tuner_begin(t, &ev.device, err, sizeof err)) {
-          fprintf(stderr, "benchtop tune: %s\n", err);
-          rc = BT_EXIT_FAILED;
-          finished = true;
-          break;
-        }
-        ready = true;
-        break;
-      case RUNNER_PROGRESS: Tune_progressLine(tty, t, ev.message); break;
-      case RUNNER_RECORD:
-        if (tty) fprintf(stderr, "\r\033[K");
-        ev.record.plan_index = -1; /* a search has no plan order (the pool numbers its entries) */
-        Session_add(s, &ev.record);
-        unsaved = true;
-        Tuner_take(t, &ev.record);
-        if (table) Tune_row(&ev.record, ++seen);
-        else Export_record(&x, &ev.record);
-        fflush(stdout);
-        Record_free(&ev.record);
-        Tune_progressLine(tty, t, NULL);
-        break;
-      case RUNNER_NO_GPU:
-        if (tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "benchtop tune: %s\n", ev.message);
-        rc = BT_EXIT_NO_GPU;
-        finished = true;
-        break;
-      case RUNNER_FINISHED:
-        running = false;
-        saved_ms = 0; /* the batch is whole: save it now */
-        if (cancelled) finished = true;
-        break;
-      case RUNNER_WARNING:
-        if (tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "benchtop tune: %s", ev.message);
-        if (ev.repeats) fprintf(stderr, " (and %d more)", ev.repeats);
-        fputc('\n', stderr);
-        break;
-      case RUNNER_FAILED: /* the worker cannot start: nothing more can be measured */
-        if (tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "benchtop tune: %s\n", ev.message);
-        rc = BT_EXIT_FAILED;
-        finished = true;
-        break;
-      case RUNNER_NONE: case RUNNER_BUILT: break;
-      }
-    }
-    if (unsaved && Util_nowMs() - saved_ms >= 1000) {
-      if (!Session_autosave(s, err, sizeof err))
-        fprintf(stderr, "benchtop tune: autosave failed: %s\n", err);
-      unsaved = false;
-      saved_ms = Util_nowMs();
-    }
-    if (finished) break;
-    if (ready && !running && !pb && !cancelled) {
-      nbatch = Tuner_next(t, batch, TUNE_BATCH);
-      if (nbatch == 0) {
-        finished = Tuner_done(t);
-        if (!finished) { /* cannot happen: nothing out, nothing to ask, not done */
-          fprintf(stderr, "benchtop tune: the search stalled; ranking what finished\n");
-          finished = true;
-        }
-        continue;
-      }
-      pb = Prebuild_start(batch, nbatch, cc, jobs);
-      if (pb && tty) {
-        fprintf(stderr, "\r\033[Kcompiling %d configurations with %d processes", Prebuild_count(pb),
-                jobs);
-        fflush(stderr);
-      }
-    }
-    if (pb && Prebuild_done(pb)) {
-      Prebuild_free(pb);
-      pb = NULL;
-    }
-    if (ready && !running && !pb && nbatch > 0 && !cancelled) {
-      RunnerPool_submit(r, batch, nbatch);
-      nbatch = 0;
-      running = true;
-      continue;
-    }
-    RunnerPool_wait(r, pb ? 50 : 250);
-  }
-  if (tty) fprintf(stderr, "\r\033[K");
-  if (!table) Export_end(&x);
-  Prebuild_free(pb);
-  RunnerPool_free(r);
-  free(batch);
-  if (cancelled && rc == BT_EXIT_OK) rc = 130;
-  return rc;
-}
-
-/* After the search: ranks, summary, session, tuned table. */
-static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
-  char err[512], note[600];
-  if (rc == BT_EXIT_NO_GPU || !s->has_device) {
-    Session_discardOutput(s); /* claimed before the worker said there is no GPU: nothing in it */
-    return rc;
-  }
-  Tuner_finish(t, s);
-  bool saved = Session_autosave(s, err, sizeof err);
-  if (!saved) {
-    fprintf(stderr, "benchtop tune: cannot save the session: ");
-    Text_print(stderr, err);
-    fputc('\n', stderr);
-    rc = BT_EXIT_FAILED;
-  }
-  int nnotes;
-  const char *const *notes = Tuner_notes(t, &nnotes);
-  for (int i = 0; i < nnotes; i++) fprintf(stderr, "benchtop tune: skipped %s\n", notes[i]);
-  FILE *out = cli->fmt == FMT_TABLE || cli->fmt == FMT_MD ? stdout : stderr;
-  fflush(stdout);
-  TuneSummary_print(out, s->tune, s->ntune, s->overall, s->noverall);
-  fflush(out);
-  for (int i = 0; i < s->ntune; i++)
-    if (s->tune[i].winner < 0 && s->tune[i].measured > 0) {
-      char shape[64];
-      Shape_format(&s->tune[i].shape, shape, sizeof shape);
-      const char *why = "";
-      for (int k = 0; k < s->nrecords && !*why; k++)
-        if (strcmp(s->records[k].variant, s->tune[i].variant) == 0 &&
-            Shape_equal(&s->records[k].shape, &s->tune[i].shape) && s->records[k].reason[0])
-          why = s->records[k].reason;
-      char line[400];
-      snprintf(line, sizeof line, "%s at %s: every one of the %d configurations measured failed "
-                                  "(e.g. %.200s)", s->tune[i].variant, shape, s->tune[i].configs, why);
-      fprintf(stderr, "benchtop tune: ");
-      Text_print(stderr, line); /* the reason is the worker's text */
-      fputc('\n', stderr);
-      if (rc == BT_EXIT_OK) rc = BT_EXIT_FAILED;
-    }
-  if (cli->save_table) {
-    TunedEntry *entries = NULL;
-    int n = Tuner_tunedEntries(t, s, &entries);
-    if (n > 0) {
-      char path[4096];
-      TunedTable_path(path, sizeof path);
-      if (!TunedTable_store(entries, n, note, sizeof note, err, sizeof err)) {
-        fprintf(stderr, "benchtop tune: the tuned table was not updated: %s\n", err);
-        rc = rc == BT_EXIT_OK ? BT_EXIT_FAILED : rc;
-      } else {
-        if (note[0]) fprintf(stderr, "benchtop tune: %s\n", note);
-        fprintf(stderr, "tuned table: %s (%d entr%s for --knob auto)\n", path, n, n == 1 ? "y" : "ies");
-      }
-    }
-    free(entries);
-  }
-  /* Only a session that holds its records is named as one (the failed save was said above). */
-  if (saved) {
-    fprintf(stderr, "session: ");
-    Text_print(stderr, s->path);
-    fprintf(stderr, " (%d records)\n", s->nrecords);
-  }
-  return rc;
 }
 
 enum {
@@ -461,20 +203,7 @@ static int Tune_exec(const CommandArgs *a) {
     rc = BT_EXIT_FAILED;
     goto out;
   }
-  struct sigaction sa, old_int, old_term, old_hup;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = Tune_onSignal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
-  Tune_interrupted = 0;
-  Tuner *t = Tuner_new(&cli.req);
-  rc = Tune_loop(&cli, t, &s);
-  rc = Tune_conclude(&cli, t, &s, rc);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
-  Tuner_free(t);
+  rc = TuneCmd_search(&cli, &s);
   Session_free(&s);
 out:
   Plan_free(plan);

@@ -1,11 +1,28 @@
-/* benchtop tune's parts: the search on a GPU (cmd_tune.c) and the replay of recorded
- * measurements (cmd_tune_simulate.c). */
+/* benchtop tune's parts: the command line (cmd_tune.c), the search on a GPU
+ * (cmd_tune_search.c) and the replay of recorded measurements (cmd_tune_simulate.c). */
 #ifndef BENCHTOP_CMD_TUNE_H
 #define BENCHTOP_CMD_TUNE_H
 
 #include <stdbool.h>
 
 #include "bench/tune/tune.h"
+#include "cmd/run_loop.h"
+#include "sessions/export.h"
+
+/* What the command line asked of a search. */
+typedef struct TuneCli {
+  TuneRequest req;
+  const char *out_path;
+  OutputFormat fmt;
+  int jobs;           /* prebuild processes; -1: Prebuild_defaultJobs() */
+  bool save_table;
+  RunSpread spread;   /* --devices: the measurements spread over several GPUs */
+} TuneCli;
+
+
+/* The search on a GPU into s (claimed already), to its end or Ctrl-C; then ranked, summarised,
+ * saved, and its winners written to the tuned table. Returns the exit code. */
+int TuneCmd_search(TuneCli *cli, Session *s);
 
 /* --simulate SESSION.json: the strategies replayed `runs` times each against the session's
  * scores (the one given with --strategy, else random, evolutionary, annealing and local). */

@@ -162,7 +162,7 @@ bool Command_choiceWord(const char *choices, int i, char *buf, int size);
    .help = "output format", .choices = "table|json|csv|md"}
 int Command_format(const CommandArgs *a, int opt); /* an OutputFormat, FMT_TABLE when absent */
 
-/* The timing options that run and tune share, with the plan's ranges (bench/plan.h). */
+/* The timing options that run and tune share, with the plan's ranges (sessions/plan.h). */
 #define CMD_OPTION_WARMUP                                                                   \
   {.name = "warmup", .short_name = 'w', .value = CMD_INT, .arg = "N",                     \
    .help = "warm-up launches before timing (at least 50 ms of them)",                      \

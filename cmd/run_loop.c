@@ -189,285 +189,291 @@ uint64_t RunLoop_shardSeed(const Plan *plan) {
   return seed;
 }
 
-/* Which of the submitted entries (from *next on) a record answers: the runner answers them in
- * order, one record each; a record that names another entry (one was lost on the way) is
- * matched forward by its variant, knobs and shape. */
-static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const Record *rec) {
-  for (int j = *next; j < n; j++) {
-    char knobs[RECORD_KNOBS_MAX];
-    Registry_formatKnobs(entries[j].variant, &entries[j].knobs, knobs, sizeof knobs);
-    if (strcmp(entries[j].variant->name, rec->variant) == 0 && strcmp(knobs, rec->knobs) == 0 &&
-        Shape_equal(&entries[j].shape, &rec->shape)) {
-      *next = j + 1;
-      return j;
-    }
-  }
-  return *next < n ? (*next)++ : -1; /* a record the worker garbled: the entry in flight */
-}
+/* One run of a plan: what RunLoop_run's steps share. */
+typedef struct RunState {
+  const Plan *plan;
+  OutputFormat fmt;
+  PlanEntry *entries; /* this shard's slice, in plan order */
+  int n, total;       /* entries here; in the whole plan */
+  uint64_t plan_hash; /* of the whole plan's entries (a shard's session names it) */
+  int *plan_index;    /* entry i's place in the whole plan */
+  const ShardSpec *shard;
+  Session s;
+  int existing;       /* records the session held before */
+  RunnerPool *r;
+  char (*notes)[160]; /* --knob auto's word per entry */
+  bool tty, wait_device, begun, finished, cancelled, stdout_lost, wrong_gpu, failed;
+  int rc, handled, measured, unasked_cancels; /* records that ran; cancels no one asked for */
+  Export x;
+  MetricColumns mc;
+  ExportLayout layout;
+  char noted[256], clock_noted[256], save_err[1024], line[8400];
+  struct sigaction old_int, old_term, old_hup, old_pipe;
+} RunState;
 
-/* A problem that no entry of the plan can run on any device (every variant asked for refuses
- * it, with the knobs asked for and with its defaults: a dtype, GQA, a KV cache or a head
- * dimension it does not declare) is a usage error found before a worker starts, in one line
- * naming the problem and the first refusal. A refusal of the knobs alone stays an n/a record. */
-static bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t errsize) {
-  for (int i = 0; i < n; i++) {
-    bool seen = false, runnable = false;
-    for (int j = 0; j < i && !seen; j++) seen = Shape_equal(&entries[j].shape, &entries[i].shape);
-    if (seen) continue;
-    char why[300] = "", first[300] = "";
-    const char *first_variant = NULL;
-    int refusing = 0;
-    for (int j = i; j < n && !runnable; j++) {
-      if (!Shape_equal(&entries[j].shape, &entries[i].shape)) continue;
-      KnobValues defaults;
-      Registry_defaults(entries[j].variant, &defaults);
-      if (!Registry_refusal(entries[j].variant, &entries[j].shape, &entries[j].knobs, NULL, why,
-                            sizeof why) ||
-          !Registry_refusal(entries[j].variant, &entries[j].shape, &defaults, NULL, why,
-                            sizeof why)) {
-        runnable = true;
-      } else if (refusing++ == 0) {
-        first_variant = entries[j].variant->name;
-        Util_strlcpy(first, why, sizeof first);
-      }
-    }
-    if (runnable) continue;
-    char shape[96];
-    Shape_format(&entries[i].shape, shape, sizeof shape);
-    snprintf(err, errsize, "no variant asked for runs %s: %s refuses it (%s)%s; give a variant that "
-             "supports it (benchtop list variants)", shape, first_variant, first,
-             refusing > 1 ? ", and so do the others" : "");
+/* The plan's entries of this shard, each with its own seed and place in the whole plan. */
+static bool RunLoop_entries(RunState *st, const RunSpread *spread) {
+  char err[1024];
+  if (!Plan_expand(st->plan, &st->entries, &st->n, err, sizeof err) ||
+      !RunLoop_problemsRunnable(st->entries, st->n, err, sizeof err)) {
+    RunLoop_say(false, "benchtop: ", err);
     return false;
   }
+  /* Each record gets its own fresh inputs: seed + index, recorded in the record. */
+  for (int i = 0; i < st->n; i++) st->entries[i].opts.seed = st->plan->opts.seed + (uint64_t)i * 7919u;
+  /* A shard runs its slice of the whole plan; every record keeps its place in the whole. */
+  static const ShardSpec whole = {0, 0};
+  st->shard = spread && spread->shard.count > 0 ? &spread->shard : &whole;
+  st->total = st->n;
+  st->plan_hash = PlanShard_hash(st->entries, st->n);
+  st->plan_index = Util_xmalloc(sizeof(int) * (size_t)(st->n > 0 ? st->n : 1));
+  st->n = 0;
+  for (int i = 0; i < st->total; i++)
+    if (Shard_owns(st->shard, i)) {
+      st->entries[st->n] = st->entries[i];
+      st->plan_index[st->n++] = i;
+    }
   return true;
+}
+
+static void RunLoop_trapSignals(RunState *st) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = RunLoop_onSignal;
+  sigaction(SIGINT, &sa, &st->old_int);
+  sigaction(SIGTERM, &sa, &st->old_term);
+  sigaction(SIGHUP, &sa, &st->old_hup);
+  /* A closed stdout (`| head`) is an error on write, not a silent death mid-plan. */
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, &st->old_pipe);
+  RunLoop_interrupts = 0;
+}
+
+static void RunLoop_restoreSignals(const RunState *st) {
+  sigaction(SIGINT, &st->old_int, NULL);
+  sigaction(SIGTERM, &st->old_term, NULL);
+  sigaction(SIGHUP, &st->old_hup, NULL);
+  sigaction(SIGPIPE, &st->old_pipe, NULL);
+}
+
+/* The output's columns widened to every entry's knobs. */
+static void RunLoop_fitColumns(RunState *st) {
+  for (int i = 0; i < st->n; i++) {
+    char knobs[RECORD_KNOBS_MAX];
+    Registry_formatKnobs(st->entries[i].variant, &st->entries[i].knobs, knobs, sizeof knobs);
+    Export_fitRecord(&st->layout, st->entries[i].variant->name, knobs, &st->entries[i].shape);
+  }
+}
+
+/* The columns, fixed before the first record: those of the metrics asked for. */
+static void RunLoop_columns(RunState *st) {
+  char err[1024], **names = NULL;
+  st->mc = (MetricColumns){0, NULL};
+  int nnames = Metrics_resolve(st->plan->metrics, &names, err, sizeof err);
+  if (nnames > 0) MetricColumns_fromNames(&st->mc, names, nnames, Export_briefMetrics(st->fmt, false));
+  Metrics_freeNames(names, nnames > 0 ? nnames : 0);
+  st->layout = (ExportLayout){.cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS | EXPORT_COL_FLOOR,
+                              .metrics = &st->mc};
+  RunLoop_fitColumns(st);
+}
+
+/* A variant given no knob takes this GPU's tuned knobs where there are some; the worker's device
+ * decides, so the entries wait for its hello (only when some tuned table exists). */
+static void RunLoop_start(RunState *st, bool tuned_by_default, const RunSpread *spread) {
+  st->r = RunnerPool_new(NULL, spread ? spread->devices : NULL, spread ? spread->ndevices : 0,
+                         spread && spread->all_devices);
+  if (tuned_by_default && !Plan_hasAuto(st->plan) && TunedTable_exists())
+    for (int i = 0; i < st->n; i++)
+      if (st->entries[i].knobs_given == 0 && st->entries[i].variant->nknobs > 0)
+        st->entries[i].knobs_auto = PLAN_AUTO_IF_TUNED;
+  for (int i = 0; i < st->n; i++) st->wait_device |= st->entries[i].knobs_auto != PLAN_AUTO_NONE;
+  st->notes = Util_xcalloc((size_t)st->n + 1, sizeof *st->notes);
+  if (st->wait_device) RunnerPool_start(st->r);
+  else if (st->n > 0) RunnerPool_submit(st->r, st->entries, st->n);
+}
+
+static void RunLoop_begin(RunState *st) {
+  if (!st->begun && !st->stdout_lost) Export_begin(&st->x, stdout, st->fmt, &st->layout);
+  st->begun = true; /* the header waits for a worker with a GPU: no GPU prints one line */
+}
+
+static void RunLoop_onHello(RunState *st, const RunnerEvent *ev) {
+  Session *s = &st->s;
+  if (st->existing > 0 && !Session_acceptsDevice(s, &ev->device)) {
+    snprintf(st->line, sizeof st->line, "%s holds records from %s; this GPU is %s: name another "
+             "-o, or add --force to replace that session", s->path, s->device.name, ev->device.name);
+    RunLoop_say(st->tty, "benchtop: ", st->line);
+    st->wrong_gpu = true;
+    st->rc = BT_EXIT_FAILED;
+    RunnerPool_cancel(st->r);
+    if (st->wait_device) st->finished = true; /* nothing was submitted: no FINISHED will come */
+    return;
+  }
+  if (!s->has_device) s->device = ev->device;
+  s->has_device = true;
+  if (st->wait_device) {
+    st->wait_device = false;
+    if (st->cancelled) st->finished = true;
+    else RunLoop_resolveAuto(st->r, st->entries, st->n, &ev->device, st->notes, &s->plan);
+    RunLoop_fitColumns(st); /* the columns fit the knobs auto chose */
+  }
+  RunLoop_begin(st);
+}
+
+static void RunLoop_onRecord(RunState *st, RunnerEvent *ev) {
+  char err[1024];
+  Record *rec = &ev->record;
+  if (st->wrong_gpu) { /* the request that was in flight when the device was refused */
+    Record_free(rec);
+    return;
+  }
+  if (st->tty) fprintf(stderr, "\r\033[K");
+  RunLoop_begin(st);
+  /* The entry the record answers, by its request's id (never by what the record says). */
+  if (ev->request >= 0 && ev->request < st->n) {
+    if (st->notes[ev->request][0])
+      Util_strlcpy(rec->knobs_auto, st->notes[ev->request], sizeof rec->knobs_auto);
+    rec->plan_index = st->plan_index[ev->request];
+  } else {
+    rec->plan_index = -1;
+  }
+  Util_strlcpy(rec->host, st->s.host, sizeof rec->host);
+  RunLoop_addInOrder(&st->s, st->existing, rec);
+  if (!Session_autosave(&st->s, err, sizeof err) && strcmp(err, st->save_err) != 0) {
+    RunLoop_say(st->tty, "benchtop: cannot save the session (will retry): ", err);
+    Util_strlcpy(st->save_err, err, sizeof st->save_err);
+  }
+  if (!st->stdout_lost) Export_record(&st->x, rec);
+  if (!st->stdout_lost && (fflush(stdout) != 0 || ferror(stdout))) {
+    st->stdout_lost = true;
+    snprintf(st->line, sizeof st->line, "stdout was closed (%s); the run goes on and every record "
+             "is saved to %s", strerror(errno), st->s.path);
+    RunLoop_say(st->tty, "benchtop: ", st->line);
+  }
+  RunLoop_metricNote(st->tty, rec, st->noted, sizeof st->noted);
+  RunLoop_clockNote(st->tty, rec, &st->plan->opts, st->clock_noted, sizeof st->clock_noted);
+  if (rec->status == REC_FAIL || rec->status == REC_ERROR) st->rc = BT_EXIT_FAILED;
+  st->measured += rec->status == REC_PASS || rec->status == REC_FAIL;
+  st->unasked_cancels += rec->status == REC_CANCELLED && !st->cancelled;
+  Record_free(rec);
+}
+
+static void RunLoop_onEvent(RunState *st, RunnerEvent *ev) {
+  switch (ev->kind) {
+  case RUNNER_HELLO: RunLoop_onHello(st, ev); break;
+  case RUNNER_PROGRESS: RunLoop_progress(st->tty, ev->done, ev->total, ev->message); break;
+  case RUNNER_RECORD: RunLoop_onRecord(st, ev); break;
+  case RUNNER_WARNING:
+    if (ev->repeats) {
+      size_t len = strlen(ev->message);
+      snprintf(ev->message + len, sizeof ev->message - len, " (and %d more)", ev->repeats);
+    }
+    RunLoop_say(st->tty, "benchtop: ", ev->message);
+    break;
+  case RUNNER_FAILED:
+  case RUNNER_NO_GPU:
+    RunLoop_say(st->tty, "benchtop: ", ev->message);
+    st->rc = ev->kind == RUNNER_NO_GPU ? BT_EXIT_NO_GPU : BT_EXIT_FAILED;
+    st->failed |= ev->kind == RUNNER_FAILED;
+    if (st->wait_device) st->finished = true; /* nothing was submitted: no FINISHED will come */
+    break;
+  case RUNNER_FINISHED: st->finished = true; break;
+  case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
+  }
+}
+
+/* Events until the plan is done; a signal cancels (a second one stops the worker at once). */
+static void RunLoop_events(RunState *st) {
+  st->finished = st->n == 0;
+  while (!st->finished) {
+    if (RunLoop_interrupts > st->handled) {
+      st->handled = RunLoop_interrupts;
+      RunnerPool_cancel(st->r);
+      if (st->wait_device) st->finished = true; /* nothing submitted yet: nothing to wait for */
+      if (!st->cancelled) RunLoop_say(st->tty, "benchtop: interrupted; keeping the finished records", "");
+      st->cancelled = true;
+    }
+    RunnerEvent ev;
+    bool any = false;
+    while (!st->finished && RunLoop_interrupts == st->handled && RunnerPool_poll(st->r, &ev)) {
+      any = true;
+      RunLoop_onEvent(st, &ev);
+    }
+    if (st->finished || any) continue;
+    RunnerPool_wait(st->r, 250); /* then re-check the interrupt flag */
+  }
+  if (st->tty) fprintf(stderr, "\r\033[K");
+  if (st->begun && !st->stdout_lost) {
+    Export_end(&st->x);
+    fflush(stdout);
+  }
+}
+
+/* The last word: cancels no one asked for, and where the session went (or why not). */
+static void RunLoop_conclude(RunState *st) {
+  char err[1024], *line = st->line;
+  size_t size = sizeof st->line;
+  Session *s = &st->s;
+  if (st->unasked_cancels > 0 && !st->cancelled) { /* a worker that cancels on its own measured nothing */
+    snprintf(line, size, st->measured == 0 ? "nothing was measured: the worker answered all %d "
+             "requests 'cancelled', and no one cancelled them" : "%d requests came back 'cancelled' "
+             "from the worker, and no one cancelled them", st->unasked_cancels);
+    RunLoop_say(false, "benchtop: ", line);
+    st->rc = BT_EXIT_FAILED;
+  }
+  int added = s->nrecords - st->existing;
+  if (added == 0 && (st->rc == BT_EXIT_NO_GPU || st->wrong_gpu || st->failed)) {
+    Session_discardOutput(s); /* a file this run created and never wrote a record into */
+  } else if (s->dirty && !Session_autosave(s, err, sizeof err)) {
+    snprintf(line, size, "%d records could not be saved to %s: %s", added, s->path, err);
+    RunLoop_say(false, "benchtop: ", line);
+    st->rc = BT_EXIT_FAILED;
+  } else {
+    if (st->existing) snprintf(line, size, "%s (%d records, %d new)", s->path, s->nrecords, added);
+    else if (st->shard->count > 0)
+      snprintf(line, size, "%s (%d records, shard %d/%d of a plan of %d entries)", s->path,
+               s->nrecords, st->shard->index, st->shard->count, st->total);
+    else snprintf(line, size, "%s (%d records)", s->path, s->nrecords);
+    RunLoop_say(false, "session: ", line);
+  }
+  if (st->cancelled && !s->dirty) st->rc = BT_EXIT_INTERRUPTED; /* what finished is saved */
 }
 
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
                 bool tuned_by_default, const RunSpread *spread) {
-  char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
-  PlanEntry *entries = NULL;
-  int n = 0;
-  if (!Plan_expand(plan, &entries, &n, err, sizeof err) ||
-      !RunLoop_problemsRunnable(entries, n, err, sizeof err)) {
-    free(entries);
-    RunLoop_say(false, "benchtop: ", err);
-    return BT_EXIT_USAGE;
-  }
-  /* Each record gets its own fresh inputs: seed + index, recorded in the record. */
-  for (int i = 0; i < n; i++) entries[i].opts.seed = plan->opts.seed + (uint64_t)i * 7919u;
-  /* A shard runs its slice of the whole plan; every record keeps its place in the whole. */
-  const ShardSpec whole = {0, 0};
-  const ShardSpec *shard = spread && spread->shard.count > 0 ? &spread->shard : &whole;
-  uint64_t plan_hash = PlanShard_hash(entries, n);
-  int total = n;
-  int *plan_index = Util_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  n = 0;
-  for (int i = 0; i < total; i++)
-    if (Shard_owns(shard, i)) {
-      entries[n] = entries[i];
-      plan_index[n++] = i;
-    }
-
-  Session s;
-  int existing = 0;
-  if (!RunLoop_openSession(&s, plan, output, &existing)) {
-    free(entries);
-    free(plan_index);
-    Session_free(&s);
+  RunState *st = Util_xcalloc(1, sizeof *st); /* ~10 KB of buffers: off the stack */
+  st->plan = plan;
+  st->fmt = fmt;
+  int rc;
+  if (!RunLoop_entries(st, spread)) {
+    rc = BT_EXIT_USAGE;
+  } else if (!RunLoop_openSession(&st->s, plan, output, &st->existing)) {
+    Session_free(&st->s);
     if (result) Session_init(result);
-    return output->path && !output->path[0] ? BT_EXIT_USAGE : BT_EXIT_FAILED;
-  }
-  if (shard->count > 0) { /* written with the first record, or at the end for an empty slice */
-    s.shard.spec = *shard;
-    s.shard.plan_size = total;
-    Shard_formatHash(plan_hash, s.shard.plan_hash, sizeof s.shard.plan_hash);
-    s.dirty = true;
-  }
-
-  struct sigaction sa, old_int, old_term, old_hup, old_pipe;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = RunLoop_onSignal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
-  /* A closed stdout (`| head`) is an error on write, not a silent death mid-plan. */
-  sa.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &sa, &old_pipe);
-  RunLoop_interrupts = 0;
-
-  bool tty = isatty(STDERR_FILENO);
-  RunnerPool *r = RunnerPool_new(NULL, spread ? spread->devices : NULL, spread ? spread->ndevices : 0,
-                                 spread && spread->all_devices);
-  /* A variant given no knob takes this GPU's tuned knobs where there are some; the worker's
-   * device decides, so the entries wait for its hello (only when some tuned table exists). */
-  if (tuned_by_default && !Plan_hasAuto(plan) && TunedTable_exists())
-    for (int i = 0; i < n; i++)
-      if (entries[i].knobs_given == 0 && entries[i].variant->nknobs > 0)
-        entries[i].knobs_auto = PLAN_AUTO_IF_TUNED;
-  bool wait_device = false;
-  for (int i = 0; i < n; i++) wait_device |= entries[i].knobs_auto != PLAN_AUTO_NONE;
-  char (*notes)[160] = Util_xcalloc((size_t)n + 1, sizeof *notes);
-  bool *used = Util_xcalloc((size_t)n + 1, sizeof *used);
-  if (wait_device) RunnerPool_start(r);
-  else if (n > 0) RunnerPool_submit(r, entries, n);
-  Export x;
-  unsigned cols = EXPORT_COL_REGS | EXPORT_COL_SPILLS | EXPORT_COL_FLOOR;
-  /* The columns are fixed before the first record: those of the metrics asked for. */
-  MetricColumns mc = {0, NULL};
-  char **names = NULL;
-  int nnames = Metrics_resolve(plan->metrics, &names, err, sizeof err);
-  if (nnames > 0) MetricColumns_fromNames(&mc, names, nnames, Export_briefMetrics(fmt, false));
-  Metrics_freeNames(names, nnames > 0 ? nnames : 0);
-  ExportLayout layout = {.cols = cols, .metrics = &mc};
-  for (int i = 0; i < n; i++) {
-    char knobs[RECORD_KNOBS_MAX];
-    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
-  }
-  int next_entry = 0;
-  bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
-  int rc = BT_EXIT_OK, handled = 0;
-  bool finished = n == 0, cancelled = false, stdout_lost = false, wrong_gpu = false, failed = false;
-  int measured = 0, unasked_cancels = 0; /* records that ran; cancelled ones no one asked for */
-  while (!finished) {
-    if (RunLoop_interrupts > handled) {
-      handled = RunLoop_interrupts;
-      RunnerPool_cancel(r); /* a second signal stops the worker at once */
-      if (wait_device) finished = true; /* nothing submitted yet: nothing to wait for */
-      if (!cancelled) RunLoop_say(tty, "benchtop: interrupted; keeping the finished records", "");
-      cancelled = true;
-    }
-    RunnerEvent ev;
-    bool any = false;
-    while (!finished && RunLoop_interrupts == handled && RunnerPool_poll(r, &ev)) {
-      any = true;
-      switch (ev.kind) {
-      case RUNNER_HELLO:
-        if (existing > 0 && !Session_acceptsDevice(&s, &ev.device)) {
-          snprintf(line, sizeof line, "%s holds records from %s; this GPU is %s: name another -o, "
-                   "or add --force to replace that session", s.path, s.device.name, ev.device.name);
-          RunLoop_say(tty, "benchtop: ", line);
-          wrong_gpu = true;
-          rc = BT_EXIT_FAILED;
-          RunnerPool_cancel(r);
-          if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
-          break;
-        }
-        if (!s.has_device) s.device = ev.device;
-        s.has_device = true;
-        if (wait_device) {
-          wait_device = false;
-          if (cancelled) finished = true;
-          else RunLoop_resolveAuto(r, entries, n, &ev.device, notes, &s.plan);
-          for (int i = 0; i < n; i++) { /* the columns fit the knobs auto chose */
-            char knobs[RECORD_KNOBS_MAX];
-            Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-            Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
-          }
-        }
-        if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
-        begun = true;
-        break;
-      case RUNNER_PROGRESS: RunLoop_progress(tty, ev.done, ev.total, ev.message); break;
-      case RUNNER_RECORD:
-        if (wrong_gpu) { /* the request that was in flight when the device was refused */
-          Record_free(&ev.record);
-          break;
-        }
-        if (tty) fprintf(stderr, "\r\033[K");
-        if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);
-        begun = true;
-        TunedTable_markRecord(&ev.record, entries, notes, used, n);
-        {
-          /* Several GPUs answer out of order, each record naming its entry; one GPU in order. */
-          int j = RunnerPool_isPool(r) ? ev.record.plan_index
-                                       : RunLoop_matchEntry(entries, n, &next_entry, &ev.record);
-          ev.record.plan_index = j >= 0 ? plan_index[j] : -1;
-          Util_strlcpy(ev.record.host, s.host, sizeof ev.record.host);
-        }
-        RunLoop_addInOrder(&s, existing, &ev.record);
-        if (!Session_autosave(&s, err, sizeof err) && strcmp(err, save_err) != 0) {
-          RunLoop_say(tty, "benchtop: cannot save the session (will retry): ", err);
-          Util_strlcpy(save_err, err, sizeof save_err);
-        }
-        if (!stdout_lost) Export_record(&x, &ev.record);
-        if (!stdout_lost && (fflush(stdout) != 0 || ferror(stdout))) {
-          stdout_lost = true;
-          snprintf(line, sizeof line, "stdout was closed (%s); the run goes on and every record is "
-                   "saved to %s", strerror(errno), s.path);
-          RunLoop_say(tty, "benchtop: ", line);
-        }
-        RunLoop_metricNote(tty, &ev.record, noted, sizeof noted);
-        RunLoop_clockNote(tty, &ev.record, &plan->opts, clock_noted, sizeof clock_noted);
-        if (ev.record.status == REC_FAIL || ev.record.status == REC_ERROR) rc = BT_EXIT_FAILED;
-        measured += ev.record.status == REC_PASS || ev.record.status == REC_FAIL;
-        unasked_cancels += ev.record.status == REC_CANCELLED && !cancelled;
-        Record_free(&ev.record);
-        break;
-      case RUNNER_WARNING:
-        if (ev.repeats) {
-          size_t len = strlen(ev.message);
-          snprintf(ev.message + len, sizeof ev.message - len, " (and %d more)", ev.repeats);
-        }
-        RunLoop_say(tty, "benchtop: ", ev.message);
-        break;
-      case RUNNER_FAILED:
-        RunLoop_say(tty, "benchtop: ", ev.message);
-        rc = BT_EXIT_FAILED;
-        failed = true;
-        if (wait_device) finished = true; /* nothing was submitted: no FINISHED will come */
-        break;
-      case RUNNER_NO_GPU:
-        RunLoop_say(tty, "benchtop: ", ev.message);
-        rc = BT_EXIT_NO_GPU;
-        if (wait_device) finished = true;
-        break;
-      case RUNNER_FINISHED: finished = true; break;
-      case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
-      }
-    }
-    if (finished || any) continue;
-    RunnerPool_wait(r, 250); /* then re-check the interrupt flag */
-  }
-  if (tty) fprintf(stderr, "\r\033[K");
-  if (begun && !stdout_lost) {
-    Export_end(&x);
-    fflush(stdout);
-  }
-  RunnerPool_free(r);
-  MetricColumns_free(&mc);
-  free(entries);
-  free(notes);
-  free(used);
-  free(plan_index);
-  if (unasked_cancels > 0 && !cancelled) { /* a worker that cancels on its own measured nothing */
-    snprintf(line, sizeof line, measured == 0 ? "nothing was measured: the worker answered all %d "
-             "requests 'cancelled', and no one cancelled them" : "%d requests came back 'cancelled' "
-             "from the worker, and no one cancelled them", unasked_cancels);
-    RunLoop_say(false, "benchtop: ", line);
-    rc = BT_EXIT_FAILED;
-  }
-  if (s.nrecords == existing && (rc == BT_EXIT_NO_GPU || wrong_gpu || failed)) {
-    Session_discardOutput(&s); /* a file this run created and never wrote a record into */
-  } else if (s.dirty && !Session_autosave(&s, err, sizeof err)) {
-    snprintf(line, sizeof line, "%d records could not be saved to %s: %s", s.nrecords - existing,
-             s.path, err);
-    RunLoop_say(false, "benchtop: ", line);
-    rc = BT_EXIT_FAILED;
+    rc = output->path && !output->path[0] ? BT_EXIT_USAGE : BT_EXIT_FAILED;
   } else {
-    if (existing) snprintf(line, sizeof line, "%s (%d records, %d new)", s.path, s.nrecords, s.nrecords - existing);
-    else if (shard->count > 0)
-      snprintf(line, sizeof line, "%s (%d records, shard %d/%d of a plan of %d entries)", s.path,
-               s.nrecords, shard->index, shard->count, total);
-    else snprintf(line, sizeof line, "%s (%d records)", s.path, s.nrecords);
-    RunLoop_say(false, "session: ", line);
+    if (st->shard->count > 0) { /* written with the first record, or at the end for an empty slice */
+      st->s.shard.spec = *st->shard;
+      st->s.shard.plan_size = st->total;
+      Shard_formatHash(st->plan_hash, st->s.shard.plan_hash, sizeof st->s.shard.plan_hash);
+      st->s.dirty = true;
+    }
+    RunLoop_trapSignals(st);
+    st->tty = isatty(STDERR_FILENO);
+    RunLoop_start(st, tuned_by_default, spread);
+    RunLoop_columns(st);
+    RunLoop_events(st);
+    RunnerPool_free(st->r);
+    MetricColumns_free(&st->mc);
+    RunLoop_conclude(st);
+    RunLoop_restoreSignals(st);
+    rc = st->rc;
+    if (result) *result = st->s;
+    else Session_free(&st->s);
   }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
-  sigaction(SIGPIPE, &old_pipe, NULL);
-  if (cancelled && !s.dirty) rc = BT_EXIT_INTERRUPTED; /* what finished is saved */
-  if (result) *result = s;
-  else Session_free(&s);
+  free(st->entries);
+  free(st->notes);
+  free(st->plan_index);
+  free(st);
   return rc;
 }

@@ -51,4 +51,8 @@ uint64_t RunLoop_shardSeed(const Plan *plan);
 /* Checks a --metrics spec's syntax (availability is decided per metric on the GPU). */
 bool RunLoop_checkMetrics(const char *spec, char *err, size_t errsize);
 
+/* False with one line in err when every variant asked for refuses one of the plan's problems
+ * (with the knobs asked for and with its defaults): a usage error before any worker starts. */
+bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t errsize);
+
 #endif

@@ -152,25 +152,6 @@ bool Registry_validName(const char *name);
  * the keyword in a plan or session; `new` and the kernel path refuse them. */
 bool Registry_reservedName(const char *name);
 
-/* Default knob values. */
-void Registry_defaults(const Variant *v, KnobValues *kv);
-/* How many values knob k allows. */
-int Registry_knobValueCount(const KnobDesc *k);
-/* Index of the knob called name, or -1. */
-int Registry_knobIndex(const Variant *v, const char *name);
-/* What expressions see for knob k at kv (a number, or a word's macro value). */
-long long Registry_knobNumber(const Variant *v, const KnobValues *kv, int k);
-/* Applies "k=v,k=v"; unknown knobs or values give one line in err. ignore_unknown skips knobs
- * the variant does not have (a plan-wide --knob applies to the variants that have it). */
-bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,
-                         char *err, size_t errsize);
-/* Index of value text in knob k's list, or -1 (numbers compare by value: "064" is 64). */
-int Registry_knobValueIndex(const KnobDesc *k, const char *text);
-/* "k=v,k=v" for all knobs. */
-void Registry_formatKnobs(const Variant *v, const KnobValues *kv, char *buf, size_t size);
-/* "64|128|32" or "16..128 step 16": what knob k allows, for messages and listings. */
-void Registry_formatAllowed(const KnobDesc *k, char *buf, size_t size);
-
 /* Why the variant cannot run this shape with these knobs on this device, or NULL when it can.
  * dev NULL: any device (architecture and device limits are not checked). The reason is in buf
  * ("n/a: ..." is prefixed by the caller). */
@@ -183,5 +164,8 @@ bool Registry_plan(const Variant *v, const Shape *s, const KnobValues *kv, const
 /* The limits every GPU benchtop supports has (1024 threads a block, 227 KiB of shared memory
  * at most, ...), with cc and the SM count unknown: what the loader checks declarations with. */
 void Registry_anyDevice(DeviceProps *dev);
+
+/* Knob settings as values and text: kernels/knobs.h (the one parser and formatter). */
+#include "kernels/knobs.h"
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "kernels/registry.h"
+#include "kernels/knobs.h"
 #include "sessions/datasheet.h"
 #include "sessions/floors.h"
 
@@ -176,22 +176,10 @@ static void Chart_roofline(Chart *c, const ChartInput *in) {
 
 /* The value of knob name in "k=v,k=v" text; NAN when absent or not a number. */
 static double Chart_knobValue(const char *knobs, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = knobs; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (n > len && strncmp(p, name, len) == 0 && p[len] == '=') {
-      char val[64], *stop;
-      size_t vl = n - len - 1;
-      if (vl == 0 || vl >= sizeof val) return NAN;
-      memcpy(val, p + len + 1, vl);
-      val[vl] = 0;
-      double v = strtod(val, &stop);
-      return *stop == 0 ? v : NAN;
-    }
-    p = end ? end + 1 : NULL;
-  }
-  return NAN;
+  char val[64], *stop;
+  if (!KnobText_value(knobs, name, val, sizeof val)) return NAN;
+  double v = strtod(val, &stop);
+  return *stop == 0 ? v : NAN;
 }
 
 double Chart_axisValue(const Record *r, const char *axis) {
@@ -212,18 +200,11 @@ static bool Chart_isShapeAxis(const char *axis) {
 /* A line's name: the variant, its other knobs and its shape with the swept part as '*'. */
 static void Chart_sweepKey(const Record *r, const char *axis, char *buf, size_t size) {
   char knobs[RECORD_KNOBS_MAX] = "";
-  size_t len = strlen(axis), kl = 0;
-  for (const char *p = r->knobs; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (!(n > len && strncmp(p, axis, len) == 0 && p[len] == '=') && kl + n + 2 < sizeof knobs) {
-      if (kl) knobs[kl++] = ',';
-      memcpy(knobs + kl, p, n);
-      kl += n;
-      knobs[kl] = 0;
-    }
-    p = end ? end + 1 : NULL;
-  }
+  size_t kl = 0;
+  KnobToken t = {0};
+  for (const char *p = r->knobs; KnobText_next(&p, &t) > 0;)
+    if (!(t.name_len == strlen(axis) && strncmp(t.name, axis, t.name_len) == 0))
+      KnobText_append(knobs, sizeof knobs, &kl, t.name, t.name_len, t.value, t.value_len);
   const Shape *s = &r->shape;
   char b[16], h[16], sq[16], d[16];
   bool bh = strcmp(axis, "BH") == 0;
@@ -246,19 +227,15 @@ int Chart_sweepAxes(const ChartInput *in, char names[][CHART_AXIS_NAME], int max
   for (int i = 0; i < 5; i++) Util_strlcpy(all[n++], dims[i], CHART_AXIS_NAME);
   for (int i = 0, cnt = Chart_count(in); i < cnt; i++) {
     const Record *r = &in->session->records[Chart_recordAt(in, i)];
-    for (const char *p = r->knobs; p && *p && n < CHART_AXES_MAX;) {
-      const char *eq = strchr(p, '='), *end = strchr(p, ',');
-      if (!eq || (end && eq > end)) break;
+    KnobToken t = {0};
+    for (const char *p = r->knobs; n < CHART_AXES_MAX && KnobText_next(&p, &t) > 0;) {
       char name[CHART_AXIS_NAME];
-      size_t len = (size_t)(eq - p);
-      if (len > 0 && len < sizeof name) {
-        memcpy(name, p, len);
-        name[len] = 0;
-        int k = 0;
-        while (k < n && strcmp(all[k], name) != 0) k++;
-        if (k == n && !isnan(Chart_knobValue(r->knobs, name))) Util_strlcpy(all[n++], name, CHART_AXIS_NAME);
-      }
-      p = end ? end + 1 : NULL;
+      if (t.name_len >= sizeof name) continue;
+      memcpy(name, t.name, t.name_len);
+      name[t.name_len] = 0;
+      int k = 0;
+      while (k < n && strcmp(all[k], name) != 0) k++;
+      if (k == n && !isnan(Chart_knobValue(r->knobs, name))) Util_strlcpy(all[n++], name, CHART_AXIS_NAME);
     }
   }
   /* Those with more than one value first, each group in the order found. */

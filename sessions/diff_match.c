@@ -8,32 +8,64 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "kernels/registry.h"
+#include "kernels/knobs.h"
 
-/* The value of knob `name` in a canonical "k=v,k=v" string; false when absent. */
-static bool DiffMatch_knobValue(const char *knobs, const char *name, char *out, size_t size) {
-  size_t len = strlen(name);
-  for (const char *p = knobs; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (n > len && strncmp(p, name, len) == 0 && p[len] == '=') {
-      size_t vlen = n - len - 1;
-      if (vlen >= size) vlen = size - 1;
-      memcpy(out, p + len + 1, vlen);
-      out[vlen] = '\0';
-      return true;
-    }
-    p = end ? end + 1 : NULL;
+/* One knob=value item of a selector, or false with one line in err. */
+static bool DiffMatch_addKnob(MatchSelector *s, const KnobToken *t, char *err, size_t errsize) {
+  if (!t->first) {
+    snprintf(err, errsize, "--match: '%.*s' is not knob=value", (int)(t->value_len > 40 ? 40 : t->value_len),
+             t->value);
+    return false;
   }
-  return false;
+  if (s->nknobs == MATCH_KNOBS_MAX) {
+    snprintf(err, errsize, "--match: more than %d knobs in one selector", MATCH_KNOBS_MAX);
+    return false;
+  }
+  if (t->name_len >= MATCH_TEXT_MAX || t->value_len >= MATCH_TEXT_MAX) {
+    snprintf(err, errsize, "--match: knob setting '%.*s' is too long (names and values at most %d "
+             "characters)", (int)(t->name_len > 40 ? 40 : t->name_len), t->name, MATCH_TEXT_MAX - 1);
+    return false;
+  }
+  memcpy(s->knob[s->nknobs], t->name, t->name_len);
+  s->knob[s->nknobs][t->name_len] = '\0';
+  memcpy(s->value[s->nknobs], t->value, t->value_len);
+  s->value[s->nknobs][t->value_len] = '\0';
+  s->nknobs++;
+  return true;
 }
 
-/* One selector from its words: a variant (or '*') then knob=value items, split at spaces and
- * commas. */
+/* A typo in a knob name or value would silently select nothing: check what this build knows. */
+static bool DiffMatch_checkKnobs(const MatchSelector *s, char *err, size_t errsize) {
+  const Variant *v = strcmp(s->variant, "*") ? Registry_find(s->variant) : NULL;
+  for (int i = 0; v && i < s->nknobs; i++) {
+    int k = Registry_knobIndex(v, s->knob[i]);
+    if (k < 0) {
+      snprintf(err, errsize, "--match: %s: variant %s has no knob '%s'%s", s->variant, v->name,
+               s->knob[i], v->nknobs ? "" : " (it has no knobs)");
+      return false;
+    }
+    if (Registry_knobValueIndex(&v->knobs[k], s->value[i]) < 0) {
+      char allowed[256];
+      Registry_formatAllowed(&v->knobs[k], allowed, sizeof allowed);
+      snprintf(err, errsize, "--match: %s: knob %s of %s cannot be '%s' (allowed: %s)", s->variant,
+               v->knobs[k].name, v->name, s->value[i], allowed);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* One selector from its words: a variant (or '*') then knob settings "k=v[,k=v]", the words
+ * split at spaces (a comma after the variant also ends it). */
 static bool DiffMatch_selector(char *text, MatchSelector *s, char *err, size_t errsize) {
   memset(s, 0, sizeof *s);
   bool have_variant = false;
-  for (char *save = NULL, *w = strtok_r(text, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+  char *first = text + strspn(text, " \t");
+  size_t word = strcspn(first, " \t"), name = strcspn(first, ",= \t");
+  if (name < word && first[name] == ',') first[name] = ' '; /* "mma,block_m=64" */
+  for (char *save = NULL, *w = strtok_r(text, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    while (*w == ',') w++;
+    if (!*w) continue;
     char *eq = strchr(w, '=');
     if (!have_variant) {
       if (eq) {
@@ -48,41 +80,20 @@ static bool DiffMatch_selector(char *text, MatchSelector *s, char *err, size_t e
       have_variant = true;
       continue;
     }
-    if (!eq || eq == w || !eq[1]) {
+    KnobToken t = {0};
+    int rc;
+    for (const char *p = w; (rc = KnobText_next(&p, &t)) > 0;)
+      if (!DiffMatch_addKnob(s, &t, err, errsize)) return false;
+    if (rc < 0) {
       snprintf(err, errsize, "--match: '%.40s' is not knob=value", w);
       return false;
     }
-    if (s->nknobs == MATCH_KNOBS_MAX) {
-      snprintf(err, errsize, "--match: more than %d knobs in one selector", MATCH_KNOBS_MAX);
-      return false;
-    }
-    *eq = '\0';
-    if (strlen(w) >= MATCH_TEXT_MAX || strlen(eq + 1) >= MATCH_TEXT_MAX) {
-      snprintf(err, errsize, "--match: knob setting '%.40s' is too long (names and values at most %d "
-               "characters)", w, MATCH_TEXT_MAX - 1);
-      return false;
-    }
-    Util_strlcpy(s->knob[s->nknobs], w, MATCH_TEXT_MAX);
-    Util_strlcpy(s->value[s->nknobs], eq + 1, MATCH_TEXT_MAX);
-    s->nknobs++;
   }
   if (!have_variant) {
     snprintf(err, errsize, "--match: an empty selector (write 'VARIANT [knob=value ...] vs ...')");
     return false;
   }
-  /* A typo in a knob name would silently select nothing: check what this build knows. */
-  const Variant *v = strcmp(s->variant, "*") ? Registry_find(s->variant) : NULL;
-  for (int i = 0; v && i < s->nknobs; i++) {
-    char spec[2 * MATCH_TEXT_MAX + 2], why[256];
-    snprintf(spec, sizeof spec, "%s=%s", s->knob[i], s->value[i]);
-    KnobValues kv;
-    Registry_defaults(v, &kv);
-    if (!Registry_applyKnobs(v, spec, &kv, false, why, sizeof why)) {
-      snprintf(err, errsize, "--match: %s: %.200s", s->variant, why);
-      return false;
-    }
-  }
-  return true;
+  return DiffMatch_checkKnobs(s, err, errsize);
 }
 
 /* The " vs " word that splits a pair spec, or NULL. */
@@ -126,10 +137,10 @@ bool DiffMatch_parse(const char *spec, DiffMatch *m, char *err, size_t errsize) 
 }
 
 static void DiffMatch_describeSelector(const MatchSelector *s, char *buf, size_t size) {
-  size_t used = (size_t)snprintf(buf, size, "%s", s->variant);
-  for (int i = 0; i < s->nknobs && used < size; i++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%s=%s", i ? "," : " ", s->knob[i],
-                             s->value[i]);
+  size_t start = (size_t)snprintf(buf, size, "%s%s", s->variant, s->nknobs ? " " : ""), used = 0;
+  for (int i = 0; i < s->nknobs && start < size; i++)
+    KnobText_append(buf + start, size - start, &used, s->knob[i], strlen(s->knob[i]), s->value[i],
+                    strlen(s->value[i]));
 }
 
 void DiffMatch_describe(const DiffMatch *m, char *buf, size_t size) {
@@ -150,37 +161,30 @@ bool DiffMatch_selects(const MatchSelector *s, const Record *r) {
   if (strcmp(s->variant, "*") != 0 && strcmp(s->variant, r->variant) != 0) return false;
   char v[MATCH_TEXT_MAX];
   for (int i = 0; i < s->nknobs; i++)
-    if (!DiffMatch_knobValue(r->knobs, s->knob[i], v, sizeof v) || strcmp(v, s->value[i]) != 0)
+    if (!KnobText_value(r->knobs, s->knob[i], v, sizeof v) || !KnobText_sameValue(v, s->value[i]))
       return false;
   return true;
 }
 
-static bool DiffMatch_named(const DiffMatch *m, const char *knob, size_t len) {
+static bool DiffMatch_named(const DiffMatch *m, const KnobToken *t) {
   for (int i = 0; i < m->a.nknobs; i++)
-    if (strlen(m->a.knob[i]) == len && strncmp(m->a.knob[i], knob, len) == 0) return true;
+    if (strlen(m->a.knob[i]) == t->name_len && strncmp(m->a.knob[i], t->name, t->name_len) == 0) return true;
   for (int i = 0; i < m->b.nknobs; i++)
-    if (strlen(m->b.knob[i]) == len && strncmp(m->b.knob[i], knob, len) == 0) return true;
+    if (strlen(m->b.knob[i]) == t->name_len && strncmp(m->b.knob[i], t->name, t->name_len) == 0) return true;
   return false;
 }
 
 /* MATCH_PAIR: every knob of a that b has too and no selector names holds the same value. */
 static bool DiffMatch_sameOtherKnobs(const DiffMatch *m, const Record *a, const Record *b) {
-  for (const char *p = a->knobs; p && *p;) {
-    const char *end = strchr(p, ',');
-    const char *eq = strchr(p, '=');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (eq && eq < p + n) {
-      char name[MATCH_TEXT_MAX], va[MATCH_TEXT_MAX], vb[MATCH_TEXT_MAX];
-      size_t len = (size_t)(eq - p);
-      if (len < sizeof name && !DiffMatch_named(m, p, len)) {
-        memcpy(name, p, len);
-        name[len] = '\0';
-        if (DiffMatch_knobValue(a->knobs, name, va, sizeof va) &&
-            DiffMatch_knobValue(b->knobs, name, vb, sizeof vb) && strcmp(va, vb) != 0)
-          return false;
-      }
-    }
-    p = end ? end + 1 : NULL;
+  KnobToken t = {0};
+  for (const char *p = a->knobs; KnobText_next(&p, &t) > 0;) {
+    char name[MATCH_TEXT_MAX], va[MATCH_TEXT_MAX], vb[MATCH_TEXT_MAX];
+    if (t.name_len >= sizeof name || DiffMatch_named(m, &t)) continue;
+    memcpy(name, t.name, t.name_len);
+    name[t.name_len] = '\0';
+    if (KnobText_value(a->knobs, name, va, sizeof va) && KnobText_value(b->knobs, name, vb, sizeof vb) &&
+        !KnobText_sameValue(va, vb))
+      return false;
   }
   return true;
 }

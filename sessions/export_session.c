@@ -46,13 +46,13 @@ static void Export_knobLegend(FILE *out, OutputFormat fmt, const Record *const *
   for (int i = 0; i < n; i++) {
     char label[RECORD_KNOBS_MAX], legend[512];
     KnobLabel_compact(recs[i]->variant, recs[i]->knobs, label, sizeof label);
-    if (!strchr(label, '=') || strcmp(label, recs[i]->knobs) == 0) continue;
+    if (!strchr(label, '=') || !KnobLabel_abbreviates(recs[i]->variant, recs[i]->knobs)) continue;
     bool seen = false;
     for (int j = 0; j < i && !seen; j++) {
       char other[RECORD_KNOBS_MAX];
       KnobLabel_compact(recs[j]->variant, recs[j]->knobs, other, sizeof other);
       seen = strcmp(recs[j]->variant, recs[i]->variant) == 0 && strchr(other, '=') &&
-             strcmp(other, recs[j]->knobs) != 0;
+             KnobLabel_abbreviates(recs[j]->variant, recs[j]->knobs);
     }
     KnobLabel_legend(recs[i]->variant, legend, sizeof legend);
     if (!seen && legend[0])

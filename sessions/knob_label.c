@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "kernels/registry.h"
+#include "kernels/knobs.h"
 
 #define LABEL_KNOBS KNOB_MAX
 #define LABEL_TEXT 48
@@ -17,22 +17,19 @@ typedef struct KnobList {
   char value[LABEL_KNOBS][LABEL_TEXT];
 } KnobList;
 
-/* "k=v,k=v" into names and values; false when malformed or too many. */
+/* A setting's names and values; false when malformed (a sweep included) or too many. */
 static bool KnobLabel_parse(const char *s, KnobList *out) {
   memset(out, 0, sizeof *out);
-  for (const char *p = s; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    const char *eq = memchr(p, '=', n);
-    if (!eq || out->n == LABEL_KNOBS) return false;
-    size_t kl = (size_t)(eq - p), vl = n - kl - 1;
-    if (kl == 0 || kl >= LABEL_TEXT || vl >= LABEL_TEXT) return false;
-    memcpy(out->name[out->n], p, kl);
-    memcpy(out->value[out->n], eq + 1, vl);
+  KnobToken t = {0};
+  int rc;
+  for (const char *p = s ? s : ""; (rc = KnobText_next(&p, &t)) > 0;) {
+    if (!t.first || out->n == LABEL_KNOBS || t.name_len >= LABEL_TEXT || t.value_len >= LABEL_TEXT)
+      return false;
+    memcpy(out->name[out->n], t.name, t.name_len);
+    memcpy(out->value[out->n], t.value, t.value_len);
     out->n++;
-    p = end ? end + 1 : NULL;
   }
-  return true;
+  return rc == 0;
 }
 
 /* The variant's knobs at their defaults; false when the variant is unknown here. */
@@ -97,33 +94,47 @@ void KnobLabel_shortName(const char *variant, const char *knob, char *buf, size_
     if (strcmp(defs.name[i], knob) == 0) Util_strlcpy(buf, shorts[i], size);
 }
 
-void KnobLabel_compact(const char *variant, const char *knobs, char *buf, size_t size) {
+/* The compact label into buf; returns whether it abbreviates the setting (see the header). */
+static bool KnobLabel_build(const char *variant, const char *knobs, char *buf, size_t size) {
   KnobList defs, set;
   if (!knobs || !knobs[0]) {
     Util_strlcpy(buf, "-", size);
-    return;
+    return true;
   }
   if (!KnobLabel_defaults(variant, &defs) || !KnobLabel_parse(knobs, &set)) {
     Util_strlcpy(buf, knobs, size);
-    return;
+    return false;
   }
   char shorts[LABEL_KNOBS][LABEL_TEXT];
   KnobLabel_shortNames(&defs, shorts);
   size_t used = 0;
+  bool shortened = false;
   buf[0] = '\0';
   for (int i = 0; i < set.n; i++) {
     int d = 0;
     while (d < defs.n && strcmp(defs.name[d], set.name[i]) != 0) d++;
     if (d == defs.n) { /* a knob this build's variant lacks: say it all */
       Util_strlcpy(buf, knobs, size);
-      return;
+      return false;
     }
-    if (strcmp(defs.value[d], set.value[i]) == 0) continue;
-    int w = snprintf(buf + used, size > used ? size - used : 0, "%s%s=%s", used ? "," : "",
-                     shorts[d], set.value[i]);
-    used += w > 0 ? (size_t)w : 0;
+    if (KnobText_sameValue(defs.value[d], set.value[i])) {
+      shortened = true; /* left out */
+      continue;
+    }
+    shortened |= strcmp(shorts[d], set.name[i]) != 0;
+    KnobText_append(buf, size, &used, shorts[d], strlen(shorts[d]), set.value[i], strlen(set.value[i]));
   }
   if (used == 0) Util_strlcpy(buf, defs.n ? KNOB_LABEL_DEFAULTS : "-", size);
+  return shortened || used == 0;
+}
+
+void KnobLabel_compact(const char *variant, const char *knobs, char *buf, size_t size) {
+  KnobLabel_build(variant, knobs, buf, size);
+}
+
+bool KnobLabel_abbreviates(const char *variant, const char *knobs) {
+  char label[KNOB_TEXT_MAX * 2];
+  return KnobLabel_build(variant, knobs, label, sizeof label);
 }
 
 void KnobLabel_legend(const char *variant, char *buf, size_t size) {

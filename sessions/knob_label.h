@@ -7,6 +7,7 @@
 #ifndef BENCHTOP_KNOB_LABEL_H
 #define BENCHTOP_KNOB_LABEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The label written where a record's knobs are all at their defaults. */
@@ -16,6 +17,10 @@
  * without knobs (or an empty setting); the setting itself when the variant is unknown here or
  * the setting names a knob the variant does not have. */
 void KnobLabel_compact(const char *variant, const char *knobs, char *buf, size_t size);
+/* Whether KnobLabel_compact says the setting in other words than the setting itself: knobs at
+ * their defaults left out, or names shortened ("defaults" and "-" included); false where the
+ * label is the full setting (a variant or knob unknown here). */
+bool KnobLabel_abbreviates(const char *variant, const char *knobs);
 /* A knob's short name within its variant ("block_m" -> "bm"); the name itself when unknown. */
 void KnobLabel_shortName(const char *variant, const char *knob, char *buf, size_t size);
 /* A legend for a variant's short names: "bm block_m, bn block_n, ..."; "" without knobs. */

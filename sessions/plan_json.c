@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "kernels/registry.h"
+#include "kernels/knobs.h"
 #include "sessions/json_fields.h"
 #include "sessions/session.h"
 
@@ -74,16 +74,10 @@ void Plan_removeVariant(Plan *p, int i) {
   p->nvariants--;
 }
 
-/* Knob name length of "k=..." (the whole string when there is no '='). */
-static size_t Plan_knobNameLen(const char *spec) {
-  const char *eq = strchr(spec, '=');
-  return eq ? (size_t)(eq - spec) : strlen(spec);
-}
-
 void PlanVariant_setKnob(PlanVariant *v, const char *spec) {
-  size_t n = Plan_knobNameLen(spec);
+  size_t n = KnobText_nameLen(spec);
   for (int k = 0; k < v->nknobs; k++)
-    if (Plan_knobNameLen(v->knobs[k]) == n && strncmp(v->knobs[k], spec, n) == 0) {
+    if (KnobText_nameLen(v->knobs[k]) == n && strncmp(v->knobs[k], spec, n) == 0) {
       free(v->knobs[k]);
       v->knobs[k] = Util_xstrdup(spec);
       return;
@@ -197,10 +191,10 @@ static bool Plan_readVariants(const cJSON *j, Plan *out, const char *path, char 
     ok = Plan_readStrings(v, "knobs", PLAN_STR_MAX, &knobs, &nknobs, vp, err, errsize);
     for (int k = 0; ok && k < nknobs; k++) {
       for (int m = 0; m < k && ok; m++) /* never the last one silently */
-        if (Plan_knobNameLen(knobs[m]) == Plan_knobNameLen(knobs[k]) &&
-            strncmp(knobs[m], knobs[k], Plan_knobNameLen(knobs[k])) == 0) {
+        if (KnobText_nameLen(knobs[m]) == KnobText_nameLen(knobs[k]) &&
+            strncmp(knobs[m], knobs[k], KnobText_nameLen(knobs[k])) == 0) {
           snprintf(err, errsize, "%s.knobs[%d]: knob %.*s is set twice (give its values once)", vp, k,
-                   (int)(Plan_knobNameLen(knobs[k]) > 64 ? 64 : Plan_knobNameLen(knobs[k])), knobs[k]);
+                   (int)(KnobText_nameLen(knobs[k]) > 64 ? 64 : KnobText_nameLen(knobs[k])), knobs[k]);
           Json_oneLine(err);
           ok = false;
         }
@@ -262,30 +256,28 @@ static int Plan_knobsFromRecords(PlanVariant *pv, const Record *recs, int nrecs)
   for (int i = 0; i < nrecs; i++) {
     if (strcmp(recs[i].variant, pv->name) != 0) continue;
     used++;
-    char *copy = Util_xstrdup(recs[i].knobs), *save = NULL;
-    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-      size_t n = Plan_knobNameLen(kv);
-      if (!kv[n]) continue;
+    KnobToken t = {0};
+    for (const char *p = recs[i].knobs; KnobText_next(&p, &t) > 0;) {
       int at = -1;
       for (int k = 0; k < pv->nknobs; k++)
-        if (Plan_knobNameLen(pv->knobs[k]) == n && strncmp(pv->knobs[k], kv, n) == 0) at = k;
+        if (KnobText_nameLen(pv->knobs[k]) == t.name_len && strncmp(pv->knobs[k], t.name, t.name_len) == 0) at = k;
       if (at < 0) {
-        PlanVariant_setKnob(pv, kv);
+        char spec[PLAN_STR_MAX];
+        size_t len = 0;
+        KnobText_append(spec, sizeof spec, &len, t.name, t.name_len, t.value, t.value_len);
+        if (len < sizeof spec) PlanVariant_setKnob(pv, spec);
         continue;
       }
-      /* Already there? (a value list: after '=', comma separated) */
-      char *vals = pv->knobs[at] + n + 1, *hit = strstr(vals, kv + n + 1);
-      size_t vl = strlen(kv + n + 1);
-      bool have = false;
-      for (; hit && !have; hit = strstr(hit + 1, kv + n + 1))
-        have = (hit == vals || hit[-1] == ',') && (hit[vl] == '\0' || hit[vl] == ',');
+      bool have = false; /* already one of the sweep's values? */
+      KnobToken s = {0};
+      for (const char *q = pv->knobs[at]; !have && KnobText_next(&q, &s) > 0;)
+        have = s.value_len == t.value_len && memcmp(s.value, t.value, t.value_len) == 0;
       if (!have) {
-        char *grown = Util_asprintf("%s,%s", pv->knobs[at], kv + n + 1);
+        char *grown = KnobText_withValue(pv->knobs[at], t.value, t.value_len);
         free(pv->knobs[at]);
         pv->knobs[at] = grown;
       }
     }
-    free(copy);
   }
   return used;
 }
@@ -295,21 +287,23 @@ static int Plan_knobsFromRecords(PlanVariant *pv, const Record *recs, int nrecs)
 static void Plan_knobsFromFlat(PlanVariant *pv, char *const *flat, int nflat) {
   const Variant *v = Registry_find(pv->name);
   for (int i = 0; v && i < nflat; i++) {
-    size_t n = Plan_knobNameLen(flat[i]);
-    if (!flat[i][n]) continue;
-    for (int k = 0; k < v->nknobs; k++) {
-      if (strlen(v->knobs[k].name) != n || strncmp(v->knobs[k].name, flat[i], n) != 0) continue;
-      char spec[PLAN_STR_MAX];
-      size_t len = (size_t)snprintf(spec, sizeof spec, "%.*s=", (int)n, flat[i]);
-      char *copy = Util_xstrdup(flat[i] + n + 1), *save = NULL;
-      int kept = 0;
-      for (char *val = strtok_r(copy, ",", &save); val; val = strtok_r(NULL, ",", &save))
-        for (int j = 0; j < Registry_knobValueCount(&v->knobs[k]); j++)
-          if (strcmp(v->knobs[k].values[j], val) == 0 && len < sizeof spec)
-            len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s", kept++ ? "," : "", val);
-      free(copy);
-      if (kept) PlanVariant_setKnob(pv, spec);
+    char spec[PLAN_STR_MAX];
+    size_t len = 0;
+    KnobToken t = {0};
+    int k = -1;
+    for (const char *p = flat[i]; KnobText_next(&p, &t) > 0;) {
+      if (t.first) k = -1;
+      for (int m = 0; t.first && m < v->nknobs; m++)
+        if (strlen(v->knobs[m].name) == t.name_len && strncmp(v->knobs[m].name, t.name, t.name_len) == 0) k = m;
+      if (k < 0) continue;
+      for (int j = 0; j < Registry_knobValueCount(&v->knobs[k]); j++) {
+        const char *value = v->knobs[k].values[j];
+        if (strlen(value) != t.value_len || memcmp(value, t.value, t.value_len) != 0) continue;
+        if (len == 0) KnobText_append(spec, sizeof spec, &len, t.name, t.name_len, t.value, t.value_len);
+        else KnobText_appendValue(spec, sizeof spec, &len, t.value, t.value_len);
+      }
     }
+    if (len > 0 && len < sizeof spec) PlanVariant_setKnob(pv, spec);
   }
 }
 
@@ -347,7 +341,7 @@ void Plan_merge(Plan *dst, const Plan *src) {
       int dn;
       const Shape *ds = Plan_shapesOf(dst, dv, &dn);
       have = strcmp(dv->name, sv->name) == 0 && dv->nknobs == sv->nknobs && dn == n;
-      for (int k = 0; have && k < sv->nknobs; k++) have = strcmp(dv->knobs[k], sv->knobs[k]) == 0;
+      for (int k = 0; have && k < sv->nknobs; k++) have = KnobText_same(dv->knobs[k], sv->knobs[k]);
       for (int s = 0; have && s < n; s++) have = Shape_equal(&ds[s], &shapes[s]);
     }
     if (have) continue;
@@ -360,14 +354,14 @@ void Plan_merge(Plan *dst, const Plan *src) {
   }
 }
 
-static bool Plan_stringsEqual(char *const *a, int na, char *const *b, int nb, const char *path,
-                              const char *key, char *where, size_t wsize) {
+static bool Plan_knobsEqual(char *const *a, int na, char *const *b, int nb, const char *path,
+                            const char *key, char *where, size_t wsize) {
   if (na != nb) {
     snprintf(where, wsize, "%s.%s (%d vs %d entries)", path, key, na, nb);
     return false;
   }
   for (int i = 0; i < na; i++) {
-    if (strcmp(a[i], b[i]) != 0) {
+    if (!KnobText_same(a[i], b[i])) {
       snprintf(where, wsize, "%s.%s[%d]", path, key, i);
       return false;
     }
@@ -403,7 +397,7 @@ bool Plan_equal(const Plan *a, const Plan *b, const char *path, char *where, siz
       snprintf(where, wsize, "%s.name", vp);
       return false;
     }
-    if (!Plan_stringsEqual(va->knobs, va->nknobs, vb->knobs, vb->nknobs, vp, "knobs", where, wsize) ||
+    if (!Plan_knobsEqual(va->knobs, va->nknobs, vb->knobs, vb->nknobs, vp, "knobs", where, wsize) ||
         !Plan_shapesEqual(va->shapes, va->nshapes, vb->shapes, vb->nshapes, vp, where, wsize))
       return false;
   }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "kernels/knobs.h"
 
 static const char *const Record_statusNames[] = {
   [REC_PASS] = "pass", [REC_FAIL] = "fail", [REC_ERROR] = "error", [REC_NA] = "n/a",
@@ -132,6 +133,6 @@ const Metric *Record_metric(const Record *r, const char *name) {
 }
 
 bool Record_sameKey(const Record *a, const Record *b) {
-  return strcmp(a->variant, b->variant) == 0 && strcmp(a->knobs, b->knobs) == 0 &&
+  return strcmp(a->variant, b->variant) == 0 && KnobText_same(a->knobs, b->knobs) &&
          Shape_equal(&a->shape, &b->shape);
 }

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sessions/plan.h"
 #include "sessions/record.h"
 #include "sessions/tune_summary.h"
 #include "sessions/shard.h"
@@ -16,29 +17,6 @@
 #define SESSION_SCHEMA "benchtop.session/2"
 #define SESSION_SCHEMA_VERSION 2
 #define SESSION_MAX_BYTES (256u << 20) /* a larger file is refused, not read */
-
-/* One variant of a plan with its own knob settings (two variants may share a knob name and
- * want different values) and, when they differ from the plan's, its own shapes. */
-typedef struct PlanVariant {
-  char *name;
-  int nknobs;
-  char **knobs;         /* "k=v" or a sweep "k=v1,v2", one per knob name */
-  int nshapes;
-  Shape *shapes;        /* 0: the plan's shapes */
-} PlanVariant;
-
-/* What the user asked for; replay re-runs exactly this: every variant with its knob sweeps,
- * times its shapes. */
-typedef struct Plan {
-  int nvariants;
-  PlanVariant *variants; /* in the order asked (after expanding "all"); a name may repeat with
-                            other knobs (runs appended to one session) */
-  int nshapes;
-  Shape *shapes;
-  char metrics[512];    /* "default", "none" or "NAME,NAME" */
-  RunOptions opts;
-  bool knobs_auto;      /* --knob auto: each variant's tuned knobs where it names none */
-} Plan;
 
 typedef struct Session {
   char created[32];
@@ -69,20 +47,6 @@ void Session_init(Session *s);         /* empty session, created/host/version fi
 void Session_clear(Session *s);        /* empty and n/a everywhere, nothing filled in */
 void Session_free(Session *s);         /* and lets go of its file */
 void Session_releaseFile(Session *s);  /* lets go of the claimed autosave file (it stays) */
-void Plan_free(Plan *p);
-void Plan_copy(Plan *dst, const Plan *src);
-/* Appends a variant with no knobs (and the plan's shapes). */
-PlanVariant *Plan_addVariant(Plan *p, const char *name);
-/* Removes variant i (what it held is freed; the later ones move up). */
-void Plan_removeVariant(Plan *p, int i);
-/* Sets the variant's sweep of one knob ("k=v1,v2"), replacing one of the same name. */
-void PlanVariant_setKnob(PlanVariant *v, const char *spec);
-/* The shapes a variant of p runs. */
-const Shape *Plan_shapesOf(const Plan *p, const PlanVariant *v, int *n);
-/* Adds src's variants that dst does not hold yet (same name, knobs and shapes), each with its
- * own shapes where they differ from dst's: what two runs appended to one session asked for. */
-void Plan_merge(Plan *dst, const Plan *src);
-
 /* Appends a deep copy of r. */
 void Session_add(Session *s, const Record *r);
 
@@ -140,15 +104,6 @@ bool Device_fromJson(const cJSON *j, DeviceInfo *out, const char *path, char *er
 cJSON *RunOptions_toJson(const RunOptions *o);
 bool RunOptions_fromJson(const cJSON *j, RunOptions *out, const char *path, char *err,
                          size_t errsize);
-cJSON *Plan_toJson(const Plan *p);
-/* version: the file's schema version. A /1 plan has one knob list for all variants: it is
- * returned in flat_knobs (caller frees) for Plan_upgradeV1. */
-bool Plan_fromJson(const cJSON *j, int version, Plan *out, char ***flat_knobs, int *nflat,
-                   const char *path, char *err, size_t errsize);
-/* Gives each variant of a /1 plan its own knobs: the values its records ran with, else the
- * sweeps of the flat list that it has (values it allows). Says so in note when it mattered. */
-void Plan_upgradeV1(Plan *p, char *const *flat, int nflat, const Record *recs, int nrecs,
-                    char *note, size_t notesize);
 
 /* Field-by-field equality; on a difference writes its path to where. */
 bool Session_equal(const Session *a, const Session *b, char *where, size_t wsize);
@@ -158,8 +113,6 @@ bool Device_equal(const DeviceInfo *a, const DeviceInfo *b, const char *path, ch
                   size_t wsize);
 bool RunOptions_equal(const RunOptions *a, const RunOptions *b, const char *path, char *where,
                       size_t wsize);
-bool Plan_equal(const Plan *a, const Plan *b, const char *path, char *where, size_t wsize);
-void Plan_init(Plan *p);
 
 /* One record as a single JSON line (no newline inside; the worker pipe format); heap string. */
 char *Record_toJsonLine(const Record *r);

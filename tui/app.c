@@ -60,12 +60,11 @@ static void App_initPanels(App *a) {
       vr->knobs_set = pv->nknobs > 0;
       /* The variant's own knobs; a sweep "k=v1,v2" shows its first value. */
       for (int j = 0; j < pv->nknobs; j++) {
-        char spec[RECORD_KNOBS_MAX], err[160];
-        Util_strlcpy(spec, pv->knobs[j], sizeof spec);
-        char *comma = strchr(spec, ',');
-        if (comma) *comma = 0;
-        KnobValues kv = vr->knobs;
-        if (Registry_applyKnobs(vr->variant, spec, &kv, true, err, sizeof err)) vr->knobs = kv;
+        KnobSweep sw;
+        char err[160];
+        KnobSweep_init(&sw);
+        if (!KnobSweep_add(vr->variant, pv->knobs[j], &sw, true, err, sizeof err)) continue;
+        for (int m = 0; m < sw.nknobs; m++) vr->knobs.idx[sw.order[m]] = sw.idx[sw.order[m]][0];
       }
     }
   }

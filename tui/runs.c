@@ -57,11 +57,18 @@ static void App_recordPlan(App *a, int nvar, const VariantRow **vars, int nshape
       continue;
     }
     if (!vars[i]->knobs_set) continue; /* the defaults; tuned knobs are pinned when they run */
-    for (int k = 0; k < vars[i]->variant->nknobs; k++) {
-      const KnobDesc *kd = &vars[i]->variant->knobs[k];
-      char *kv = Util_asprintf("%s=%s", kd->name, kd->values[vars[i]->knobs.idx[k]]);
-      PlanVariant_setKnob(pv, kv);
-      free(kv);
+    const Variant *v = vars[i]->variant;
+    KnobSweep sw; /* the row's setting: one value per knob */
+    KnobSweep_init(&sw);
+    for (int k = 0; k < v->nknobs; k++) {
+      sw.order[sw.nknobs++] = k;
+      sw.nvalues[k] = 1;
+      sw.idx[k][0] = vars[i]->knobs.idx[k];
+    }
+    for (int k = 0; k < v->nknobs; k++) {
+      char *spec = KnobSweep_format(v, &sw, k);
+      PlanVariant_setKnob(pv, spec);
+      free(spec);
     }
   }
   p->shapes = Util_xcalloc((size_t)nshape, sizeof *p->shapes);
@@ -86,9 +93,6 @@ void App_startRun(App *a) {
     free(vars);
     return;
   }
-  /* Entries are built here rather than through Plan_expand: each variant keeps its own knob
-   * setting, which a plan-wide --knob cannot say when two variants share a knob name. */
-  PlanEntry *entries = Util_xcalloc((size_t)nvar * (size_t)nshape, sizeof *entries);
   /* The run options overlay's values; the seed fresh for this run unless one was typed. */
   RunOptions opts = a->run.opts;
   if (!a->run.seed_fixed) {
@@ -96,21 +100,30 @@ void App_startRun(App *a) {
     Plan_defaultOptions(&fresh);
     opts.seed = fresh.seed;
   }
-  int n = 0;
-  /* Knobs the user left alone take this GPU's tuned knobs where there are some, as in run. */
-  bool tuned_default = TunedTable_exists();
-  for (int v = 0; v < nvar; v++)
-    for (int s = 0; s < nshape; s++) {
-      PlanEntry *e = &entries[n++];
-      e->variant = vars[v]->variant;
-      e->knobs = vars[v]->knobs;
-      e->knobs_auto = vars[v]->knobs_auto ? PLAN_AUTO_ASKED
-                      : !vars[v]->knobs_set && tuned_default ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
-      e->shape = shapes[s];
-      e->opts = opts;
-      Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
-    }
+  /* The plan records each variant with its own setting; its expansion is what runs. */
   App_recordPlan(a, nvar, vars, nshape, shapes, &opts);
+  PlanEntry *entries = NULL;
+  int n = 0;
+  char err[512];
+  if (!Plan_expand(&a->session.plan, &entries, &n, err, sizeof err)) {
+    App_message(a, true, "run: %s", err);
+    free(shapes);
+    free(vars);
+    return;
+  }
+  /* Knobs the user left alone take this GPU's tuned knobs where there are some, as in run;
+   * auto is the row's own word (the plan's knobs_auto covers the variants without knobs). */
+  bool tuned_default = TunedTable_exists();
+  for (int i = 0; i < n; i++) {
+    PlanEntry *e = &entries[i];
+    const VariantRow *row = NULL;
+    for (int v = 0; v < nvar && !row; v++)
+      if (strcmp(vars[v]->variant->name, e->variant->name) == 0) row = vars[v];
+    if (row) e->variant = row->variant; /* the version the row shows (hot reload) */
+    e->knobs_auto = row && row->knobs_auto ? PLAN_AUTO_ASKED
+                    : row && !row->knobs_set && tuned_default ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
+    Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
+  }
   App_submit(a, entries, n);
   free(entries);
   free(shapes);

@@ -240,14 +240,17 @@ void Tunes_autoShown(App *a) {
     vr->auto_shown[0] = '\0';
     int tuned = 0, total = 0;
     char first[RECORD_KNOBS_MAX] = "", table[64] = "";
+    const KnobValues *first_kv = NULL;
     bool same = true;
     for (int k = 0; k < a->tune.nauto; k++) {
       const PlanEntry *e = &a->tune.auto_entries[k];
       if (e->variant != vr->variant) continue;
-      char knobs[RECORD_KNOBS_MAX];
-      Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
-      if (total++ == 0) Util_strlcpy(first, knobs, sizeof first);
-      else same &= strcmp(first, knobs) == 0;
+      if (total++ == 0) {
+        first_kv = &e->knobs;
+        Registry_formatKnobs(e->variant, &e->knobs, first, sizeof first);
+      } else {
+        same &= KnobValues_equal(e->variant, first_kv, &e->knobs);
+      }
       const char *note = a->tune.auto_notes[k];
       if (TunedTable_noteIsTuned(note) && tuned++ == 0) { /* "auto from table T (shipped): ..." */
         Util_strlcpy(table, note + strlen(TUNED_NOTE_PREFIX), sizeof table);

@@ -256,7 +256,7 @@ static void Detail_heading(Page *p, const Record *r) {
   char label[RECORD_KNOBS_MAX], legend[512];
   KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
   KnobLabel_legend(r->variant, legend, sizeof legend);
-  if (strcmp(label, r->knobs) != 0 && legend[0]) { /* how the tables abbreviate it */
+  if (KnobLabel_abbreviates(r->variant, r->knobs) && legend[0]) { /* how the tables abbreviate it */
     Page_text(p, TH_DIM, " in tables: %s  (%s)", label, legend);
     Page_newline(p);
   }

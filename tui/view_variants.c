@@ -130,16 +130,13 @@ static void ViewKnobs_nextPreset(App *a, VariantRow *vr) {
   int n = 0;
   while (n < VARIANT_MAX_PRESETS && v->presets[n]) n++;
   if (n == 0) return;
-  char now[RECORD_KNOBS_MAX];
-  Registry_formatKnobs(v, &vr->knobs, now, sizeof now);
   int at = -1;
   for (int i = 0; i < n; i++) {
     KnobValues kv;
     Registry_defaults(v, &kv);
-    char err[128], s[RECORD_KNOBS_MAX];
+    char err[128];
     if (!Registry_applyKnobs(v, v->presets[i], &kv, false, err, sizeof err)) continue;
-    Registry_formatKnobs(v, &kv, s, sizeof s);
-    if (strcmp(s, now) == 0) at = i;
+    if (KnobValues_equal(v, &kv, &vr->knobs)) at = i;
   }
   const char *next = v->presets[(at + 1) % n];
   KnobValues kv;

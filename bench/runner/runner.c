@@ -145,6 +145,7 @@ void Runner_say(Runner *r, RunnerEventKind kind, const char *fmt, ...) {
 void Runner_failInflight(Runner *r, RecordStatus st, const char *why) {
   RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
   Record_init(&ev->record);
+  ev->request = r->inflight_pos;
   const PlanEntry *e = &r->inflight;
   Util_strlcpy(ev->record.variant, e->variant->name, sizeof ev->record.variant);
   Registry_formatKnobs(e->variant, &e->knobs, ev->record.knobs, sizeof ev->record.knobs);
@@ -259,6 +260,7 @@ void Runner_sendNext(Runner *r) {
   r->ping_id = 0;
   if (r->head >= r->nqueue && r->nbuilds > 0) {
     r->inflight = r->builds[0];
+    r->inflight_pos = -1;
     memmove(r->builds, r->builds + 1, sizeof(PlanEntry) * (size_t)(r->nbuilds - 1));
     r->nbuilds--;
     r->inflight_id = ++r->next_id;
@@ -275,6 +277,7 @@ void Runner_sendNext(Runner *r) {
     Runner_finish(r);
     return;
   }
+  r->inflight_pos = r->head;
   r->inflight = r->queue[r->head++];
   r->inflight_id = ++r->next_id;
   r->launch_ms = NAN;

@@ -45,6 +45,10 @@ typedef struct RunnerEvent {
   int done, total;
   int repeats;       /* RUNNER_WARNING: further warnings merged into this one */
   int devices;       /* RUNNER_HELLO: CUDA devices the worker's machine has (0: not said) */
+  /* RUNNER_RECORD: the entry it answers, by the id of the request that carried it: its place
+   * in what was submitted since the batch began (a RunnerPool: since the pool began); -1 for
+   * none. Never found again from the record's variant, knobs or shape. */
+  int request;
 } RunnerEvent;
 
 typedef struct Runner Runner;

@@ -80,12 +80,21 @@ static void Runner_notInFlight(Runner *r, const char *kind, int id) {
   Runner_invalid(r, what, NULL, 0);
 }
 
-static bool Runner_checkIdentity(const Runner *r, const Record *rec, char *err, size_t errsize) {
-  char knobs[RECORD_KNOBS_MAX], got[64], want[64];
-  Registry_formatKnobs(r->inflight.variant, &r->inflight.knobs, knobs, sizeof knobs);
-  if (strcmp(rec->variant, r->inflight.variant->name) == 0 && strcmp(rec->knobs, knobs) == 0 &&
-      Shape_equal(&rec->shape, &r->inflight.shape))
+/* A record carries the id of the request it answers; what it says it ran must be that request,
+ * compared by value (knobs in any order, numbers as numbers). The record then keeps the
+ * request's own knob text, so sessions hold one spelling of a setting. */
+static bool Runner_checkIdentity(const Runner *r, Record *rec, char *err, size_t errsize) {
+  char knobs[RECORD_KNOBS_MAX], got[64], want[64], why[256];
+  const Variant *v = r->inflight.variant;
+  Registry_formatKnobs(v, &r->inflight.knobs, knobs, sizeof knobs);
+  KnobValues kv;
+  Registry_defaults(v, &kv);
+  bool same_knobs = Registry_applyKnobs(v, rec->knobs, &kv, false, why, sizeof why) &&
+                    KnobValues_equal(v, &kv, &r->inflight.knobs);
+  if (strcmp(rec->variant, v->name) == 0 && same_knobs && Shape_equal(&rec->shape, &r->inflight.shape)) {
+    Util_strlcpy(rec->knobs, knobs, sizeof rec->knobs);
     return true;
+  }
   Shape_format(&rec->shape, got, sizeof got);
   Shape_format(&r->inflight.shape, want, sizeof want);
   snprintf(err, errsize, "it answers for %.31s %.60s %.30s, not for the request (%.31s %.60s %.30s)",
@@ -111,6 +120,7 @@ static void Runner_onRecord(Runner *r, const cJSON *msg) {
     r->done++;
     RunnerEvent *ev = Runner_push(r, RUNNER_RECORD);
     ev->record = rec; /* the caller of Runner_poll owns it */
+    ev->request = r->inflight_pos; /* matched by the request's id, above */
   } else {
     char why[RECORD_REASON_MAX];
     snprintf(why, sizeof why, "the worker sent an invalid record: %.270s", err);

@@ -223,6 +223,7 @@ static bool Pool_handle(RunnerPool *p, PoolSlot *s, RunnerEvent *ev) {
   case RUNNER_HELLO: Pool_onHello(p, s, ev); return false;
   case RUNNER_RECORD:
     ev->record.plan_index = s->entry;
+    ev->request = s->entry;
     ev->record.device.index = s->device;
     if (!ev->record.device.uuid[0]) Util_strlcpy(ev->record.device.uuid, s->info.uuid, sizeof ev->record.device.uuid);
     if (!ev->record.device.name[0]) Util_strlcpy(ev->record.device.name, s->info.name, sizeof ev->record.device.name);

@@ -36,6 +36,7 @@ struct Runner {
   int nqueue, head, next_id, done, total;
   PlanEntry inflight;
   int inflight_id;
+  int inflight_pos;         /* the request in flight's place in the batch (-1: a build) */
   bool building;            /* the request in flight is a background build */
   bool batch_active;        /* runs were submitted and FINISHED has not been said yet */
   PlanEntry *builds;

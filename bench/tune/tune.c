@@ -270,7 +270,7 @@ static int Tuner_cross(Tuner *t, PlanEntry *out, int max) {
       bool dup = false;
       for (int i = 0; i < n; i++)
         dup |= out[i].variant == pb->v && Shape_equal(&out[i].shape, &pb->shape) &&
-               memcmp(&out[i].knobs, &pb->space.configs[c], sizeof(KnobValues)) == 0;
+               KnobValues_equal(pb->v, &out[i].knobs, &pb->space.configs[c]);
       if (dup) continue;
       Tuner_entry(t, pb, c, &out[n++]);
     }

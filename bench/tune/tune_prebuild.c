@@ -48,7 +48,7 @@ Prebuild *Prebuild_start(const PlanEntry *entries, int n, int cc, int jobs) {
     bool dup = false;
     for (int j = 0; j < nb && !dup; j++)
       dup = builds[j].variant == entries[i].variant && builds[j].shape.D == entries[i].shape.D &&
-            memcmp(&builds[j].knobs, &entries[i].knobs, sizeof(KnobValues)) == 0;
+            KnobValues_equal(entries[i].variant, &builds[j].knobs, &entries[i].knobs);
     if (!dup) builds[nb++] = entries[i];
   }
   if (jobs > nb) jobs = nb;

@@ -12,6 +12,7 @@
 #include "bench/tune/tune.h"
 #include "common/util.h"
 #include "kernels/jit.h"
+#include "kernels/knobs.h"
 #include "sessions/compare_stats.h"
 
 /* Configurations within this factor of the winner are compared with it by their samples;
@@ -30,7 +31,7 @@ typedef struct RankedConfig {
 
 static int Rank_cmp(const void *a, const void *b) {
   const RankedConfig *x = a, *y = b;
-  return x->score < y->score ? -1 : x->score > y->score ? 1 : strcmp(x->knobs, y->knobs);
+  return x->score < y->score ? -1 : x->score > y->score ? 1 : KnobText_compare(x->knobs, y->knobs);
 }
 
 static int Rank_cmpDouble(const void *a, const void *b) {
@@ -59,7 +60,7 @@ static RankedConfig *Rank_configs(const Session *s, const char *variant, const S
         r->status == REC_CANCELLED)
       continue;
     int k = 0;
-    while (k < *n && strcmp(cs[k].knobs, r->knobs) != 0) k++;
+    while (k < *n && !KnobText_same(cs[k].knobs, r->knobs)) k++;
     if (k == *n) {
       cs[k].knobs = r->knobs;
       cs[k].last_pass = -1;
@@ -107,7 +108,7 @@ static void Rank_addReplicates(const Session *s, const char *variant, const Shap
   for (int i = 0; i < s->nrecords; i++) {
     const Record *r = &s->records[i];
     if (r->status == REC_PASS && strcmp(r->variant, variant) == 0 &&
-        Shape_equal(&r->shape, shape) && strcmp(r->knobs, knobs) == 0)
+        Shape_equal(&r->shape, shape) && KnobText_same(r->knobs, knobs))
       CompareStats_addRecordReplicates(sum, r);
   }
 }
@@ -143,7 +144,7 @@ static void Rank_ties(Session *s, const char *variant, const Shape *shape, Ranke
     for (int i = 0; i < s->nrecords; i++) {
       Record *r = &s->records[i];
       if (strcmp(r->variant, variant) == 0 && Shape_equal(&r->shape, shape) &&
-          strcmp(r->knobs, cs[k].knobs) == 0)
+          KnobText_same(r->knobs, cs[k].knobs))
         r->tune.tied = true;
     }
   }
@@ -161,7 +162,7 @@ int Tune_rankPair(Session *s, const char *variant, const Shape *shape, TuneSumma
     r->tune.rank = r->tune.of = -1;
     r->tune.winner = r->tune.tied = false;
     for (int k = 0; k < ranked; k++)
-      if (strcmp(cs[k].knobs, r->knobs) == 0 && r->status == REC_PASS) {
+      if (KnobText_same(cs[k].knobs, r->knobs) && r->status == REC_PASS) {
         r->tune.rank = k + 1;
         r->tune.of = ranked;
       }
@@ -237,7 +238,7 @@ static void Tune_overall(Session *s, const char *variant, const Shape *shapes, i
     bool everywhere = true;
     for (int j = 0; j < nshapes && everywhere; j++) {
       int k = 0;
-      while (k < counts[j] && strcmp(per[j][k].knobs, per[0][c].knobs) != 0) k++;
+      while (k < counts[j] && !KnobText_same(per[j][k].knobs, per[0][c].knobs)) k++;
       everywhere = k < counts[j] && isfinite(per[j][k].score);
       if (everywhere) logsum += log(per[j][k].score);
     }
@@ -261,7 +262,7 @@ static void Tune_overall(Session *s, const char *variant, const Shape *shapes, i
     o->nshapes = nshapes;
     for (int j = 0; j < nshapes; j++) {
       int k = 0;
-      while (strcmp(per[j][k].knobs, o->knobs) != 0) k++;
+      while (!KnobText_same(per[j][k].knobs, o->knobs)) k++;
       o->shapes[j] = shapes[j];
       o->p50[j] = per[j][k].score;
       o->loss[j] = o->p50[j] / per[j][0].score - 1.0;

@@ -6,51 +6,23 @@
 
 #include "common/util.h"
 
-static int TuneSpace_knobIndex(const Variant *v, const char *name) {
-  for (int k = 0; k < v->nknobs; k++)
-    if (strcmp(v->knobs[k].name, name) == 0) return k;
-  return -1;
-}
-
-/* One --knob restriction "k=v1,v2": the allowed positions of knob k, validated by the registry
- * itself (Registry_applyKnobs names the allowed values when one is wrong). */
+/* One --knob restriction "k=v1,v2": the allowed positions of knob k, read by the one knob
+ * parser (kernels/knobs.h), which names the allowed values when one is wrong. */
 static bool TuneSpace_restrict(TuneSpace *sp, const char *text, char *err, size_t errsize) {
-  const Variant *v = sp->variant;
-  const char *eq = strchr(text, '=');
-  if (!eq || eq == text || !eq[1]) {
+  size_t n = KnobText_nameLen(text);
+  if (n == 0 || !text[n] || !text[n + 1]) {
     snprintf(err, errsize, "bad --knob '%.100s': expected name=value or name=v1,v2", text);
     return false;
   }
-  char name[64];
-  size_t n = (size_t)(eq - text);
-  if (n >= sizeof name) n = sizeof name - 1;
-  memcpy(name, text, n);
-  name[n] = '\0';
-  int k = TuneSpace_knobIndex(v, name);
-  if (k < 0) return true; /* another variant's knob */
-  char *copy = Util_xstrdup(eq + 1), *save = NULL;
-  bool ok = true;
-  sp->nvals[k] = 0;
-  for (char *val = strtok_r(copy, ",", &save); val && ok; val = strtok_r(NULL, ",", &save)) {
-    char *spec = Util_asprintf("%s=%s", name, val); /* any length: a cut value may name another */
-    KnobValues kv;
-    Registry_defaults(v, &kv);
-    bool applied = Registry_applyKnobs(v, spec, &kv, false, err, errsize);
-    free(spec);
-    if (!applied) {
-      ok = false;
-      break;
-    }
-    bool dup = false;
-    for (int j = 0; j < sp->nvals[k]; j++) dup |= sp->vals[k][j] == kv.idx[k];
-    if (!dup && sp->nvals[k] < KNOB_MAX_VALUES) sp->vals[k][sp->nvals[k]++] = kv.idx[k];
+  KnobSweep sw;
+  KnobSweep_init(&sw);
+  if (!KnobSweep_add(sp->variant, text, &sw, true, err, errsize)) return false;
+  for (int j = 0; j < sw.nknobs; j++) { /* none: another variant's knob */
+    int k = sw.order[j];
+    sp->nvals[k] = sw.nvalues[k];
+    memcpy(sp->vals[k], sw.idx[k], sizeof(int) * (size_t)sw.nvalues[k]);
   }
-  free(copy);
-  if (ok && sp->nvals[k] == 0) {
-    snprintf(err, errsize, "--knob %.60s gives knob %s no value", text, name);
-    ok = false;
-  }
-  return ok;
+  return true;
 }
 
 static long TuneSpace_code(const TuneSpace *sp, const int *genes) {

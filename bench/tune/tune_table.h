@@ -105,7 +105,8 @@ bool TunedTable_exists(void);
  * knobs when there are some and are left alone (note "") when not. */
 void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]);
 /* A record that came back from resolved entries: its knobs_auto gets the note of the first
- * unused entry of the same variant, knobs and shape (used[] marks it). */
+ * unused entry of the same variant, knobs (by value) and shape (used[] marks it). A caller that
+ * knows the record's request copies that entry's note instead. */
 void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
                            int n);
 

@@ -256,9 +256,12 @@ void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[16
     if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, r->variant) != 0 ||
         !Shape_equal(&entries[i].shape, &r->shape))
       continue;
-    char knobs[RECORD_KNOBS_MAX];
-    Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    if (strcmp(knobs, r->knobs) != 0) continue;
+    KnobValues kv;
+    char err[256];
+    Registry_defaults(entries[i].variant, &kv);
+    if (!Registry_applyKnobs(entries[i].variant, r->knobs, &kv, false, err, sizeof err) ||
+        !KnobValues_equal(entries[i].variant, &kv, &entries[i].knobs))
+      continue;
     used[i] = true;
     Util_strlcpy(r->knobs_auto, notes[i], sizeof r->knobs_auto);
     return;

@@ -20,6 +20,15 @@ HANG_FIRST = os.environ.get("FAKE_HANG_FIRST", "")
 # ("*": every one); FAKE_DELAY=1 makes each record take half a second (to interrupt a run).
 TUNE, FAIL = os.environ.get("FAKE_TUNE", "") == "1", os.environ.get("FAKE_FAIL", "")
 PHASE_S = 0.12 if os.environ.get("FAKE_DELAY", "") == "1" else 0.02
+# FAKE_KNOB_ORDER=reverse: each record writes its request's knobs in the reverse order and with
+# numbers zero-padded ("stages=02,block_m=064"): the same setting in other words.
+KNOB_ORDER = os.environ.get("FAKE_KNOB_ORDER", "")
+
+def reworded(knobs):
+    if KNOB_ORDER != "reverse" or not knobs:
+        return knobs
+    items = [kv.split("=", 1) for kv in knobs.split(",")]
+    return ",".join("%s=%s" % (k, "0" + v if v.isdigit() else v) for k, v in reversed(items))
 
 def latency(knobs):
     t = 5.0
@@ -182,7 +191,7 @@ for line in sys.stdin:
     if req.get("opts", {}).get("graph") and len(kernels) > 1:  # a graph of runs: the gap between runs
         kernels[0]["gap_before_us"] = p50 * 0.02
         kernels[0]["p50_us"] -= p50 * 0.02
-    rec = {"variant": req["variant"], "knobs": req["knobs"], "shape": req["shape"],
+    rec = {"variant": req["variant"], "knobs": reworded(req["knobs"]), "shape": req["shape"],
            "status": "fail" if failing else "pass",
            "reason": "verification failed: rel L2 0.5 (scripted)" if failing else "",
            "options": req.get("opts", {}), "device": device,
