@@ -163,8 +163,8 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   return true;
 }
 
-GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
-                      size_t errsize) {
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, ShapeDtype dtype,
+                      char *err, size_t errsize) {
   char knobs[KNOB_TEXT_MAX], key[256], arch[16];
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);
   char note[200];
@@ -172,7 +172,7 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
     snprintf(err, errsize, "%s", note);
     return NULL;
   }
-  snprintf(key, sizeof key, "%s|%s|%d|%s", v->name, knobs, D, arch);
+  snprintf(key, sizeof key, "%s|%s|%d|%d|%s", v->name, knobs, D, (int)dtype, arch);
   for (int i = 0; i < g->nmodules; i++)
     if (strcmp(g->modules[i].key, key) == 0) {
       g->modules[i].build.cache_hit = true;
@@ -180,7 +180,7 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
       return &g->modules[i];
     }
   JitOutput out;
-  if (!Jit_compileVariant(v, kv, D, arch, true, &out, err, errsize)) {
+  if (!Jit_compileVariantFor(v, kv, D, dtype, arch, true, &out, err, errsize)) {
     Jit_free(&out);
     return NULL;
   }

@@ -66,9 +66,10 @@ typedef struct Gpu {
 bool Gpu_init(Gpu *g, char *err, size_t errsize);
 void Gpu_free(Gpu *g);
 
-/* Compiles (through the JIT cache) and loads a variant; cached per key. */
-GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
-                      size_t errsize);
+/* Compiles (through the JIT cache) and loads a variant for head dim D and dtype; cached per
+ * key (variant, knobs, D, dtype, arch). */
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, ShapeDtype dtype,
+                      char *err, size_t errsize);
 /* Launches kernel k of a module with params; checks the launch. */
 bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
                 size_t errsize);

@@ -179,7 +179,7 @@ static MeasureStep Measure_prepare(Measurement *x) {
   if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
     return Measure_stop(x, REC_NA, "n/a: ", x->err);
   x->progress("compiling", x->launch_ms, x->user);
-  x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
+  x->m = Gpu_module(g, v, &e->knobs, s->D, s->dtype, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
   double built_ms = 0; /* cudnn: its plan, built once per problem and engine, timed as a compile */
   if (Cudnn_uses(v)) {

@@ -90,6 +90,10 @@ typedef struct Variant {
   double tolerance;      /* relative L2 error allowed against the fp32 reference */
   bool qk_fp8;           /* QK^T on fp8 tensor cores (PV stays fp16): the floors count half
                             the FLOPs at the fp8 rate (sessions/floors.h); declared `qk_fp8` */
+  unsigned dtypes;       /* bit ShapeDtype set for each dtype it is compiled for (`dtypes fp16
+                            bf16`; fp16 alone when not declared); bf16 builds get -DBT_BF16=1 */
+  bool gqa;              /* runs Hkv < Hq (`supports gqa`); else such problems are refused */
+  bool kv_cache;         /* runs Sq < Skv (`supports kv_cache`); else refused */
   int nsteps;            /* run in order on one stream */
   KernelStep steps[VARIANT_MAX_STEPS];
   const char *const *presets; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
