@@ -154,8 +154,9 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
     g->nvml_ok = Nvml_open(pci, why, sizeof why);
 
   static const char *const util_entries[] = {"fill_randn_half", "fill_u16", "flush_l2",
-                                             "checksum_u16", "check_output"};
-  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 5, err, errsize))
+                                             "checksum_u16", "check_output", "fill_randn_bf16",
+                                             "check_output_bf16"};
+  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 7, err, errsize))
     return false;
   static const char *const ref_entries[] = {"ref_attn"};
   if (!Gpu_loadSource(g, &g->reference, "reference.cu", NULL, 0, ref_entries, 1, err, errsize))

@@ -170,7 +170,9 @@ static MeasureStep Measure_prepare(Measurement *x) {
   if (Registry_refusal(v, s, &e->knobs, &g->props, why, sizeof why) ||
       !Gpu_plan(g, v, &e->knobs, s, &plan, why, sizeof why))
     return Measure_stop(x, REC_NA, "n/a: ", why);
-  x->need = (BufferNeeds){.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
+  x->need = (BufferNeeds){.elems = Shape_elems(s), .kv_elems = (size_t)s->B * (size_t)Shape_hkv(s) *
+                                                                (size_t)Shape_skv(s) * (size_t)s->D,
+                          .bh = s->B * s->H, .D = s->D,
                           .cold_l2 = e->opts.cold_l2};
   x->need.workspace_bytes = plan->scratch[SCRATCH_WORKSPACE];
   x->need.partial_o_bytes = plan->scratch[SCRATCH_O_F32];
@@ -227,9 +229,11 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
   LaunchDims rd;
   Reference_dims(&e->shape, &rd);
   uint64_t after[3];
-  if (!Measure_fill(g, g->buf.q, n, seed * 3 + 1, err, errsize) ||
-      !Measure_fill(g, g->buf.k, n, seed * 3 + 2, err, errsize) ||
-      !Measure_fill(g, g->buf.v, n, seed * 3 + 3, err, errsize) ||
+  size_t nkv = x->need.kv_elems;
+  ShapeDtype dt = e->shape.dtype;
+  if (!Measure_fill(g, g->buf.q, n, dt, seed * 3 + 1, err, errsize) ||
+      !Measure_fill(g, g->buf.k, nkv, dt, seed * 3 + 2, err, errsize) ||
+      !Measure_fill(g, g->buf.v, nkv, dt, seed * 3 + 3, err, errsize) ||
       !Measure_poison(g, g->buf.o, n, err, errsize) ||
       !Measure_poison(g, g->buf.ref, 2 * n, err, errsize) ||
       !Guard_arm(g, &x->need, err, errsize) ||
