@@ -6,6 +6,8 @@ builds_on wmma
 head_dims 64 128
 arch      sm_80
 tolerance 2e-3
+dtypes    fp16 bf16
+supports  gqa kv_cache
 knob block_m BLOCK_M  {64, 128, 32} : query rows per block
 knob block_n BLOCK_N  {64, 32, 128} : key rows per K/V tile
 knob warps   WARPS    {4, 8, 2}     : warps per block (each owns block_m/warps query rows)
@@ -16,7 +18,7 @@ knob split   SPLIT_KV {1, 2, 4, 8, auto=0} : key-range splits per query block, m
 
 let rows   = block_m / warps
 let smem   = (block_m * D + stages * 2 * block_n * D) * 2
-let ktiles = cdiv(S, block_n)
+let ktiles = cdiv(Skv, block_n)
 # split=auto doubles the splits (at most 8) while the grid stays within 8 warps per SM of this
 # device (2 per scheduler hide the mma/softmax latency) and every split keeps >= 2 key tiles
 let warps_total = cdiv(S, block_m) * B * H * warps
@@ -135,9 +137,9 @@ __device__ __forceinline__ int swz(int row, int chunk) {
 // registers spilled at D=128 with 32 query rows per warp).
 #define RSTEP (NT / CPR)
 template <int ROWS>
-__device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, int S, int tid) {
+__device__ __forceinline__ void load_tile(bt_elem *tile, const bt_elem *g, int row0, int S, int tid) {
   const int r0 = tid / CPR, c = tid % CPR;
-  const half *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
+  const bt_elem *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
   const unsigned dst = bt_smem_u32(tile);
 #pragma unroll
   for (int i = 0; i < ROWS / RSTEP; i++) {
@@ -149,8 +151,15 @@ __device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, i
 
 // ---- the phases of one block, in the order attn_body runs them ----
 
-// The key tiles this block walks: [tile0, tile0 + n_tiles). Causal blocks stop at their last
-// row. Split-KV: split z owns key tiles [z * per, z * per + per) of all ceil(S/BLOCK_N) tiles
+// The query block this block owns. Causal: the last query blocks have the most key tiles;
+// start them first.
+__device__ __forceinline__ int query_block(const AttnParams &p) {
+  return p.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+}
+
+// The key tiles this block walks: [tile0, tile0 + n_tiles) of the Skv keys (here S). Causal
+// blocks stop at their last row's last key. Split-KV: split z owns key tiles
+// [z * per, z * per + per) of all ceil(Skv/BLOCK_N) tiles
 // (the same share for every query block, so the longest block is `per` tiles long), cut at the
 // block's last visible key.
 struct KeyRange {
@@ -169,15 +178,15 @@ __device__ __forceinline__ KeyRange key_range(int S, int kv_end) {
 
 // Loads, prologue: Q with the first key tile in the first cp.async group, then tiles
 // 1..STAGES-2, one group each (empty groups keep the wait_group arithmetic uniform).
-__device__ __forceinline__ void load_prologue(half *sQ, half *sK, half *sV, const half *Q,
-                                              const half *K, const half *V, int m0,
-                                              const KeyRange &kr, int S, int tid) {
+__device__ __forceinline__ void load_prologue(bt_elem *sQ, bt_elem *sK, bt_elem *sV,
+                                              const bt_elem *Q, const bt_elem *K, const bt_elem *V,
+                                              int m0, const KeyRange &kr, int S, int Skv, int tid) {
   load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < kr.n_tiles) {
-      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (kr.tile0 + s) * BLOCK_N, S, tid);
-      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (kr.tile0 + s) * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (kr.tile0 + s) * BLOCK_N, Skv, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (kr.tile0 + s) * BLOCK_N, Skv, tid);
     }
     bt_cp_async_commit();
   }
@@ -190,7 +199,7 @@ struct Lanes {
   unsigned q_addr, k_lane, v_lane; // this lane's row in the Q tile, K stage 0, V stage 0
   int q_x, k_x, v_x;               // its chunk XOR
 };
-__device__ __forceinline__ Lanes lane_addresses(const half *sQ, const half *sK, const half *sV,
+__device__ __forceinline__ Lanes lane_addresses(const bt_elem *sQ, const bt_elem *sK, const bt_elem *sV,
                                                 int warp, int lane) {
   Lanes l;
   // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
@@ -236,10 +245,12 @@ __device__ __forceinline__ void qk_tile(float (&s)[MT][NTILES][4], const unsigne
   }
 }
 
-// Keys past S and (causal) keys after the query row to -inf. A thread holds rows g and g+8 of
-// each m-tile, keys 2*c4 and 2*c4+1 of each n8 tile.
-__device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int S, bool causal,
-                                          int wrow0, int g, int c4) {
+// Keys past Skv and (causal) keys after the query row's last visible key to -inf. diag0 is
+// the last key the warp's first row sees (its row + Skv - S: bottom-right aligned; past every
+// key when not causal). A thread holds rows g and g+8 of each m-tile, keys 2*c4 and 2*c4+1 of
+// each n8 tile.
+__device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int Skv, int diag0,
+                                          int g, int c4) {
   const float NEG_INF = __int_as_float(0xff800000);
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -248,8 +259,8 @@ __device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int
 #pragma unroll
       for (int e = 0; e < 4; e++) {
         const int key = n0 + 8 * j + 2 * c4 + (e & 1);
-        const int row = wrow0 + 16 * mt + g + 8 * (e >> 1);
-        if (key >= S || (causal && key > row)) s[mt][j][e] = NEG_INF;
+        const int diag = diag0 + 16 * mt + g + 8 * (e >> 1);
+        if (key >= Skv || key > diag) s[mt][j][e] = NEG_INF;
       }
 }
 
@@ -314,7 +325,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[MT][NTILES][4], float (&
     }
 }
 
-// Main loop, GEMM 2: O += P V, P repacked from the S accumulators as fp16 A-fragments (the
+// Main loop, GEMM 2: O += P V, P repacked from the S accumulators as fp16 (bf16) A-fragments (the
 // accumulator layout of m16n8 is the A-fragment layout of m16k16), V from the stage at v_addr.
 __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (&s)[MT][NTILES][4],
                                         const Lanes &ln, unsigned v_addr) {
@@ -323,10 +334,10 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
     unsigned a[MT][4];
 #pragma unroll
     for (int mt = 0; mt < MT; mt++) {
-      a[mt][0] = bt_pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-      a[mt][1] = bt_pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-      a[mt][2] = bt_pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-      a[mt][3] = bt_pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      a[mt][0] = bt_pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+      a[mt][1] = bt_pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+      a[mt][2] = bt_pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+      a[mt][3] = bt_pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
     }
 #pragma unroll
     for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
@@ -341,15 +352,19 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
 // Epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows (only this
 // warp ever read them) and store 16-byte rows. Split-KV: the fp32 partial O and its
 // log2-sum-exp2 go straight from the accumulators to global memory (a quad writes 32
-// contiguous bytes per d-tile: whole sectors).
+// contiguous bytes per d-tile: whole sectors). O, S and the warp's first row are computed here
+// from p and the block's index, not kept in registers through the main loop (at D=128 with 32
+// rows per warp, those registers spilled).
 template <bool SPLIT>
 __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const float (&row_m)[MT][2],
-                                        const float (&row_l)[MT][2], const AttnParams &p, half *sQ, half *O,
-                                        int warp, int lane, int wrow0, int S) {
+                                        const float (&row_l)[MT][2], const AttnParams &p, bt_elem *sQ,
+                                        int warp, int lane) {
   const float NEG_INF = __int_as_float(0xff800000);
+  const int S = p.S, wrow0 = query_block(p) * BLOCK_M + warp * WARP_ROWS;
+  bt_elem *O = static_cast<bt_elem *>(p.o) + (size_t)blockIdx.y * S * HEAD_DIM;
   const int g = lane >> 2, c4 = lane & 3;
   __syncwarp();
-  half *sO = sQ + warp * WARP_ROWS * HEAD_DIM;
+  bt_elem *sO = sQ + warp * WARP_ROWS * HEAD_DIM;
   const size_t zb = (size_t)blockIdx.z * gridDim.y + blockIdx.y; // (split, head) of a partial
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -363,8 +378,8 @@ __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const f
       if (!SPLIT) {
 #pragma unroll
         for (int dt = 0; dt < DTILES; dt++)
-          *reinterpret_cast<__half2 *>(sO + swz(r, dt) + 2 * c4) =
-              __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+          *reinterpret_cast<unsigned *>(sO + swz(r, dt) + 2 * c4) =
+              bt_pack2(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
       } else if (wrow0 + r < S) {
         const size_t row = zb * S + wrow0 + r;
         if (c4 == 0) p.lse[row] = l > 0.f ? row_m[mt][h] + __log2f(l) : NEG_INF;
@@ -392,24 +407,23 @@ __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const f
 // register allocation: one kernel with both epilogues needed ~30 more registers and spilled.
 template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  half *sQ = reinterpret_cast<half *>(smem_raw);
-  half *sK = sQ + BLOCK_M * HEAD_DIM;
-  half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
+  bt_elem *sQ = reinterpret_cast<bt_elem *>(smem_raw);
+  bt_elem *sK = sQ + BLOCK_M * HEAD_DIM;
+  bt_elem *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int S = p.S;
+  const int S = p.S, Skv = p.Skv;
   const bool causal = p.causal != 0;
-  // Causal: the last query blocks have the most key tiles; start them first.
-  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-  const int m0 = mblk * BLOCK_M;
+  const int m0 = query_block(p) * BLOCK_M;
+  // Query head blockIdx.y reads key/value head bt_kv_bh (GQA: H / Hkv query heads share one).
   const size_t head = (size_t)blockIdx.y * S * HEAD_DIM;
-  const half *Q = static_cast<const half *>(p.q) + head;
-  const half *K = static_cast<const half *>(p.k) + head;
-  const half *V = static_cast<const half *>(p.v) + head;
-  half *O = static_cast<half *>(p.o) + head;
+  const size_t kv_head = (size_t)bt_kv_bh(p, blockIdx.y) * Skv * HEAD_DIM;
+  const bt_elem *Q = static_cast<const bt_elem *>(p.q) + head;
+  const bt_elem *K = static_cast<const bt_elem *>(p.k) + kv_head;
+  const bt_elem *V = static_cast<const bt_elem *>(p.v) + kv_head;
 
-  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-  const KeyRange kr = key_range<SPLIT>(S, kv_end);
+  const int kv_end = bt_key_end(p, m0, BLOCK_M);
+  const KeyRange kr = key_range<SPLIT>(Skv, kv_end);
   if (SPLIT && kr.n_tiles == 0) {
     // Nothing visible in this key range (causal, early query block): an empty partial.
     const float NEG = __int_as_float(0xff800000);
@@ -417,11 +431,13 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
       if (m0 + r < S) p.lse[((size_t)blockIdx.z * gridDim.y + blockIdx.y) * S + m0 + r] = NEG;
     return;
   }
-  load_prologue(sQ, sK, sV, Q, K, V, m0, kr, S, tid);
+  load_prologue(sQ, sK, sV, Q, K, V, m0, kr, S, Skv, tid);
 
   const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
   const float NEG_INF = __int_as_float(0xff800000);
-  const int wrow0 = m0 + warp * WARP_ROWS; // first query row of this warp
+  // The last key the warp's first query row sees (its row + Skv - S when causal; past every key
+  // otherwise, so that the causal tests below need no flag of their own).
+  const int diag0 = causal ? m0 + warp * WARP_ROWS + bt_causal_shift(p) : 0x3fffffff;
   const int g = lane >> 2, c4 = lane & 3;  // mma fragment coordinates
 
   // The online-softmax state of this thread's rows (see softmax_tile).
@@ -445,8 +461,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
       if (tn < kr.n_tiles) {
-        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (kr.tile0 + tn) * BLOCK_N, S, tid);
-        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (kr.tile0 + tn) * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
       }
       bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
@@ -461,18 +477,18 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #endif
     const int n0 = (kr.tile0 + t) * BLOCK_N;
     // Causal: every key of this tile lies after every query row of this warp.
-    if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
+    if (n0 > diag0 + WARP_ROWS - 1) continue;
 
     const unsigned k_addr = ln.k_lane + st * (BLOCK_N * HEAD_DIM * 2);
     const unsigned v_addr = ln.v_lane + st * (BLOCK_N * HEAD_DIM * 2);
     float s[MT][NTILES][4];
     qk_tile(s, qf, ln, k_addr);
-    if (n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > wrow0)) mask_tile(s, n0, S, causal, wrow0, g, c4);
+    if (n0 + BLOCK_N > Skv || n0 + BLOCK_N - 1 > diag0) mask_tile(s, n0, Skv, diag0, g, c4);
     softmax_tile(s, o, row_m, row_l, sl2);
     pv_tile(o, s, ln, v_addr);
   }
   bt_cp_async_wait<0>();
-  store_o<SPLIT>(o, row_m, row_l, p, sQ, O, warp, lane, wrow0, S);
+  store_o<SPLIT>(o, row_m, row_l, p, sQ, warp, lane);
 }
 
 // 2-warp blocks: the default occupancy heuristic capped attn_fwd at 168 registers and spilled.
@@ -523,9 +539,9 @@ extern "C" __global__ void __launch_bounds__(COMBINE_THREADS) combine(const Attn
   }
   const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
   uint4 out;
-  out.x = bt_pack_half2(acc[0] * inv, acc[1] * inv);
-  out.y = bt_pack_half2(acc[2] * inv, acc[3] * inv);
-  out.z = bt_pack_half2(acc[4] * inv, acc[5] * inv);
-  out.w = bt_pack_half2(acc[6] * inv, acc[7] * inv);
-  *reinterpret_cast<uint4 *>(static_cast<half *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
+  out.x = bt_pack2(acc[0] * inv, acc[1] * inv);
+  out.y = bt_pack2(acc[2] * inv, acc[3] * inv);
+  out.z = bt_pack2(acc[4] * inv, acc[5] * inv);
+  out.w = bt_pack2(acc[6] * inv, acc[7] * inv);
+  *reinterpret_cast<uint4 *>(static_cast<bt_elem *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
 }
