@@ -242,7 +242,8 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
       !Guard_inputSums(g, &x->need, after, err, errsize) ||
       !Guard_check(g, &x->need, "", x->cheat, sizeof x->cheat, err, errsize) ||
       !Gpu_launch(g, g->reference.kernels[0], &rd, &rp, err, errsize) ||
-      !Measure_verify(g, &e->shape, e->variant->tolerance, &rec->error, err, errsize))
+      !Measure_verify(g, &e->shape, Registry_tolerance(e->variant, e->shape.dtype), &rec->error, err,
+                      errsize))
     return Measure_dead(x);
   Guard_compareInputs(x->sums, after, "", x->cheat, sizeof x->cheat);
   if (x->cheat[0]) { /* its inputs or neighbours are not what the next launch would see */
@@ -276,7 +277,8 @@ static MeasureStep Measure_recheck(Measurement *x) {
   memset(&es, 0, sizeof es);
   if (!Guard_inputSums(g, &x->need, after, x->err, sizeof x->err) ||
       !Guard_check(g, &x->need, when, x->cheat, sizeof x->cheat, x->err, sizeof x->err) ||
-      !Measure_verify(g, &e->shape, e->variant->tolerance, &es, x->err, sizeof x->err))
+      !Measure_verify(g, &e->shape, Registry_tolerance(e->variant, e->shape.dtype), &es, x->err,
+                      sizeof x->err))
     return Measure_dead(x);
   Guard_compareInputs(x->sums, after, when, x->cheat, sizeof x->cheat);
   size_t len = strlen(x->cheat);

@@ -65,7 +65,12 @@ static bool CheckKernels_build(const Variant *v, const char *preset, int D, Shap
   /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
   Shape probe = {.B = 1, .H = 1, .S = 128, .D = D, .causal = false, .dtype = dtype};
   char why[400];
-  if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why)) {
+  /* A decode kernel refuses 128 queries: ask it with one query against 128 keys. */
+  Shape one_query = probe;
+  one_query.S = 1;
+  one_query.Skv = 128;
+  if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why) &&
+      (!v->kv_cache || Registry_refusal(v, &one_query, &kv, NULL, why, sizeof why))) {
     printf("%-9s %-40s %-5s %-7s n/a: %s\n", v->name, knobs_txt, dl, arch, why);
     (*nskipped)++;
     return true;

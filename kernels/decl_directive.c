@@ -68,13 +68,28 @@ static bool Decl_arch(DeclParser *p, const char *s) {
   return true;
 }
 
-static bool Decl_tolerance(DeclParser *p, const char *s) {
+static bool Decl_toleranceValue(const char **s, double *out) {
   char *end;
   errno = 0;
-  double t = strtod(s, &end);
-  if (end == s || errno || !Decl_atEnd(end) || !isfinite(t) || t <= 0 || t > 1)
-    return Decl_fail(p, "tolerance is a relative L2 error above 0 and at most 1, e.g. 2e-3");
-  p->v->tolerance = t;
+  double t = strtod(*s, &end);
+  if (end == *s || errno || !isfinite(t) || t <= 0 || t > 1) return false;
+  *s = end;
+  *out = t;
+  return true;
+}
+
+/* tolerance 2e-3 [bf16 1e-2]: the second for bf16 problems (8 bits of mantissa). */
+static bool Decl_tolerance(DeclParser *p, const char *s) {
+  static const char usage[] = "tolerance is a relative L2 error above 0 and at most 1, e.g. 2e-3, "
+                              "optionally followed by the bf16 one: 2e-3 bf16 1e-2";
+  if (!Decl_toleranceValue(&s, &p->v->tolerance)) return Decl_fail(p, "%s", usage);
+  if (Decl_atEnd(s)) return true;
+  const char *word = (Decl_space(&s), s);
+  size_t n = Decl_ident(&s);
+  Decl_space(&s);
+  if (n != 4 || strncmp(word, "bf16", 4) != 0 || !Decl_toleranceValue(&s, &p->v->tolerance_bf16) ||
+      !Decl_atEnd(s))
+    return Decl_fail(p, "%s", usage);
   return true;
 }
 

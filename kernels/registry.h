@@ -88,6 +88,7 @@ typedef struct Variant {
   int min_cc;            /* lowest compute capability x10 (80, 89, 90) */
   bool arch_specific;    /* compiled for sm_XXa: that architecture only */
   double tolerance;      /* relative L2 error allowed against the fp32 reference */
+  double tolerance_bf16; /* the same for bf16 problems (`tolerance 2e-3 bf16 1e-2`); 0: tolerance */
   bool qk_fp8;           /* QK^T on fp8 tensor cores (PV stays fp16): the floors count half
                             the FLOPs at the fp8 rate (sessions/floors.h); declared `qk_fp8` */
   unsigned dtypes;       /* bit ShapeDtype set for each dtype it is compiled for (`dtypes fp16
@@ -155,6 +156,9 @@ bool Registry_validName(const char *name);
  * stand (all, default, auto, none): a variant so named could never be selected, nor told from
  * the keyword in a plan or session; `new` and the kernel path refuse them. */
 bool Registry_reservedName(const char *name);
+
+/* The relative L2 error v may have on a problem of this dtype. */
+double Registry_tolerance(const Variant *v, ShapeDtype dtype);
 
 /* Default knob values. */
 void Registry_defaults(const Variant *v, KnobValues *kv);

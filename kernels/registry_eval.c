@@ -295,6 +295,10 @@ static ExprStatus Eval_plan(const Variant *v, const Shape *s, const KnobValues *
   return EXPR_OK;
 }
 
+double Registry_tolerance(const Variant *v, ShapeDtype dtype) {
+  return dtype == SHAPE_BF16 && v->tolerance_bf16 > 0 ? v->tolerance_bf16 : v->tolerance;
+}
+
 bool Registry_plan(const Variant *v, const Shape *s, const KnobValues *kv, const DeviceProps *dev,
                    LaunchPlan *out, char *err, size_t errsize) {
   return Eval_plan(v, s, kv, dev, out, err, errsize) == EXPR_OK;

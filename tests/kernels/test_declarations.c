@@ -271,6 +271,7 @@ static void Test_badDeclarations(void) {
   BAD("dtypes bf16 bf16\n", 7, "listed twice");
   BAD("dtypes fp16\ndtypes bf16\n", 8, "declared twice");
   BAD("supports paged\n", 7, "supports lists gqa");
+
   BAD("supports\n", 7, "supports needs");
   BAD("let Hkv = 1\n", 7, "already a name");
   BAD("let q = dtype == \"fp32\"\n", 7, "not a value");
@@ -287,12 +288,14 @@ static void Test_badDeclarations(void) {
   CHECK(!Registry_parseFile("x.cu", "// hi\n/* benchtop\nname x\n", err, sizeof err) && strstr(err, "x.cu:2: ") && strstr(err, "no closing"));
   CHECK(!Registry_parseFile("x.cu", "__global__ void attn_fwd() {}\n", err, sizeof err) && strstr(err, "no declaration"));
   CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\nhead_dims 64\narch sm_7\n*/\n", err, sizeof err) && strstr(err, "x.cu:4: arch"));
+  CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\ntolerance 2e-3 fp8 1e-1\n*/\n", err, sizeof err) && strstr(err, "x.cu:3: ") && strstr(err, "followed by the bf16 one"));
+  CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\ntolerance 2e-3 bf16\n*/\n", err, sizeof err) && strstr(err, "x.cu:3: ") && strstr(err, "followed by the bf16 one"));
 }
 
 /* The wider problem: a declaration that says nothing new refuses each new feature by name; one
  * that declares dtypes and supports runs them, with Hq Hkv Sq Skv dtype in its expressions. */
 static const char Test_wide[] =
-    "/* benchtop\nname wide\nhead_dims 64 128\narch sm_80\ntolerance 2e-3\n"
+    "/* benchtop\nname wide\nhead_dims 64 128\narch sm_80\ntolerance 2e-3 bf16 1e-2\n"
     "dtypes fp16 bf16\nsupports gqa kv_cache\n"
     "let group = Hq / Hkv\n"
     "require Sq <= 16 : wide: decode only (Sq <= 16)\n"
@@ -316,6 +319,8 @@ static void Test_wideProblem(void) {
   }
   CHECK(old->dtypes == 1u << SHAPE_FP16 && !old->gqa && !old->kv_cache);
   CHECK(wide->dtypes == 3u && wide->gqa && wide->kv_cache);
+  CHECK(Registry_tolerance(wide, SHAPE_FP16) == 2e-3 && Registry_tolerance(wide, SHAPE_BF16) == 1e-2);
+  CHECK(Registry_tolerance(old, SHAPE_BF16) == 2e-3);
   KnobValues kv;
   Registry_defaults(old, &kv);
   Shape today = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = true};
