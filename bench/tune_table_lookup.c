@@ -18,8 +18,13 @@ bool TunedTable_noteIsTuned(const char *note) { return Util_startsWith(note, TUN
 
 double TunedTable_distance(const Shape *a, const Shape *b) {
   double bh = (double)a->B * a->H / ((double)b->B * b->H);
+  /* Keys per query and query heads per KV head weigh like the query length; the dtype like
+   * causal. */
+  double skv = ((double)Shape_skv(a) / a->S) / ((double)Shape_skv(b) / b->S);
+  double group = ((double)a->H / Shape_hkv(a)) / ((double)b->H / Shape_hkv(b));
   return fabs(log2(bh)) + fabs(log2((double)a->S / b->S)) + 2 * fabs(log2((double)a->D / b->D)) +
-         (a->causal != b->causal ? 0.5 : 0.0);
+         fabs(log2(skv)) + fabs(log2(group)) + (a->causal != b->causal ? 0.5 : 0.0) +
+         (a->dtype != b->dtype ? 0.5 : 0.0);
 }
 
 bool TunedTable_shippedDir(char *dir, size_t size) {

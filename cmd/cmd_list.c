@@ -114,7 +114,9 @@ static int List_shapes(const char *sub, bool names) {
       printf("%-22s (invalid preset: %s)\n", Shape_presets[i], err);
       continue;
     }
-    printf("%-22s %10.3f GFLOP\n", Shape_presets[i], Shape_flops(&s) / 1e9);
+    /* FLOPs and the least bytes moved; a decode problem is bound by the bytes. */
+    printf("%-32s %10.3f GFLOP %9.1f MB%s\n", Shape_presets[i], Shape_flops(&s) / 1e9,
+           Shape_bytes(&s) / 1e6, Shape_isDecode(&s) ? "  decode: memory-bound" : "");
   }
   return n ? BT_EXIT_OK : List_none("shape preset", sub);
 }

@@ -205,12 +205,46 @@ static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const 
   return *next < n ? (*next)++ : -1; /* a record the worker garbled: the entry in flight */
 }
 
+/* A problem that no entry of the plan can run on any device (every variant asked for refuses
+ * it: a dtype, GQA, a KV cache or a head dimension it does not declare) is a usage error found
+ * before a worker starts, in one line naming the problem and the first refusal. */
+static bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t errsize) {
+  for (int i = 0; i < n; i++) {
+    bool seen = false, runnable = false;
+    for (int j = 0; j < i && !seen; j++) seen = Shape_equal(&entries[j].shape, &entries[i].shape);
+    if (seen) continue;
+    char why[300] = "", first[300] = "";
+    const char *first_variant = NULL;
+    int refusing = 0;
+    for (int j = i; j < n && !runnable; j++) {
+      if (!Shape_equal(&entries[j].shape, &entries[i].shape)) continue;
+      if (!Registry_refusal(entries[j].variant, &entries[j].shape, &entries[j].knobs, NULL, why,
+                            sizeof why)) {
+        runnable = true;
+      } else if (refusing++ == 0) {
+        first_variant = entries[j].variant->name;
+        Util_strlcpy(first, why, sizeof first);
+      }
+    }
+    if (runnable) continue;
+    char shape[96];
+    Shape_format(&entries[i].shape, shape, sizeof shape);
+    snprintf(err, errsize, "no variant asked for runs %s: %s refuses it (%s)%s; give a variant that "
+             "supports it (benchtop list variants)", shape, first_variant, first,
+             refusing > 1 ? ", and so do the others" : "");
+    return false;
+  }
+  return true;
+}
+
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
                 bool tuned_by_default, const RunSpread *spread) {
   char err[1024], noted[256] = "", clock_noted[256] = "", save_err[1024] = "", line[8400];
   PlanEntry *entries = NULL;
   int n = 0;
-  if (!Plan_expand(plan, &entries, &n, err, sizeof err)) {
+  if (!Plan_expand(plan, &entries, &n, err, sizeof err) ||
+      !RunLoop_problemsRunnable(entries, n, err, sizeof err)) {
+    free(entries);
     RunLoop_say(false, "benchtop: ", err);
     return BT_EXIT_USAGE;
   }
@@ -283,7 +317,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   for (int i = 0; i < n; i++) {
     char knobs[RECORD_KNOBS_MAX];
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-    Export_fitRecord(&layout, entries[i].variant->name, knobs);
+    Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
   }
   int next_entry = 0;
   bool begun = false; /* the header waits for a worker with a GPU: no GPU prints one line */
@@ -323,7 +357,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
           for (int i = 0; i < n; i++) { /* the columns fit the knobs auto chose */
             char knobs[RECORD_KNOBS_MAX];
             Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
-            Export_fitRecord(&layout, entries[i].variant->name, knobs);
+            Export_fitRecord(&layout, entries[i].variant->name, knobs, &entries[i].shape);
           }
         }
         if (!begun && !stdout_lost) Export_begin(&x, stdout, fmt, &layout);

@@ -37,32 +37,79 @@ uint16_t RefCpu_floatToHalf(float f) {
   return (uint16_t)(sign | h);
 }
 
+/* bf16 is the top half of an fp32: widening is exact. */
+double RefCpu_bf16ToDouble(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+/* Round to nearest even, as the GPU's __float2bfloat16_rn does; NaN stays a (quiet) NaN. */
+uint16_t RefCpu_floatToBf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
+  uint32_t rounding = 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)((x + rounding) >> 16);
+}
+
+double RefCpu_elemToDouble(ShapeDtype dtype, uint16_t bits) {
+  return dtype == SHAPE_BF16 ? RefCpu_bf16ToDouble(bits) : RefCpu_halfToDouble(bits);
+}
+
+uint16_t RefCpu_floatToElem(ShapeDtype dtype, float f) {
+  return dtype == SHAPE_BF16 ? RefCpu_floatToBf16(f) : RefCpu_floatToHalf(f);
+}
+
+/* One query row against its key/value head: softmax(q K^T * scale) V over the visible keys. */
+static void RefCpu_row(const Shape *s, const double *q, const double *k, const double *v, int last,
+                       double *p, double *out) {
+  const int D = s->D;
+  const double scale = 1.0 / sqrt((double)D);
+  double mx = -INFINITY;
+  for (int j = 0; j <= last; j++) {
+    double dot = 0;
+    for (int d = 0; d < D; d++) dot += q[d] * k[(size_t)j * D + d];
+    p[j] = dot * scale;
+    if (p[j] > mx) mx = p[j];
+  }
+  double sum = 0;
+  for (int j = 0; j <= last; j++) sum += (p[j] = exp(p[j] - mx));
+  for (int d = 0; d < D; d++) {
+    double acc = 0;
+    for (int j = 0; j <= last; j++) acc += p[j] * v[(size_t)j * D + d];
+    out[d] = acc / sum;
+  }
+}
+
+static double *RefCpu_widen(ShapeDtype dtype, const uint16_t *src, size_t n) {
+  double *w = Util_xmalloc(sizeof(double) * n);
+  for (size_t i = 0; i < n; i++) w[i] = RefCpu_elemToDouble(dtype, src[i]);
+  return w;
+}
+
 void RefCpu_attention(const Shape *s, const uint16_t *q, const uint16_t *k, const uint16_t *v,
                       double *out) {
-  const int S = s->S, D = s->D;
-  const double scale = 1.0 / sqrt((double)D);
-  double *p = Util_xmalloc(sizeof(double) * (size_t)S);
-  for (long bh = 0; bh < (long)s->B * s->H; bh++) {
-    const size_t base = (size_t)bh * S * D;
-    for (int i = 0; i < S; i++) {
-      const int last = s->causal ? i : S - 1;
-      double mx = -INFINITY;
-      for (int j = 0; j <= last; j++) {
-        double dot = 0;
-        for (int d = 0; d < D; d++)
-          dot += RefCpu_halfToDouble(q[base + (size_t)i * D + d]) *
-                 RefCpu_halfToDouble(k[base + (size_t)j * D + d]);
-        p[j] = dot * scale;
-        if (p[j] > mx) mx = p[j];
-      }
-      double sum = 0;
-      for (int j = 0; j <= last; j++) sum += (p[j] = exp(p[j] - mx));
-      for (int d = 0; d < D; d++) {
-        double acc = 0;
-        for (int j = 0; j <= last; j++) acc += p[j] * RefCpu_halfToDouble(v[base + (size_t)j * D + d]);
-        out[base + (size_t)i * D + d] = acc / sum;
-      }
+  const int Sq = s->S, Skv = Shape_skv(s), Hq = s->H, Hkv = Shape_hkv(s), D = s->D;
+  const int group = Hq / Hkv;
+  double *wq = RefCpu_widen(s->dtype, q, Shape_elems(s));
+  double *wk = RefCpu_widen(s->dtype, k, Shape_kvElems(s));
+  double *wv = RefCpu_widen(s->dtype, v, Shape_kvElems(s));
+  double *p = Util_xmalloc(sizeof(double) * (size_t)Skv);
+  for (long bh = 0; bh < (long)s->B * Hq; bh++) {
+    const long b = bh / Hq, h = bh % Hq;
+    const size_t qbase = (size_t)bh * Sq * D;
+    const size_t kvbase = ((size_t)b * Hkv + (size_t)(h / group)) * Skv * D;
+    for (int i = 0; i < Sq; i++) {
+      /* Bottom-right causal: the queries are the last Sq positions of the sequence. */
+      const int last = s->causal ? i + Skv - Sq : Skv - 1;
+      RefCpu_row(s, wq + qbase + (size_t)i * D, wk + kvbase, wv + kvbase, last, p,
+                 out + qbase + (size_t)i * D);
     }
   }
   free(p);
+  free(wq);
+  free(wk);
+  free(wv);
 }

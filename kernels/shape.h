@@ -1,4 +1,6 @@
-/* Problem shapes: "BxHxSxD" with an optional ":causal", e.g. "2x8x512x64:causal". */
+/* Attention problems: "B x Hq[/Hkv] x Sq[/Skv] x D" with optional ":causal", ":bf16", ":fp16"
+ * suffixes, e.g. "2x8x512x64:causal" or "8x32/8x1/8192x128:bf16". The grammar, its limits and
+ * the FLOP/byte counts are documented in docs/problems.md. */
 #ifndef BENCHTOP_SHAPE_H
 #define BENCHTOP_SHAPE_H
 
@@ -6,7 +8,13 @@
 #include <stddef.h>
 
 #define SHAPE_MAX_S 16384
+#define SHAPE_MIN_D 32
 #define SHAPE_MAX_D 256
+/* Bytes per element of Q, K, V and O: fp16 and bf16 alike. */
+#define SHAPE_ELEM_BYTES 2
+/* A problem with at most this many queries against a longer cache is a decode problem:
+ * bandwidth-bound, reported in GB/s against the copy ceiling. */
+#define SHAPE_DECODE_MAX_SQ 16
 
 /* Element type of Q, K, V and O. */
 typedef enum ShapeDtype { SHAPE_FP16 = 0, SHAPE_BF16 = 1 } ShapeDtype;
@@ -29,11 +37,23 @@ bool Shape_parse(const char *text, Shape *out, char *err, size_t errsize);
 /* Parses a comma-separated list; *out is heap-allocated. */
 bool Shape_parseList(const char *text, Shape **out, int *count, char *err, size_t errsize);
 void Shape_format(const Shape *s, char *buf, size_t size);
+/* The same with ":causal" written ":c" (fixed-width tables); the dtype suffix is kept. */
+void Shape_formatCompact(const Shape *s, char *buf, size_t size);
 bool Shape_equal(const Shape *a, const Shape *b);
-/* Multiply-adds of QK^T and PV, counted as 2 FLOPs each: 4*B*H*S*S*D, halved when causal. */
+const char *Shape_dtypeName(ShapeDtype d);
+/* Query-key pairs of one query head (bottom-right causal counted as Sq*Skv - Sq*Sq/2). */
+double Shape_pairs(const Shape *s);
+/* Multiply-adds of QK^T and PV, counted as 2 FLOPs each: 4*B*Hq*pairs*D (today: 4*B*H*S*S*D,
+ * halved when causal). */
 double Shape_flops(const Shape *s);
-/* Elements of one [B,H,S,D] tensor. */
+/* Bytes a kernel must move at least: Q and O per query head, K and V once per key/value head. */
+double Shape_bytes(const Shape *s);
+/* Sq <= SHAPE_DECODE_MAX_SQ against a longer cache: bound by memory, not by the tensor cores. */
+bool Shape_isDecode(const Shape *s);
+/* Elements of the Q (and O) tensor [B,Hq,Sq,D]. */
 size_t Shape_elems(const Shape *s);
+/* Elements of the K (and V) tensor [B,Hkv,Skv,D]. */
+size_t Shape_kvElems(const Shape *s);
 
 /* The shapes the kernels are tuned and checked on (targets, ragged and edge cases), offered as
  * presets by the TUI and `benchtop list shapes`. */

@@ -231,8 +231,12 @@ static void Chart_sweepKey(const Record *r, const char *axis, char *buf, size_t 
   snprintf(h, sizeof h, bh || strcmp(axis, "H") == 0 ? "*" : "%d", s->H);
   snprintf(sq, sizeof sq, strcmp(axis, "S") == 0 ? "*" : "%d", s->S);
   snprintf(d, sizeof d, strcmp(axis, "D") == 0 ? "*" : "%d", s->D);
-  snprintf(buf, size, "%s%s%s %sx%sx%sx%s%s", r->variant, kl ? " " : "", knobs, b, h, sq, d,
-           s->causal ? ":causal" : "");
+  /* The key/value part and the dtype as the shape grammar writes them (docs/problems.md). */
+  char hkv[16] = "", skv[16] = "";
+  if (Shape_hkv(s) != s->H) snprintf(hkv, sizeof hkv, "/%d", Shape_hkv(s));
+  if (Shape_skv(s) != s->S) snprintf(skv, sizeof skv, "/%d", Shape_skv(s));
+  snprintf(buf, size, "%s%s%s %sx%s%sx%s%sx%s%s%s", r->variant, kl ? " " : "", knobs, b, h, hkv,
+           sq, skv, d, s->causal ? ":causal" : "", s->dtype == SHAPE_BF16 ? ":bf16" : "");
 }
 
 int Chart_sweepAxes(const ChartInput *in, char names[][CHART_AXIS_NAME], int max) {

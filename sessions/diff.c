@@ -276,6 +276,9 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     Diff_keyCells(&dp->pair[i], same_keys, ka, kb, sizeof ka);
     if (Text_width(ka) > w[D_A]) w[D_A] = Text_width(ka);
     if (Text_width(kb) > w[D_B]) w[D_B] = Text_width(kb);
+    char shape[96];
+    Shape_formatCompact(&dp->pair[i].a->shape, shape, sizeof shape);
+    if ((int)strlen(shape) > w[D_SHAPE]) w[D_SHAPE] = (int)strlen(shape);
   }
   if (md) fputs("|", out);
   for (int c = 0; c < D_NCOLS; c++) Diff_cell(out, md, heads[c], w[c], c < D_P50A || c == D_VERDICT, c == 0);
@@ -297,11 +300,8 @@ static void Diff_printRows(FILE *out, OutputFormat fmt, const DiffPairs *dp, boo
     if (!p->a || !p->b) continue;
     char c[D_NCOLS][RECORD_KNOBS_MAX + RECORD_NAME_MAX + 8];
     Diff_keyCells(p, same_keys, c[D_A], c[D_B], sizeof c[D_A]);
-    Shape_format(&p->a->shape, c[D_SHAPE], sizeof c[D_SHAPE]);
-    if (!md && p->a->shape.causal) {
-      char *s = strstr(c[D_SHAPE], ":causal");
-      if (s) s[2] = '\0';
-    }
+    if (md) Shape_format(&p->a->shape, c[D_SHAPE], sizeof c[D_SHAPE]);
+    else Shape_formatCompact(&p->a->shape, c[D_SHAPE], sizeof c[D_SHAPE]);
     if (p->a->status == p->b->status)
       snprintf(c[D_STATUS], sizeof c[D_STATUS], "%s", Record_statusName(p->b->status));
     else

@@ -225,9 +225,10 @@ typedef struct KeyIndex {
 } KeyIndex;
 
 static int DiffPairs_cmpShape(const Record *x, const Record *y) {
-  const int kx[5] = {x->shape.B, x->shape.H, x->shape.S, x->shape.D, x->shape.causal};
-  const int ky[5] = {y->shape.B, y->shape.H, y->shape.S, y->shape.D, y->shape.causal};
-  for (int i = 0; i < 5; i++)
+  const Shape *a = &x->shape, *b = &y->shape;
+  const int kx[8] = {a->B, a->H, a->S, a->D, a->causal, Shape_hkv(a), Shape_skv(a), (int)a->dtype};
+  const int ky[8] = {b->B, b->H, b->S, b->D, b->causal, Shape_hkv(b), Shape_skv(b), (int)b->dtype};
+  for (int i = 0; i < 8; i++)
     if (kx[i] != ky[i]) return kx[i] < ky[i] ? -1 : 1;
   return 0;
 }

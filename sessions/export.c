@@ -60,11 +60,11 @@ static const ColumnDesc Export_columns[C_COUNT] = {
   [C_MAXABS] = {"max abs", "max_abs", 8, CSV_ONLY, false},
   [C_TOL] = {"tol", "tolerance", 8, CSV_ONLY, false},
   [C_SMEM] = {"smem", "smem_dynamic_bytes", 8, CSV_ONLY, false},
-  [C_BOUND] = {"bound", "floor_bound", 0, CSV_ONLY, true},
+  [C_BOUND] = {"bound", "floor_bound", 7, EXPORT_COL_GBS, true},
   [C_FLOP_FLOOR] = {"flop floor", "flop_floor_us", 8, CSV_ONLY, false},
   [C_BYTE_FLOOR] = {"byte floor", "byte_floor_us", 8, CSV_ONLY, false},
   [C_LAUNCH_FLOOR] = {"launch floor", "launch_floor_us", 8, CSV_ONLY, false},
-  [C_ACHIEVED_GBS] = {"GB/s", "achieved_gbs", 8, CSV_ONLY, false},
+  [C_ACHIEVED_GBS] = {"GB/s", "achieved_gbs", 7, EXPORT_COL_GBS, false},
   [C_KERNELS] = {"kernels", "kernels", 0, CSV_ONLY, true},
   [C_REASON] = {"note", "reason", 0, CSV_ONLY, true},
 };
@@ -102,6 +102,7 @@ unsigned Export_columnsFor(const Record *const *recs, int n) {
     Floors f;
     Floors_compute(r, &f);
     if (!isnan(f.x_floor)) cols |= EXPORT_COL_FLOOR;
+    if (Shape_isDecode(&r->shape)) cols |= EXPORT_COL_GBS;
   }
   return cols;
 }
@@ -174,6 +175,12 @@ void Export_fmtKernels(char *buf, size_t size, const Record *r) {
   }
 }
 
+/* The table writes ":causal" as ":c" to keep 80 columns; other formats the canonical form. */
+static void Export_fmtShape(char *buf, size_t size, const Shape *s, OutputFormat fmt) {
+  if (fmt == FMT_TABLE) Shape_formatCompact(s, buf, size);
+  else Shape_format(s, buf, size);
+}
+
 static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, size_t size) {
   bool exact = fmt == FMT_CSV; /* machine-read: every digit; people get a rounded figure */
   double v = NAN;
@@ -183,13 +190,7 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     if (fmt == FMT_CSV) snprintf(buf, size, "%s", r->knobs[0] ? r->knobs : "-");
     else KnobLabel_compact(r->variant, r->knobs, buf, size);
     return;
-  case C_SHAPE:
-    Shape_format(&r->shape, buf, size);
-    if (fmt == FMT_TABLE && r->shape.causal) { /* ":causal" -> ":c" to keep 80 columns */
-      char *c = strstr(buf, ":causal");
-      if (c) c[2] = '\0';
-    }
-    return;
+  case C_SHAPE: Export_fmtShape(buf, size, &r->shape, fmt); return;
   case C_STATUS: snprintf(buf, size, "%s", Record_statusName(r->status)); return;
   case C_KERNELS: Export_fmtKernels(buf, size, r); return;
   case C_BOUND: case C_FLOORX: case C_FLOP_FLOOR: case C_BYTE_FLOOR: case C_LAUNCH_FLOOR:
@@ -205,6 +206,7 @@ static void Export_cell(const Record *r, int col, OutputFormat fmt, char *buf, s
     if (exact) Export_fmtExact(buf, size, v);
     else if (col == C_FLOORX && !isnan(v))
       snprintf(buf, size, fabs(v) < EXPORT_FIXED_MAX ? "%.1fx" : "%.4gx", v);
+    else if (col == C_ACHIEVED_GBS) Export_fmtFixed(buf, size, v, 0);
     else Export_fmtTime(buf, size, v);
     return;
   }
@@ -341,12 +343,15 @@ static void Export_head(FILE *out, OutputFormat fmt, const char *head, const cha
   }
 }
 
-void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs) {
-  char label[RECORD_KNOBS_MAX];
+void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs, const Shape *shape) {
+  char label[RECORD_KNOBS_MAX], shape_text[96];
   KnobLabel_compact(variant, knobs, label, sizeof label);
-  int kw = Text_width(label), vw = Text_width(variant);
+  Export_fmtShape(shape_text, sizeof shape_text, shape, FMT_TABLE);
+  int kw = Text_width(label), vw = Text_width(variant), sw = (int)strlen(shape_text);
   if (kw > l->knob_width) l->knob_width = kw;
   if (vw > l->variant_width) l->variant_width = vw;
+  if (sw > l->shape_width) l->shape_width = sw;
+  if (Shape_isDecode(shape)) l->cols |= EXPORT_COL_GBS;
 }
 
 /* A base column as this table lays it out: the variant and knob columns fit their contents. */
@@ -354,6 +359,7 @@ static ColumnDesc Export_desc(const Export *x, int c) {
   ColumnDesc d = Export_columns[c];
   if (c == C_VARIANT && x->variant_width > d.width) d.width = x->variant_width;
   if (c == C_KNOBS && x->knob_width > 0) d.width = x->knob_width < 5 ? 5 : x->knob_width;
+  if (c == C_SHAPE && x->shape_width > d.width) d.width = x->shape_width;
   return d;
 }
 
@@ -364,6 +370,7 @@ void Export_begin(Export *x, FILE *out, OutputFormat fmt, const ExportLayout *la
   x->cols = layout->cols;
   x->variant_width = layout->variant_width;
   x->knob_width = layout->knob_width;
+  x->shape_width = layout->shape_width;
   x->baseline = layout->baseline;
   x->nbaseline = layout->nbaseline;
   if (!x->baseline) x->cols &= ~(unsigned)EXPORT_COL_BASELINE;

@@ -20,13 +20,15 @@ enum {
   EXPORT_COL_FLOOR = 1u << 2, /* p50 over the physical floor (floors.h) */
   EXPORT_COL_ALL = 0x7,
   EXPORT_COL_BASELINE = 1u << 3, /* p50 over the cudnn record's of the shape (baseline.h) */
+  /* GB/s and the bound: shown when a decode problem (bandwidth-bound, Shape_isDecode) is there. */
+  EXPORT_COL_GBS = 1u << 4,
 };
 
 /* What the columns of a table hold, fixed before its first row. */
 typedef struct ExportLayout {
   unsigned cols;                /* optional base columns (EXPORT_COL_*) */
   const MetricColumns *metrics; /* NULL: none */
-  int variant_width, knob_width; /* table: 0 for the defaults; labels are never cut */
+  int variant_width, knob_width, shape_width; /* table: 0 for the defaults; never cut */
   const Record *baseline;        /* with EXPORT_COL_BASELINE: the records holding the baseline */
   int nbaseline;
 } ExportLayout;
@@ -36,7 +38,7 @@ typedef struct Export {
   OutputFormat fmt;
   unsigned cols;
   MetricColumns metrics; /* owned copy */
-  int variant_width, knob_width;
+  int variant_width, knob_width, shape_width;
   const Record *baseline; /* the layout's (not owned) */
   int nbaseline;
   int rows;
@@ -54,9 +56,9 @@ unsigned Export_columnsFor(const Record *const *recs, int n);
  * wide; Markdown and CSV show every metric). */
 bool Export_briefMetrics(OutputFormat fmt, bool wide);
 
-/* Widens a layout's variant and knob columns to fit a record's (the table shows the compact
- * knob label, see knob_label.h). */
-void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs);
+/* Widens a layout's variant, knob and shape columns to fit a record's (the table shows the
+ * compact knob label, see knob_label.h); a decode problem adds the GB/s and bound columns. */
+void Export_fitRecord(ExportLayout *l, const char *variant, const char *knobs, const Shape *shape);
 
 /* Streaming: header, one row per record (flushed, so a pipe sees it at once), footer. The
  * layout's metrics are copied. */

@@ -118,7 +118,7 @@ void Export_session(FILE *out, OutputFormat fmt, const Session *s, const Record 
     layout.baseline = s->records;
     layout.nbaseline = s->nrecords;
   }
-  for (int i = 0; i < n; i++) Export_fitRecord(&layout, recs[i]->variant, recs[i]->knobs);
+  for (int i = 0; i < n; i++) Export_fitRecord(&layout, recs[i]->variant, recs[i]->knobs, &recs[i]->shape);
   Export x;
   Export_begin(&x, out, fmt, &layout);
   MetricColumns_free(&mc);

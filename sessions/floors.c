@@ -12,7 +12,7 @@ void Floors_compute(const Record *r, Floors *f) {
   const DeviceInfo *d = &r->device;
   const Variant *v = Registry_find(r->variant);
   f->flops = Shape_flops(&r->shape);
-  f->bytes = 8.0 * (double)Shape_elems(&r->shape); /* Q, K, V read and O written, fp16 */
+  f->bytes = Shape_bytes(&r->shape);
   /* QK^T and PV are half the FLOPs each; an fp8 QK^T runs at the fp8 rate where there is one. */
   double fp8_rate = d->peak_tflops * Datasheet_fp8Ratio(d);
   f->fp8_flops = v && v->qk_fp8 && fp8_rate > 0 ? f->flops / 2 : 0;

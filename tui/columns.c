@@ -26,14 +26,18 @@ static const FixedColumn Columns_fixed[] = {
   {COL_VARIANT, "variant", "variant", "kernel variant", 9, DIR_NONE, false},
   {COL_KNOBS, "knobs", "knobs", "knobs that differ from the variant's defaults (detail: all)", 8,
    DIR_NONE, false},
-  {COL_SHAPE, "shape", "shape", "BxHxSxD[:causal]", 17, DIR_NONE, false},
+  {COL_SHAPE, "shape", "shape", "BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]", 17, DIR_NONE, false},
   {COL_STATUS, "pass", "status", "pass, FAIL, error, n/a, cancelled", 5, DIR_NONE, false},
   {COL_P50, "p50 us", "p50", "median latency per launch", 8, DIR_LOWER, true},
   {COL_P90, "p90 us", "p90", "90th percentile latency", 8, DIR_LOWER, true},
-  {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*H*S^2*D / p50 (half when causal)", 7, DIR_HIGHER, true},
+  {COL_TFLOPS, "TFLOP/s", "tflops", "4*B*Hq*Sq*Skv*D / p50 (causal: visible pairs)", 7, DIR_HIGHER, true},
   {COL_RELERR, "rel err", "relerr", "relative L2 error against the reference", 8, DIR_LOWER, true},
   {COL_FLOOR, "x floor", "floor", "p50 over the largest physical floor (FLOPs, bytes, launch)", 7,
    DIR_LOWER, true},
+  {COL_GBS, "GB/s", "gbs", "bytes (Q, O per query head; K, V per KV head) / p50", 6,
+   DIR_HIGHER, true},
+  {COL_BOUND, "bound", "bound", "the largest floor: compute, memory or launch", 7, DIR_NONE,
+   false},
   {COL_REGS, "regs", "regs", "registers per thread", 4, DIR_LOWER, true},
   {COL_SPILLS, "spill", "spills", "spill stores + loads (bytes)", 5, DIR_LOWER, true},
 };
@@ -127,16 +131,19 @@ int Columns_find(const char *key) {
 
 void Columns_noteSession(const Session *s) {
   Columns_init();
-  int knob_width = 5;
+  int knob_width = 5, shape_width = 17;
   for (int i = 0; i < s->nrecords; i++) {
     const Record *r = &s->records[i];
     for (int k = 0; k < r->nmetrics; k++) Columns_addMetric(r->metrics[k].name, r->metrics[k].unit);
-    char label[RECORD_KNOBS_MAX];
+    char label[RECORD_KNOBS_MAX], shape[64];
     KnobLabel_compact(r->variant, r->knobs, label, sizeof label);
     int w = (int)strlen(label);
     if (w > knob_width) knob_width = w;
+    Shape_format(&r->shape, shape, sizeof shape); /* a wider problem is never cut */
+    if ((int)strlen(shape) > shape_width) shape_width = (int)strlen(shape);
   }
   Columns[COL_KNOBS].width = knob_width > 40 ? 40 : knob_width;
+  Columns[COL_SHAPE].width = shape_width;
 }
 
 bool Columns_anyValue(const Session *s, int c) {
@@ -180,6 +187,11 @@ double Columns_value(const Record *r, ColumnId c) {
     Floors_compute(r, &f);
     return f.x_floor;
   }
+  case COL_GBS: {
+    Floors f;
+    Floors_compute(r, &f);
+    return f.achieved_gbs;
+  }
   case COL_REGS: return Columns_int(r->build.regs);
   case COL_SPILLS: return Columns_spills(r);
   default:
@@ -208,6 +220,18 @@ void Columns_format(const Record *r, ColumnId c, char *buf, size_t size) {
   case COL_STATUS: {
     static const char *const words[] = {"pass", "FAIL", "error", "n/a", "cancl"};
     snprintf(buf, size, "%s", (unsigned)r->status < 5 ? words[r->status] : "?");
+    return;
+  }
+  case COL_BOUND: {
+    Floors f;
+    Floors_compute(r, &f);
+    snprintf(buf, size, "%s", r->status == REC_PASS && f.bound ? f.bound : "n/a");
+    return;
+  }
+  case COL_GBS: {
+    double v = r->status == REC_PASS ? Columns_value(r, c) : NAN;
+    if (isnan(v)) snprintf(buf, size, "n/a");
+    else snprintf(buf, size, "%.0f", v);
     return;
   }
   case COL_RELERR: {

@@ -21,7 +21,9 @@ typedef enum { DIR_NONE = 0, DIR_LOWER, DIR_HIGHER } Direction;
 #define COLUMNS_METRICS_MAX 96
 
 typedef enum {
-  COL_VARIANT, COL_KNOBS, COL_SHAPE, COL_STATUS, COL_P50, COL_P90, COL_TFLOPS, COL_RELERR,
+  COL_VARIANT, COL_KNOBS, COL_SHAPE, COL_STATUS, COL_P50, COL_P90, COL_TFLOPS,
+  COL_GBS, COL_BOUND, /* bytes / p50 and the largest floor: shown with a decode problem */
+  COL_RELERR,
   COL_FLOOR, /* p50 over the largest physical floor (sessions/floors.h) */
   COL_REGS, COL_SPILLS,
   COL_METRICS, /* the first metric column */

@@ -32,12 +32,17 @@ static void Results_noteColumns(App *a) {
   for (int c = COL_METRICS; c < Columns_count(); c++)
     rv->col_valued[c] = Columns_anyValue(&a->session, c);
   rv->col_valued[COL_FLOOR] = Columns_anyValue(&a->session, COL_FLOOR);
+  /* GB/s and the bound are the headline of a decode problem (bandwidth-bound). */
+  bool decode = false;
+  for (int i = 0; i < a->session.nrecords; i++) decode |= Shape_isDecode(&a->session.records[i].shape);
+  rv->col_valued[COL_GBS] = rv->col_valued[COL_BOUND] = decode;
 }
 
 bool Results_columnShown(const App *a, int c) {
   const ResultsView *rv = &a->results;
   if (c < 0 || c >= Columns_count() || !Columns[c].key[0] || rv->col_hidden[c]) return false;
-  if (c == COL_FLOOR) return rv->col_valued[c] || rv->col_added[c]; /* ceilings measured */
+  if (c == COL_FLOOR || c == COL_GBS || c == COL_BOUND) /* ceilings measured; decode problems */
+    return rv->col_valued[c] || rv->col_added[c];
   return c < COL_METRICS || rv->col_added[c] || (Columns[c].brief && rv->col_valued[c]);
 }
 

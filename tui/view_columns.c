@@ -29,8 +29,10 @@ static void ViewColumns_row(App *a, WINDOW *w, int row, int y, int x, int width,
     if (n > tw) tw = n > 36 ? 36 : n;
   }
   char line[1024], note[300];
-  if ((idx >= COL_METRICS || idx == COL_FLOOR) && !a->results.col_valued[idx])
-    snprintf(note, sizeof note, "no values in this session");
+  bool optional = idx >= COL_METRICS || idx == COL_FLOOR || idx == COL_GBS || idx == COL_BOUND;
+  if (optional && !a->results.col_valued[idx])
+    snprintf(note, sizeof note, "no %s in this session", idx == COL_FLOOR || idx >= COL_METRICS
+                                                             ? "values" : "decode problem");
   else
     snprintf(note, sizeof note, "%s", col->help ? col->help : "");
   snprintf(line, sizeof line, " [%c] %-*.*s %-10s", shown ? 'x' : ' ', tw, tw, col->title,
@@ -74,7 +76,7 @@ static void ViewColumns_toggle(App *a, int ch) {
     rv->col_added[c] = false;
   } else {
     rv->col_hidden[c] = false;
-    if (c >= COL_METRICS || c == COL_FLOOR) rv->col_added[c] = true;
+    if (c >= COL_METRICS || c == COL_FLOOR || c == COL_GBS || c == COL_BOUND) rv->col_added[c] = true;
   }
   if (rv->col_hidden[c] != hidden_before) App_settingChanged(a, CONF_HIDDEN);
   App_message(a, false, "%s column %s", was ? "removed" : "added", Columns[c].title);

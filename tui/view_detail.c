@@ -234,6 +234,12 @@ static void Detail_floors(Page *p, const Record *r) {
             f.bound);
   Page_text(p, TH_DIM, "  achieved %.0f GB/s, %.0f TFLOP/s", f.achieved_gbs, r->timing.tflops);
   Page_newline(p);
+  if (Shape_isDecode(&r->shape) && d->peak_gbs > 0 && f.achieved_gbs > 0) {
+    Page_text(p, TH_NORMAL, "  decode (Sq <= %d against a longer cache): ", SHAPE_DECODE_MAX_SQ);
+    Page_text(p, TH_ACCENT, "%.0f GB/s = %.0f %%", f.achieved_gbs, 100 * f.achieved_gbs / d->peak_gbs);
+    Page_text(p, TH_NORMAL, " of the measured copy ceiling");
+    Page_newline(p);
+  }
   Page_newline(p);
 }
 

@@ -1,5 +1,6 @@
 /* The shapes panel: the preset shapes plus the session's shapes, each with a checkbox;
- * add, edit and delete through a one-line prompt parsed by Shape_parse. */
+ * add, edit and delete through a one-line prompt parsed by Shape_parse (a malformed problem is
+ * refused with its one-line reason and the row keeps its last good value). */
 #include <stdio.h>
 #include <string.h>
 
@@ -60,16 +61,29 @@ bool ViewShapes_submit(App *a, const char *text, bool replace, char *err, size_t
   return true;
 }
 
+/* The names' column: the longest problem in the list, at least today's 18. */
+static int ViewShapes_nameWidth(const App *a) {
+  int wmax = 18;
+  for (int i = 0; i < a->shapes.count; i++) {
+    char name[64];
+    Shape_format(&a->shapes.rows[i].shape, name, sizeof name);
+    if ((int)strlen(name) > wmax) wmax = (int)strlen(name);
+  }
+  return wmax;
+}
+
 static void ViewShapes_row(App *a, WINDOW *w, int idx, int y, int x, int width, attr_t cur) {
   const ShapeRow *sr = &a->shapes.rows[idx];
   char name[64], line[128];
   Shape_format(&sr->shape, name, sizeof name);
   wattrset(w, Draw_attr(cur, sr->checked ? TH_MARKED : TH_NORMAL));
-  snprintf(line, sizeof line, "[%c] %-18s", sr->checked ? 'x' : ' ', name);
+  snprintf(line, sizeof line, "[%c] %-*s", sr->checked ? 'x' : ' ', ViewShapes_nameWidth(a), name);
   Draw_clip(w, y, x, width, line);
   int used = (int)strlen(line) + 1;
   double flop = Shape_flops(&sr->shape);
-  if (flop >= 1e12) snprintf(line, sizeof line, "%.3g TFLOP", flop / 1e12);
+  if (Shape_isDecode(&sr->shape)) /* bandwidth-bound: its bytes say what it costs */
+    snprintf(line, sizeof line, "%.3g MB decode", Shape_bytes(&sr->shape) / 1e6);
+  else if (flop >= 1e12) snprintf(line, sizeof line, "%.3g TFLOP", flop / 1e12);
   else if (flop >= 1e9) snprintf(line, sizeof line, "%.3g GFLOP", flop / 1e9);
   else if (flop >= 1e6) snprintf(line, sizeof line, "%.3g MFLOP", flop / 1e6);
   else snprintf(line, sizeof line, "%.3g kFLOP", flop / 1e3);
@@ -100,7 +114,7 @@ static void ViewShapes_check(App *a, int ch) {
 
 static void ViewShapes_addPrompt(App *a, int ch) {
   (void)ch;
-  ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHxSxD[:causal]: ", "");
+  ViewPrompt_open(a, PROMPT_ADD_SHAPE, "add shape BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16]: ", "");
 }
 
 /* The shape under the cursor as text; false when the list is empty. */
@@ -133,7 +147,7 @@ static void ViewShapes_delete(App *a, int ch) {
 
 static const KeyBinding ViewShapes_bindings[] = {
   {{' '}, "Space", "Spc check", "check / uncheck the shape for the next run", ViewShapes_check},
-  {{'a'}, "a", "a add", "add a shape (BxHxSxD[:causal])", ViewShapes_addPrompt},
+  {{'a'}, "a", "a add", "add a shape (BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16], docs/problems.md)", ViewShapes_addPrompt},
   {{'\n', KEY_ENTER, 'e'}, "Enter / e", "Enter edit", "edit the shape", ViewShapes_editPrompt},
   {{'d', KEY_DC}, "d / Del", NULL, "delete the shape", ViewShapes_delete},
 };

@@ -227,6 +227,24 @@ static void test_na_record(void) {
   Record_free(&r);
 }
 
+/* The whole problem (KV heads, key length, dtype) survives a record's JSON, written canonically. */
+static void test_wide_problems(void) {
+  const char *problems[] = {"8x32/8x1/8192x128:bf16", "2x32/8x512/4096x128:causal:bf16",
+                            "2x16/1x1024x64", "4x32/8x2048x128:causal:bf16"};
+  for (int i = 0; i < 4; i++) {
+    Record r;
+    fill_record(&r, i);
+    char err[200], want[120];
+    CHECK(Shape_parse(problems[i], &r.shape, err, sizeof err));
+    char *line = Record_toJsonLine(&r);
+    snprintf(want, sizeof want, "\"shape\":\"%s\"", problems[i]);
+    CHECK(line && strstr(line, want));
+    free(line);
+    roundtrip_record(&r);
+    Record_free(&r);
+  }
+}
+
 static void build_session(Session *s) {
   Session_init(s);
   s->has_device = true;
@@ -360,6 +378,7 @@ int main(int argc, char **argv) {
     perror("mkdtemp");
     return 1;
   }
+  test_wide_problems();
   for (int k = 0; k < 4; k++) {
     Record r;
     fill_record(&r, k);

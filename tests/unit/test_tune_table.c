@@ -206,6 +206,13 @@ static void test_table(void) {
   CHECK(TunedTable_lookup(&h100, fa3, &small4, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.54 &&
         got.distance == 1.0 && strcmp(got.table, "GH100-small.json") == 0);
   CHECK(TunedTable_distance(&small4, &small4) == 0 && TunedTable_distance(&small4, &big) == 5.0);
+  /* GQA of 4 query heads per KV head, 4x the keys per query and another dtype each move away. */
+  Shape wider = small4;
+  wider.Hkv = small4.H / 4;
+  CHECK(TunedTable_distance(&small4, &wider) == 2.0);
+  wider.Skv = small4.S * 4;
+  wider.dtype = SHAPE_BF16;
+  CHECK(TunedTable_distance(&small4, &wider) == 4.5 && TunedTable_distance(&wider, &small4) == 4.5);
   /* The user's own entry at the same distance wins over a shipped one; at a larger one not. */
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && !got.shipped);
   CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);

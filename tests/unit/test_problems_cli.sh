@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Bad problems on the command line: every malformed or inconsistent problem string, and a
+# problem no variant asked for can run, is one line on stderr and exit 2, before any worker
+# starts (the worker here is the scripted one behind a wrapper that leaves a mark when started).
+#   test_problems_cli.sh BENCHTOP FAKE_WORKER
+BT=${1:?usage: test_problems_cli.sh BENCHTOP FAKE_WORKER} FAKE=${2:?}
+"$BT" --version | grep -q "viewer build" && { echo "viewer build: run needs a GPU build"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME=$tmp/data XDG_CACHE_HOME=$tmp/cache XDG_CONFIG_HOME=$tmp/config
+mark=$tmp/worker-started
+printf '#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' "$mark" "$FAKE" > "$tmp/worker"
+chmod +x "$tmp/worker"
+export BENCHTOP_WORKER=$tmp/worker
+fail=0
+expect() { # name want_rc want_text cmd...
+  local name=$1 want=$2 text=$3; shift 3
+  rm -f "$mark"
+  local err rc n
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  n=$(printf '%s' "$err" | grep -c '')
+  if [ $rc -ne "$want" ] || [ "$n" -ne 1 ] || ! printf '%s' "$err" | grep -qF -- "$text" || [ -e "$mark" ]; then
+    echo "FAIL $name: exit $rc (want $want), $n lines, worker started: $([ -e "$mark" ] && echo yes || echo no): $err"
+    fail=1
+  else
+    echo "ok   $name: $err"
+  fi
+}
+for cmd in run tune; do
+  expect "$cmd-gqa-ratio" 2 "Hq (32) must be a multiple of Hkv (5)" "$BT" $cmd -v mma -s 8x32/5x1/8192x128:bf16 -o "$tmp/o.json"
+  expect "$cmd-sq-over-skv" 2 "Sq (512) must not exceed Skv (256)" "$BT" $cmd -v mma -s 2x8x512/256x64:causal -o "$tmp/o.json"
+  expect "$cmd-d-range" 2 "D (24) must be a multiple of 8 from 32 to 256" "$BT" $cmd -v mma -s 2x8x512x24 -o "$tmp/o.json"
+  expect "$cmd-d-odd" 2 "D (100) must be a multiple of 8" "$BT" $cmd -v mma -s 2x8x512x100 -o "$tmp/o.json"
+  expect "$cmd-suffix" 2 "unknown suffix ':fp32'" "$BT" $cmd -v mma -s 2x8x512x64:fp32 -o "$tmp/o.json"
+  expect "$cmd-repeat" 2 "repeats :causal" "$BT" $cmd -v mma -s 2x8x512x64:causal:causal -o "$tmp/o.json"
+  expect "$cmd-dtypes" 2 "repeats the dtype" "$BT" $cmd -v mma -s 2x8x512x64:bf16:fp16 -o "$tmp/o.json"
+  expect "$cmd-list" 2 "Hkv must be between" "$BT" $cmd -v mma -s 2x8x512x64,2x8/0x1x64 -o "$tmp/o.json"
+done
+# A problem every variant asked for refuses (a head dimension none of them declares).
+expect run-unsupported 2 "no variant asked for runs 1x1x64x32: naive refuses it" \
+  "$BT" run -v naive,smem -s 2x8x512x64,1x1x64x32 -o "$tmp/o.json"
+expect tune-unsupported 2 "smem at 1x1x64x32: all 2 knob combinations are refused" \
+  "$BT" tune -v smem -s 1x1x64x32 -o "$tmp/o.json"
+# One variant that can run it is enough: the others' refusals are records with their reasons.
+rm -f "$mark"
+"$BT" run -v naive,cudnn -s 1x1x64x32 -o "$tmp/ok.json" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL run-one-supports: $(cat "$tmp/err")"; fail=1; }
+[ -e "$mark" ] || { echo "FAIL run-one-supports: no worker started"; fail=1; }
+exit $fail
