@@ -170,8 +170,7 @@ static MeasureStep Measure_prepare(Measurement *x) {
   if (Registry_refusal(v, s, &e->knobs, &g->props, why, sizeof why) ||
       !Gpu_plan(g, v, &e->knobs, s, &plan, why, sizeof why))
     return Measure_stop(x, REC_NA, "n/a: ", why);
-  x->need = (BufferNeeds){.elems = Shape_elems(s), .kv_elems = (size_t)s->B * (size_t)Shape_hkv(s) *
-                                                                (size_t)Shape_skv(s) * (size_t)s->D,
+  x->need = (BufferNeeds){.elems = Shape_elems(s), .kv_elems = Shape_kvElems(s),
                           .bh = s->B * s->H, .D = s->D,
                           .cold_l2 = e->opts.cold_l2};
   x->need.workspace_bytes = plan->scratch[SCRATCH_WORKSPACE];

@@ -101,9 +101,10 @@ static bool Decl_dtypes(DeclParser *p, const char *s) {
     size_t n = Decl_ident(&s);
     int which = -1;
     for (int i = 0; i < DECL_NDTYPES; i++)
-      if (n == strlen(Decl_dtypeNames[i]) && strncmp(word, Decl_dtypeNames[i], n) == 0) which = i;
+      if (n == strlen(Shape_dtypeName((ShapeDtype)i)) && strncmp(word, Shape_dtypeName((ShapeDtype)i), n) == 0)
+        which = i;
     if (which < 0) return Decl_fail(p, "dtypes lists fp16 and/or bf16 (the element types it is compiled for)");
-    if (mask & (1u << which)) return Decl_fail(p, "dtype %s is listed twice", Decl_dtypeNames[which]);
+    if (mask & (1u << which)) return Decl_fail(p, "dtype %s is listed twice", Shape_dtypeName((ShapeDtype)(which)));
     mask |= 1u << which;
   }
   if (!mask) return Decl_fail(p, "dtypes needs at least one of fp16 bf16");

@@ -83,11 +83,13 @@ static int Decl_lookup(void *user, const char *name, size_t len) {
 static bool Decl_word(void *user, int slot, const char *word, size_t len, long long *value) {
   DeclParser *p = user;
   if (slot == SLOT_DTYPE) { /* dtype == "bf16" */
-    for (int i = 0; i < DECL_NDTYPES; i++)
-      if (strlen(Decl_dtypeNames[i]) == len && strncmp(Decl_dtypeNames[i], word, len) == 0) {
+    for (int i = 0; i < DECL_NDTYPES; i++) {
+      const char *name = Shape_dtypeName((ShapeDtype)i);
+      if (strlen(name) == len && strncmp(name, word, len) == 0) {
         *value = i;
         return true;
       }
+    }
     return false;
   }
   if (slot < SLOT_KNOB0 || slot >= SLOT_KNOB0 + p->v->nknobs) return false;

@@ -19,9 +19,9 @@ enum {
   SLOT_LET0 = SLOT_KNOB0 + KNOB_MAX,           /* let l is SLOT_LET0 + l */
 };
 
-/* The dtypes' names in declarations (`dtypes fp16 bf16`, `dtype == "bf16"`), by ShapeDtype. */
+/* The dtypes a declaration may name (`dtypes fp16 bf16`, `dtype == "bf16"`): ShapeDtype 0 .. this
+ * minus one, named by Shape_dtypeName. */
 #define DECL_NDTYPES 2
-static const char *const Decl_dtypeNames[DECL_NDTYPES] = {"fp16", "bf16"};
 
 typedef struct DeclLet {
   char *name;

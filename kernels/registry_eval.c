@@ -113,10 +113,10 @@ static bool Eval_problem(const Variant *v, const Shape *s, char *buf, size_t siz
     for (int i = 0; i < DECL_NDTYPES; i++)
       if (v->dtypes & (1u << i)) {
         size_t n = strlen(list);
-        snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", Decl_dtypeNames[i]);
+        snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", Shape_dtypeName((ShapeDtype)(i)));
       }
     snprintf(buf, size, "%s: %s only (not %s)", v->name, list,
-             dt >= 0 && dt < DECL_NDTYPES ? Decl_dtypeNames[dt] : "this dtype");
+             dt >= 0 && dt < DECL_NDTYPES ? Shape_dtypeName((ShapeDtype)(dt)) : "this dtype");
     return false;
   }
   if (Shape_hkv(s) != s->H && !v->gqa) {
