@@ -37,7 +37,10 @@ for run in "${RUNS[@]}"; do
   for k in "${kv[@]}"; do [ -n "$k" ] && args+=(--knob "$k"); done
   i=$((i + 1))
   # One worker each; several at once (the compiles overlap; the grid is checked, not timed).
-  "$BT" run -v "$variant" "${args[@]}" --knob default -s "$GRID" --reps 3 --warmup 1 --metrics none \
+  # catchall (tests/gpu/problems): refused on the device, it keeps a problem this variant refuses
+  # from refusing the whole run before it starts; the variant's own refusal is then a record.
+  "$BT" run -v "$variant,catchall" --kernels "$HERE/problems" "${args[@]}" --knob default -s "$GRID" \
+     --reps 3 --warmup 1 --metrics none \
      --seed $((SEED + i)) --format json -o "$OUTDIR/grid-$i.json" > /dev/null 2> "$OUTDIR/grid-$i.err" &
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.5; done
 done
@@ -55,6 +58,8 @@ for f in sorted(glob.glob(sys.argv[1] + "/grid-*.json"), key=lambda p: int(p.rsp
         bad += 1
         continue
     for r in s["records"]:
+        if r["variant"] == "catchall":
+            continue
         n += 1
         problems.add(r["shape"])
         e = r.get("error") or {}
@@ -77,10 +82,11 @@ grid_rc=$?
 
 # Timings, one run at a time: decode at the issue's problem (its floor is the copy ceiling), fa3
 # and mma in bf16 and fp16 on the issue's prefill problems.
-time_run() { # NAME VARIANT SHAPES [knob...]
+time_run() { # NAME VARIANT SHAPES [K=V,K=V...]
   local name=$1 variant=$2 shapes=$3; shift 3
-  local args=()
-  for k in "$@"; do args+=(--knob "$k"); done
+  local args=() kv k
+  IFS=',' read -ra kv <<< "${1:-}"
+  for k in "${kv[@]}"; do [ -n "$k" ] && args+=(--knob "$k"); done
   "$BT" run -v "$variant" "${args[@]}" --knob default -s "$shapes" --reps 100 --metrics none \
      --seed "$SEED" --format json -o "$OUTDIR/time-$name.json" > /dev/null 2> "$OUTDIR/time-$name.err"
 }
