@@ -3,7 +3,7 @@ name      mma
 summary   FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers, split-KV
 rung      7
 builds_on wmma
-head_dims 64 128
+head_dims 64 96 128 256
 arch      sm_80
 tolerance 2e-3 bf16 1e-2
 dtypes    fp16 bf16
@@ -17,7 +17,9 @@ knob stages  STAGES   {2, 3}        : K/V tiles in flight (cp.async)
 knob split   SPLIT_KV {1, 2, 4, 8, auto=0} : key-range splits per query block, merged by a combine step (auto: by shape, small grids)
 
 let rows   = block_m / warps
-let smem   = (block_m * D + stages * 2 * block_n * D) * 2
+# a shared-memory row: D=96 is laid out in 128-element rows (the swizzle needs 8 chunks a row)
+let srow   = D == 96 ? 128 : D
+let smem   = (block_m * srow + stages * 2 * block_n * srow) * 2
 let ktiles = cdiv(Skv, block_n)
 # split=auto doubles the splits (at most 8) while the grid stays within 8 warps per SM of this
 # device (2 per scheduler hide the mma/softmax latency) and every split keeps >= 2 key tiles
@@ -35,6 +37,9 @@ refuse rows == 32 && block_n > 64 : mma: 32 rows per warp fits the registers wit
 refuse D == 128 && rows == 32 && block_n == 64 && (warps != 4 || stages != 2 || split != 1) : mma: D=128 with 32 rows per warp and block_n=64 fits the registers only as warps=4, stages=2, split=1
 refuse D == 128 && rows == 32 && warps == 2 && stages == 3 : mma: D=128 with 2 warps of 32 rows spills with 3 stages (use stages=2)
 refuse D == 128 && block_m == 64 && block_n == 32 && warps == 4 && stages == 2 : mma: D=128, block_m=64, block_n=32, 4 warps spills with 2 stages (use stages=3)
+refuse D == 96 && warps == 8 && block_n == 32 && stages == 3 : mma: D=96 with 8 warps, block_n=32 and 3 stages spills (use stages=2)
+# D=256: O alone is 128 registers a thread at 16 rows per warp
+refuse D == 256 && (rows != 16 || block_n > 32) : mma: D=256 fits the registers with 16 rows per warp and block_n=32
 # 99 KiB: the most one block may use on sm_86/sm_89; a setting must run on every supported GPU
 refuse smem > 101376 : mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)
 
@@ -57,6 +62,8 @@ preset block_m=64,block_n=128,warps=4,stages=2
 preset block_m=128,block_n=32,warps=4,stages=2
 # FlashAttention-2's own tiling on sm_80/sm_90 at D=128
 preset block_m=128,block_n=64,warps=4,stages=2,split=1
+# D=256
+preset block_m=64,block_n=32,warps=4,stages=2
 */
 // Rung 7 of the ladder: mma — register-resident FlashAttention-2.
 // Changes from wmma (rung 6): the WMMA black box is replaced by raw mma.sync m16n8k16 (inline
@@ -109,15 +116,21 @@ preset block_m=128,block_n=64,warps=4,stages=2,split=1
 #define NT (WARPS * 32)                /* threads per block */
 #define WARP_ROWS (BLOCK_M / WARPS)    /* query rows owned by one warp */
 #define MT (WARP_ROWS / 16)            /* m16 tiles per warp */
-#define CPR (HEAD_DIM / 8)             /* 16-byte chunks per fp16 row */
+#define CPR (HEAD_DIM / 8)             /* 16-byte chunks per row in global memory */
+/* Elements per row in shared memory: D=96's 12 chunks sit in 16-chunk rows, since the XOR
+ * swizzle (chunk ^ row%8) moves a chunk anywhere within its 8-chunk group; the 4 spare slots
+ * of a row are never written nor read. */
+#define SROW (HEAD_DIM == 96 ? 128 : HEAD_DIM)
 #define NTILES (BLOCK_N / 8)           /* n8 score tiles per warp row block */
 #define DTILES (HEAD_DIM / 8)          /* n8 output tiles */
-#define Q_IN_REGS (MT == 1)            /* 2 m-tiles of Q would crowd out the accumulators */
+/* 2 m-tiles of Q, or D=256's 64 registers of it, would crowd out the accumulators */
+#define Q_IN_REGS (MT == 1 && HEAD_DIM <= 128)
 
-static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "mma: HEAD_DIM must be 64 or 128");
+static_assert(HEAD_DIM == 64 || HEAD_DIM == 96 || HEAD_DIM == 128 || HEAD_DIM == 256,
+              "mma: HEAD_DIM must be 64, 96, 128 or 256");
 static_assert(WARP_ROWS == 16 || WARP_ROWS == 32, "mma: BLOCK_M/WARPS must be 16 or 32");
 static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
-static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
+static_assert(NT % CPR != 0 || ((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0),
               "mma: tile chunks must divide evenly among the threads");
 static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
 
@@ -126,7 +139,7 @@ namespace {
 // Element offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][HEAD_DIM] tile.
 // Eight consecutive rows at the same logical chunk land in eight distinct bank groups.
 __device__ __forceinline__ int swz(int row, int chunk) {
-  return row * HEAD_DIM + (bt_swizzle(row, chunk) << 3);
+  return row * SROW + (bt_swizzle(row, chunk) << 3);
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
@@ -138,15 +151,25 @@ __device__ __forceinline__ int swz(int row, int chunk) {
 #define RSTEP (NT / CPR)
 template <int ROWS>
 __device__ __forceinline__ void load_tile(bt_elem *tile, const bt_elem *g, int row0, int S, int tid) {
+  const unsigned dst = bt_smem_u32(tile);
+#if NT % CPR == 0
   const int r0 = tid / CPR, c = tid % CPR;
   const bt_elem *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
-  const unsigned dst = bt_smem_u32(tile);
 #pragma unroll
   for (int i = 0; i < ROWS / RSTEP; i++) {
     const bool ok = row0 + r0 + i * RSTEP < S;
-    const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * HEAD_DIM : swz(r0 + i * RSTEP, c);
+    const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * SROW : swz(r0 + i * RSTEP, c);
     bt_cp_async16(dst + off * 2, ok ? src + i * RSTEP * HEAD_DIM : g, ok);
   }
+#else
+  // D=96: 12 chunks a row do not divide the threads; each copy finds its own row and chunk.
+#pragma unroll
+  for (int i = tid; i < ROWS * CPR; i += NT) {
+    const int r = i / CPR, c = i % CPR;
+    const bool ok = row0 + r < S;
+    bt_cp_async16(dst + swz(r, c) * 2, ok ? g + (size_t)(row0 + r) * HEAD_DIM + c * 8 : g, ok);
+  }
+#endif
 }
 
 // ---- the phases of one block, in the order attn_body runs them ----
@@ -185,8 +208,8 @@ __device__ __forceinline__ void load_prologue(bt_elem *sQ, bt_elem *sK, bt_elem 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < kr.n_tiles) {
-      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (kr.tile0 + s) * BLOCK_N, Skv, tid);
-      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (kr.tile0 + s) * BLOCK_N, Skv, tid);
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * SROW, K, (kr.tile0 + s) * BLOCK_N, Skv, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * SROW, V, (kr.tile0 + s) * BLOCK_N, Skv, tid);
     }
     bt_cp_async_commit();
   }
@@ -203,13 +226,13 @@ __device__ __forceinline__ Lanes lane_addresses(const bt_elem *sQ, const bt_elem
                                                 int warp, int lane) {
   Lanes l;
   // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
-  l.q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
+  l.q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * SROW);
   l.q_x = (lane >> 4) ^ (lane & 7);
   // K (B operand, keys x d): matrices (keys 0-7, chunk 2k), (0-7, 2k+1), (8-15, 2k), (8-15, 2k+1).
-  l.k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
+  l.k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * SROW);
   l.k_x = ((lane >> 3) & 1) ^ (lane & 7);
   // V (B operand via .trans, keys x d): (keys 0-7, chunk 2k), (8-15, 2k), (0-7, 2k+1), (8-15, 2k+1).
-  l.v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  l.v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * SROW);
   l.v_x = (lane >> 4) ^ (lane & 7);
   return l;
 }
@@ -232,13 +255,13 @@ __device__ __forceinline__ void qk_tile(float (&s)[MT][NTILES][4], const unsigne
       a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
 #else
       (void)qf;
-      bt_ldsm_x4(a[mt], ln.q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.q_x) << 4));
+      bt_ldsm_x4(a[mt], ln.q_addr + mt * (16 * SROW * 2) + (((2 * kk) ^ ln.q_x) << 4));
 #endif
     }
 #pragma unroll
     for (int jp = 0; jp < NTILES / 2; jp++) {
       unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
-      bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.k_x) << 4));
+      bt_ldsm_x4(b, k_addr + jp * (16 * SROW * 2) + (((2 * kk) ^ ln.k_x) << 4));
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(s[mt][2 * jp], s[mt][2 * jp + 1], a[mt], b);
     }
@@ -342,7 +365,7 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
 #pragma unroll
     for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
       unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
-      bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ ln.v_x) << 4));
+      bt_ldsm_x4_trans(b, v_addr + kk * (16 * SROW * 2) + (((2 * dp) ^ ln.v_x) << 4));
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(o[mt][2 * dp], o[mt][2 * dp + 1], a[mt], b);
     }
@@ -364,7 +387,7 @@ __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const f
   bt_elem *O = static_cast<bt_elem *>(p.o) + (size_t)blockIdx.y * S * HEAD_DIM;
   const int g = lane >> 2, c4 = lane & 3;
   __syncwarp();
-  bt_elem *sO = sQ + warp * WARP_ROWS * HEAD_DIM;
+  bt_elem *sO = sQ + warp * WARP_ROWS * SROW;
   const size_t zb = (size_t)blockIdx.z * gridDim.y + blockIdx.y; // (split, head) of a partial
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -408,8 +431,8 @@ __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const f
 template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   bt_elem *sQ = reinterpret_cast<bt_elem *>(smem_raw);
-  bt_elem *sK = sQ + BLOCK_M * HEAD_DIM;
-  bt_elem *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
+  bt_elem *sK = sQ + BLOCK_M * SROW;
+  bt_elem *sV = sK + STAGES * BLOCK_N * SROW;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int S = p.S, Skv = p.Skv;
@@ -461,8 +484,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
       if (tn < kr.n_tiles) {
-        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
-        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * SROW, K, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * SROW, V, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
       }
       bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
@@ -479,8 +502,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     // Causal: every key of this tile lies after every query row of this warp.
     if (n0 > diag0 + WARP_ROWS - 1) continue;
 
-    const unsigned k_addr = ln.k_lane + st * (BLOCK_N * HEAD_DIM * 2);
-    const unsigned v_addr = ln.v_lane + st * (BLOCK_N * HEAD_DIM * 2);
+    const unsigned k_addr = ln.k_lane + st * (BLOCK_N * SROW * 2);
+    const unsigned v_addr = ln.v_lane + st * (BLOCK_N * SROW * 2);
     float s[MT][NTILES][4];
     qk_tile(s, qf, ln, k_addr);
     if (n0 + BLOCK_N > Skv || n0 + BLOCK_N - 1 > diag0) mask_tile(s, n0, Skv, diag0, g, c4);

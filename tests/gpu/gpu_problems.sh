@@ -15,7 +15,8 @@ GRID=${PROBLEMS_GRID:-1x1x1x64,2x8x512x64,2x8x512x64:causal,1x2x4097x64,3x4x300x
 2x8/2x512x64:bf16,4x16/4x1024x128:causal:bf16,2x32/8x1/4096x128,2x32/8x1/4096x128:bf16,\
 1x32/1x1/1000x128:bf16,2x8/2x4/2048x64:causal,1x8/8x16/777x128:causal:bf16,\
 2x8/2x256/2048x128:causal,1x4/4x300/1000x64:causal:bf16,1x8/2x128/1024x128,1x4x256x256:causal,\
-1x4/2x256x256:bf16,1x4/1x1/2048x256:bf16,1x4x200x32,1x4x128x96,2x8/4x64/64x64:causal:bf16}
+1x4/2x256x256:bf16,1x4/1x1/2048x256:bf16,1x4x200x32,1x4x128x96,2x8/4x64/64x64:causal:bf16,\
+1x4/2x200/333x96:causal:bf16,2x4/1x2/500x96}
 echo "seed $SEED"
 echo "grid $GRID"
 
@@ -23,7 +24,7 @@ echo "grid $GRID"
 RUNS=(
   "naive|" "smem|" "swizzle|" "cp_async|" "wmma_qk|" "wmma|" "fp8|" "cublas|" "cudnn|"
   "mma|" "mma|block_m=128,block_n=64,warps=4,stages=2,split=1" "mma|split=auto"
-  "mma|block_m=64,block_n=32,warps=4,stages=3"
+  "mma|block_m=64,block_n=32,warps=4,stages=3" "mma|block_m=64,block_n=32,warps=4,stages=2"
   "fa3|" "fa3|block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0"
   "fa3|block_m=128,block_n=64,stages=2,kv_split=1,sched=pingpong,persist=0"
   "fa3|block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0"
