@@ -101,6 +101,7 @@ time_run fa3 fa3 "$PRE"
 time_run fa3-s3 fa3 "$PRE" block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0
 time_run mma mma "$PRE" block_m=128,block_n=64,warps=4,stages=2,split=1
 time_run cudnn cudnn 4x32x2048x128:causal,1x32x8192x128:causal,4x16x2048x128
+time_run fa3-mha fa3 4x32x2048x128:causal,1x32x8192x128:causal
 python3 - "$OUTDIR" <<'PY' | tee "$OUTDIR/timing.txt"
 import glob, json, re, sys
 def problem_bytes(shape):  # Q and O, K and V once per KV head, 2 bytes an element
