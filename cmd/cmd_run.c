@@ -28,7 +28,7 @@ static const CommandOption run_options[] = {
                     .help = "variants to run, comma-separated, or all (benchtop list variants)",
                     .complete = CMD_COMPLETE_VARIANTS, .flags = CMD_OPT_REQUIRED},
   [RUN_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
-                  .help = "shapes BxHxSxD[:causal], comma-separated (benchtop list shapes)",
+                  .help = "shapes BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16], comma-separated (benchtop list shapes)",
                   .complete = CMD_COMPLETE_SHAPES, .flags = CMD_OPT_REQUIRED},
   [RUN_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT,
                 .arg = "K=V[,V2]|auto|default",

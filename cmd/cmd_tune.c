@@ -305,7 +305,7 @@ static const CommandOption tune_options[] = {
                      .help = "variants to tune, comma-separated (benchtop list variants)",
                      .complete = CMD_COMPLETE_VARIANTS},
   [TUNE_SHAPES] = {.name = "shapes", .short_name = 's', .value = CMD_TEXT, .arg = "SHAPES",
-                   .help = "shapes BxHxSxD[:causal], comma-separated; each is tuned, then the "
+                   .help = "shapes BxHq[/Hkv]xSq[/Skv]xD[:causal][:bf16], comma-separated; each is tuned, then the "
                            "best configuration over all of them is named",
                    .complete = CMD_COMPLETE_SHAPES},
   [TUNE_KNOB] = {.name = "knob", .short_name = 'k', .value = CMD_TEXT, .arg = "K=V[,V2]",

@@ -124,7 +124,9 @@ void CommandDocs_man(FILE *out) {
     "benchtop times, verifies and profiles CUDA attention kernels: variants, their knobs and "
     "problem shapes run in a worker process that owns the GPU; every result lands in a JSON "
     "session that can be reopened, shown, compared and replayed, with or without a GPU.\n\n"
-    "Shapes are BxHxSxD with an optional :causal, e.g. 2x8x512x64:causal. Without a command, "
+    "Shapes are BxHq[/Hkv]xSq[/Skv]xD with optional :causal and :bf16 (query heads over "
+    "key/value heads, queries over cached keys), e.g. 2x8x512x64:causal or 8x32/8x1/8192x128:bf16. "
+    "Without a command, "
     "benchtop opens the TUI. Every command takes -h (--help): its usage and options.");
   fputs(".SH COMMANDS\n", out);
   for (int i = -1; (i = Docs_next(i, false)) >= 0;) {

@@ -206,8 +206,9 @@ static int RunLoop_matchEntry(const PlanEntry *entries, int n, int *next, const 
 }
 
 /* A problem that no entry of the plan can run on any device (every variant asked for refuses
- * it: a dtype, GQA, a KV cache or a head dimension it does not declare) is a usage error found
- * before a worker starts, in one line naming the problem and the first refusal. */
+ * it, with the knobs asked for and with its defaults: a dtype, GQA, a KV cache or a head
+ * dimension it does not declare) is a usage error found before a worker starts, in one line
+ * naming the problem and the first refusal. A refusal of the knobs alone stays an n/a record. */
 static bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t errsize) {
   for (int i = 0; i < n; i++) {
     bool seen = false, runnable = false;
@@ -218,7 +219,11 @@ static bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err,
     int refusing = 0;
     for (int j = i; j < n && !runnable; j++) {
       if (!Shape_equal(&entries[j].shape, &entries[i].shape)) continue;
+      KnobValues defaults;
+      Registry_defaults(entries[j].variant, &defaults);
       if (!Registry_refusal(entries[j].variant, &entries[j].shape, &entries[j].knobs, NULL, why,
+                            sizeof why) ||
+          !Registry_refusal(entries[j].variant, &entries[j].shape, &defaults, NULL, why,
                             sizeof why)) {
         runnable = true;
       } else if (refusing++ == 0) {

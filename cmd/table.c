@@ -60,7 +60,8 @@ void Command_printOverview(void) {
     printf("  %s\n      %s\n", usage, c->summary);
   }
   printf("\n'benchtop COMMAND --help' describes a command and its options; 'man benchtop' all of "
-         "them.\nShapes are BxHxSxD with an optional :causal, e.g. 2x8x512x64:causal.\n\nexit "
+         "them.\nShapes are BxHq[/Hkv]xSq[/Skv]xD with optional :causal and :bf16, e.g. "
+         "2x8x512x64:causal or 8x32/8x1/8192x128:bf16.\n\nexit "
          "codes:\n");
   for (int i = 0; Command_exitCodes[i].code; i++)
     printf("  %-4s %s\n", Command_exitCodes[i].code, Command_exitCodes[i].meaning);

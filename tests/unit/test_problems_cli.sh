@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad problems on the command line: every malformed or inconsistent problem string, and a
 # problem no variant asked for can run, is one line on stderr and exit 2, before any worker
-# starts (the worker here is the scripted one behind a wrapper that leaves a mark when started).
+# starts (the worker here is the scripted one behind a wrapper that leaves a mark when started);
+# the whole problem survives run, shards, merge and replay.
 #   test_problems_cli.sh BENCHTOP FAKE_WORKER
 BT=${1:?usage: test_problems_cli.sh BENCHTOP FAKE_WORKER} FAKE=${2:?}
 "$BT" --version | grep -q "viewer build" && { echo "viewer build: run needs a GPU build"; exit 77; }
@@ -46,4 +47,19 @@ rm -f "$mark"
 "$BT" run -v naive,cudnn -s 1x1x64x32 -o "$tmp/ok.json" >/dev/null 2>"$tmp/err" ||
   { echo "FAIL run-one-supports: $(cat "$tmp/err")"; fail=1; }
 [ -e "$mark" ] || { echo "FAIL run-one-supports: no worker started"; fail=1; }
+# The whole problem through run, shards, merge and replay: every record keeps it.
+P='4x32/8x1/4096x128:bf16,2x32/8x512/4096x128:causal:bf16'
+"$BT" run -v mma -s "$P" --metrics none -o "$tmp/full.json" >/dev/null 2>"$tmp/err" &&
+  "$BT" run -v mma -s "$P" --metrics none --shard 1/2 -o "$tmp/s1.json" >/dev/null 2>>"$tmp/err" &&
+  "$BT" run -v mma -s "$P" --metrics none --shard 2/2 -o "$tmp/s2.json" >/dev/null 2>>"$tmp/err" &&
+  "$BT" merge -o "$tmp/merged.json" "$tmp/s1.json" "$tmp/s2.json" >/dev/null 2>>"$tmp/err" &&
+  "$BT" replay "$tmp/full.json" -o "$tmp/replayed.json" >/dev/null 2>>"$tmp/err" ||
+  { echo "FAIL run/shard/merge/replay of $P: $(head -c 600 "$tmp/err")"; fail=1; }
+for f in full merged replayed; do
+  got=$("$BT" show "$tmp/$f.json" --format csv 2>/dev/null | python3 -c '
+import csv, sys
+print(",".join(r["shape"] for r in csv.DictReader(sys.stdin)))')
+  if [ "$got" = "$P" ]; then echo "ok   $f session holds $got"
+  else echo "FAIL $f session holds '$got', not '$P'"; fail=1; fi
+done
 exit $fail

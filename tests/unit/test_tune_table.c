@@ -133,6 +133,21 @@ static void test_table(void) {
   CHECK(TunedTable_store(e, 1, note, sizeof note, err, sizeof err));
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.5);
   CHECK(TunedTable_lookup(&d, mma, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 8.1);
+  /* The whole problem is the key: a GQA decode bf16 entry is stored canonically and found at
+   * its problem; the fp16 one takes it as the nearest (0.5), not the prefill entry. */
+  test_entry(&e[1], "mma", "8x32/8x1/8192x128:bf16", "block_m=64,block_n=64,warps=4,stages=2,split=1", 41.0);
+  CHECK(TunedTable_store(&e[1], 1, note, sizeof note, err, sizeof err));
+  char table_path[4096];
+  CHECK(TunedTable_path(table_path, sizeof table_path));
+  char *table_text = Util_readFile(table_path, NULL, 0);
+  CHECK(table_text && strstr(table_text, "\"8x32/8x1/8192x128:bf16\""));
+  free(table_text);
+  Shape decode = test_shape("8x32/8x1/8192x128:bf16"), decode16 = test_shape("8x32/8x1/8192x128");
+  CHECK(TunedTable_lookup(&d, mma, &decode, &warm, &got, why, sizeof why) == 1 && got.p50 == 41.0 &&
+        got.distance == 0);
+  CHECK(TunedTable_lookup(&d, mma, &decode16, &warm, &got, why, sizeof why) == 1 && got.p50 == 41.0 &&
+        got.distance == 0.5);
+  CHECK(TunedTable_lookup(&d, mma, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 8.1);
   size_t len = 0;
   char *text = Util_readFile(path, &len, 0);
   CHECK(text && strstr(text, TUNED_SCHEMA) && strstr(text, "block_m=64,block_n=128,stages=2") == NULL);
