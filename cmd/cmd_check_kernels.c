@@ -109,13 +109,15 @@ static bool CheckKernels_build(const Variant *v, const char *preset, int D, Shap
   return ok;
 }
 
-/* One variant x preset x D x arch, for every dtype it declares. */
+/* One variant x preset x D x arch, for every dtype it declares; *attempted counts the builds. */
 static bool CheckKernels_one(const Variant *v, const char *preset, int D, const char *arch_list_item,
-                             bool verbose, int *nskipped) {
+                             bool verbose, int *attempted, int *nskipped) {
   bool ok = true;
   for (int dt = SHAPE_FP16; dt <= SHAPE_BF16; dt++)
-    if (v->dtypes & (1u << dt))
+    if (v->dtypes & (1u << dt)) {
       ok &= CheckKernels_build(v, preset, D, (ShapeDtype)dt, arch_list_item, verbose, nskipped);
+      (*attempted)++;
+    }
   return ok;
 }
 
@@ -134,8 +136,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
     char knobs_txt[KNOB_TEXT_MAX];
     Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
     for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
-      failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, nskipped);
-      (*compiled)++;
+      failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, compiled, nskipped);
     }
     int k = 0;
     while (k < v->nknobs && ++kv.idx[k] == nvals[k]) kv.idx[k++] = 0;
@@ -174,8 +175,8 @@ static int CheckKernels_exec(const CommandArgs *a) {
       }
       for (int p = 0; p < v->npresets; p++)
         for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
-          failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &skipped);
-          compiled++;
+          failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &compiled,
+                                        &skipped);
         }
     }
   }
