@@ -37,6 +37,7 @@ refuse rows == 32 && block_n > 64 : mma: 32 rows per warp fits the registers wit
 refuse D == 128 && rows == 32 && block_n == 64 && (warps != 4 || stages != 2 || split != 1) : mma: D=128 with 32 rows per warp and block_n=64 fits the registers only as warps=4, stages=2, split=1
 refuse D == 128 && rows == 32 && warps == 2 && stages == 3 : mma: D=128 with 2 warps of 32 rows spills with 3 stages (use stages=2)
 refuse D == 128 && block_m == 64 && block_n == 32 && warps == 4 && stages == 2 : mma: D=128, block_m=64, block_n=32, 4 warps spills with 2 stages (use stages=3)
+refuse D == 64 && block_m == 128 && block_n == 64 && warps == 8 && stages == 3 : mma: D=64, block_m=128, block_n=64, 8 warps spills with 3 stages on sm_90 (use stages=2)
 refuse D == 96 && warps == 8 && block_n == 32 : mma: D=96 with 8 warps and block_n=32 spills (use block_n=64 or 4 warps)
 # D=256: O alone is 128 registers a thread at 16 rows per warp
 refuse D == 256 && (rows != 16 || block_n > 32) : mma: D=256 fits the registers with 16 rows per warp and block_n=32
