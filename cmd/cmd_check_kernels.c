@@ -37,22 +37,24 @@ static int CheckKernels_archCc(const char *arch) {
   return cc;
 }
 
-/* One variant x preset x D x arch; returns false on a failure (already printed). */
-static bool CheckKernels_one(const Variant *v, const char *preset, int D, const char *arch_list_item,
-                             bool verbose, int *nskipped) {
+/* One variant x preset x D x dtype x arch; returns false on a failure (already printed). */
+static bool CheckKernels_build(const Variant *v, const char *preset, int D, ShapeDtype dtype,
+                               const char *arch_list_item, bool verbose, int *nskipped) {
   int cc = CheckKernels_archCc(arch_list_item);
+  char dl[24]; /* "D=64", "D=64:bf16" */
+  snprintf(dl, sizeof dl, "D=%d%s", D, dtype == SHAPE_BF16 ? ":bf16" : "");
   char knobs_txt[KNOB_TEXT_MAX];
   KnobValues kv;
   char err[512];
   Registry_defaults(v, &kv);
   if (!Registry_applyKnobs(v, preset, &kv, false, err, sizeof err)) {
-    printf("%-9s %-40s D=%-3d %-7s FAIL preset: %s\n", v->name, preset, D, arch_list_item, err);
+    printf("%-9s %-40s %-5s %-7s FAIL preset: %s\n", v->name, preset, dl, arch_list_item, err);
     return false;
   }
   Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
   if (!knobs_txt[0]) Util_strlcpy(knobs_txt, "-", sizeof knobs_txt);
   if (cc < v->min_cc || (v->arch_specific && cc != 90)) {
-    printf("%-9s %-40s D=%-3d %-7s skipped (needs %s%d)\n", v->name, knobs_txt, D, arch_list_item,
+    printf("%-9s %-40s %-5s %-7s skipped (needs %s%d)\n", v->name, knobs_txt, dl, arch_list_item,
            v->arch_specific ? "sm_" : "sm_", v->min_cc);
     if (v->arch_specific) printf("%*s(sm_90a-only variant)\n", 10, "");
     (*nskipped)++;
@@ -61,44 +63,61 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   char arch[16];
   Jit_archFor(cc, v->arch_specific, arch, sizeof arch);
   /* A preset may be meant for one head dimension only: the variant says so, nothing to build. */
-  Shape probe = {.B = 1, .H = 1, .S = 128, .D = D, .causal = false};
+  Shape probe = {.B = 1, .H = 1, .S = 128, .D = D, .causal = false, .dtype = dtype};
   char why[400];
-  if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why)) {
-    printf("%-9s %-40s D=%-3d %-7s n/a: %s\n", v->name, knobs_txt, D, arch, why);
+  /* A decode kernel refuses 128 queries: ask it with one query against 128 keys. */
+  Shape one_query = probe;
+  one_query.S = 1;
+  one_query.Skv = 128;
+  if (Registry_refusal(v, &probe, &kv, NULL, why, sizeof why) &&
+      (!v->kv_cache || Registry_refusal(v, &one_query, &kv, NULL, why, sizeof why))) {
+    printf("%-9s %-40s %-5s %-7s n/a: %s\n", v->name, knobs_txt, dl, arch, why);
     (*nskipped)++;
     return true;
   }
   bool has_kernel = false; /* a variant of engine hooks only (cudnn) has nothing to build */
   for (int i = 0; i < v->nsteps; i++) has_kernel |= v->steps[i].hook == HOOK_NONE;
   if (!has_kernel) {
-    printf("%-9s %-40s D=%-3d %-7s n/a: no kernel to build (its steps are engine hooks)\n", v->name,
-           knobs_txt, D, arch);
+    printf("%-9s %-40s %-5s %-7s n/a: no kernel to build (its steps are engine hooks)\n", v->name,
+           knobs_txt, dl, arch);
     (*nskipped)++;
     return true;
   }
   JitOutput out;
-  bool ok = Jit_compileVariant(v, &kv, D, arch, false, &out, err, sizeof err);
+  bool ok = Jit_compileVariantFor(v, &kv, D, dtype, arch, false, &out, err, sizeof err);
   if (!ok) {
-    printf("%-9s %-40s D=%-3d %-7s FAIL %s\n", v->name, knobs_txt, D, arch, err);
+    printf("%-9s %-40s %-5s %-7s FAIL %s\n", v->name, knobs_txt, dl, arch, err);
     if (out.log && verbose) printf("%s\n", out.log);
     Jit_free(&out);
     return false;
   }
   const BuildInfo *b = &out.build;
   if (b->regs < 0) {
-    printf("%-9s %-40s D=%-3d %-7s FAIL no kernel '%s' in the ptxas report\n", v->name, knobs_txt,
-           D, arch, Jit_mainEntry(v));
+    printf("%-9s %-40s %-5s %-7s FAIL no kernel '%s' in the ptxas report\n", v->name, knobs_txt,
+           dl, arch, Jit_mainEntry(v));
     Jit_free(&out);
     return false;
   }
   bool spills = b->spill_stores > 0 || b->spill_loads > 0;
-  printf("%-9s %-40s D=%-3d %-7s regs %3d  smem %6d  stack %4d  spill %d/%d  %6.0f ms%s%s\n",
-         v->name, knobs_txt, D, arch, b->regs, b->smem_static, b->stack_bytes, b->spill_stores,
+  printf("%-9s %-40s %-5s %-7s regs %3d  smem %6d  stack %4d  spill %d/%d  %6.0f ms%s%s\n",
+         v->name, knobs_txt, dl, arch, b->regs, b->smem_static, b->stack_bytes, b->spill_stores,
          b->spill_loads, b->compile_ms, spills ? "  FAIL spills" : "",
          out.ptxas_warning ? "  FAIL ptxas warning" : "");
   if ((spills || out.ptxas_warning) && verbose) printf("%s\n", out.log);
   ok = !spills && !out.ptxas_warning;
   Jit_free(&out);
+  return ok;
+}
+
+/* One variant x preset x D x arch, for every dtype it declares; *attempted counts the builds. */
+static bool CheckKernels_one(const Variant *v, const char *preset, int D, const char *arch_list_item,
+                             bool verbose, int *attempted, int *nskipped) {
+  bool ok = true;
+  for (int dt = SHAPE_FP16; dt <= SHAPE_BF16; dt++)
+    if (v->dtypes & (1u << dt)) {
+      ok &= CheckKernels_build(v, preset, D, (ShapeDtype)dt, arch_list_item, verbose, nskipped);
+      (*attempted)++;
+    }
   return ok;
 }
 
@@ -117,8 +136,7 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
     char knobs_txt[KNOB_TEXT_MAX];
     Registry_formatKnobs(v, &kv, knobs_txt, sizeof knobs_txt);
     for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
-      failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, nskipped);
-      (*compiled)++;
+      failures += !CheckKernels_one(v, knobs_txt, v->head_dims[d], arch, verbose, compiled, nskipped);
     }
     int k = 0;
     while (k < v->nknobs && ++kv.idx[k] == nvals[k]) kv.idx[k++] = 0;
@@ -157,8 +175,8 @@ static int CheckKernels_exec(const CommandArgs *a) {
       }
       for (int p = 0; p < v->npresets; p++)
         for (int d = 0; d < VARIANT_MAX_HEAD_DIMS && v->head_dims[d]; d++) {
-          failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &skipped);
-          compiled++;
+          failures += !CheckKernels_one(v, v->presets[p], v->head_dims[d], arch, verbose, &compiled,
+                                        &skipped);
         }
     }
   }

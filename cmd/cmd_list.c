@@ -75,8 +75,13 @@ static int List_variants(const char *sub, bool names) {
     printf("           head dims:");
     for (int k = 0; k < VARIANT_MAX_HEAD_DIMS && v->head_dims[k]; k++)
       printf("%s%d", k ? ", " : " ", v->head_dims[k]);
-    printf("   min compute capability: %d.%d%s   tolerance: %.0e\n", v->min_cc / 10,
+    printf("   min compute capability: %d.%d%s   tolerance: %.0e", v->min_cc / 10,
            v->min_cc % 10, v->arch_specific ? " (that architecture only)" : "", v->tolerance);
+    if (v->tolerance_bf16 > 0) printf(" (bf16 %.0e)", v->tolerance_bf16);
+    printf("\n           dtypes:%s%s   problems: %s%s%s\n",
+           v->dtypes & (1u << SHAPE_FP16) ? " fp16" : "", v->dtypes & (1u << SHAPE_BF16) ? " bf16" : "",
+           v->gqa || v->kv_cache ? "" : "Hkv = Hq and Sq = Skv only",
+           v->gqa ? "grouped-query heads" : "", v->kv_cache ? (v->gqa ? ", KV cache" : "KV cache") : "");
     printf("           %s", v->path ? "file " : "built in: ");
     Text_print(stdout, v->path ? v->path : v->source);
     if (v->rung) printf("   rung %d", v->rung);

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cuda_fp16.h>
+#if BT_BF16
+#include <cuda_bf16.h>
+#endif
 
 #include "attn_params.h"
 
@@ -27,14 +30,50 @@ __device__ __forceinline__ size_t bt_row_offset(int bh, int S, int row, int D) {
 
 __device__ __forceinline__ int bt_min(int a, int b) { return a < b ? a : b; }
 
-// Keys a query tile [q0, q0 + rows) must visit: all S, or up to its last row when causal.
+// Causal is aligned bottom-right: query i sees keys 0 .. i + (Skv - S) (0 when Skv == S).
+__device__ __forceinline__ int bt_causal_shift(const AttnParams &p) { return p.Skv - p.S; }
+
+// Keys a query tile [q0, q0 + rows) must visit: all Skv, or up to its last row's last key when
+// causal.
 __device__ __forceinline__ int bt_key_end(const AttnParams &p, int q0, int rows) {
-  return p.causal ? bt_min(p.S, q0 + rows) : p.S;
+  return p.causal ? bt_min(p.Skv, q0 + rows + bt_causal_shift(p)) : p.Skv;
 }
 
-// True when query row `qi` may attend to key `kj` (inside S, and not in the future if causal).
+// True when query row `qi` may attend to key `kj` (inside Skv, and not in its future if causal).
 __device__ __forceinline__ bool bt_visible(const AttnParams &p, int qi, int kj) {
-  return kj < p.S && (!p.causal || kj <= qi);
+  return kj < p.Skv && (!p.causal || kj <= qi + bt_causal_shift(p));
+}
+
+// The key/value head query head `h` reads: Hq / Hkv query heads share one (GQA; MQA: Hkv = 1).
+__device__ __forceinline__ int bt_kv_head(const AttnParams &p, int h) { return h / (p.H / p.Hkv); }
+// The [B*Hkv] index of the K/V head of flat query head bh = b * H + h.
+__device__ __forceinline__ int bt_kv_bh(const AttnParams &p, int bh) {
+  return (bh / p.H) * p.Hkv + bt_kv_head(p, bh % p.H);
+}
+
+// The element type the kernel was compiled for (`dtypes fp16 bf16` builds bf16 with
+// -DBT_BF16=1): storage, and two floats packed into one register of two elements (the A operand
+// of an MMA, a 4-byte store).
+#if BT_BF16
+typedef __nv_bfloat16 bt_elem;
+__device__ __forceinline__ float bt_to_float(bt_elem x) { return __bfloat162float(x); }
+__device__ __forceinline__ bt_elem bt_from_float(float x) { return __float2bfloat16_rn(x); }
+__device__ __forceinline__ unsigned bt_pack2(float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&h);
+}
+#else
+typedef __half bt_elem;
+__device__ __forceinline__ float bt_to_float(bt_elem x) { return __half2float(x); }
+__device__ __forceinline__ bt_elem bt_from_float(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ unsigned bt_pack2(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned *>(&h);
+}
+#endif
+// 16 bits of either dtype as a float, the dtype known at run time (the reference, the engine).
+__device__ __forceinline__ float bt_bits_to_float(unsigned short b, int bf16) {
+  return bf16 ? __uint_as_float((unsigned)b << 16) : __half2float(__ushort_as_half(b));
 }
 
 // New running max for online softmax, and the factor that rescales the old sums. A row that

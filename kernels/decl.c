@@ -115,6 +115,7 @@ static bool Decl_finish(DeclParser *p, int open_line) {
   if (!(v->tolerance > 0)) return Decl_fail(p, "the declaration needs tolerance (e.g. tolerance 2e-3)");
   if (v->nsteps == 0) return Decl_fail(p, "the declaration launches nothing: add a kernel line");
   if (!v->summary) v->summary = "";
+  if (!v->dtypes) v->dtypes = 1u << SHAPE_FP16; /* today's kernels: fp16 */
   v->knobs = p->d->knobs;
   /* The longest setting must fit where every setting is written, else two cut alike. */
   size_t longest = 0;

@@ -10,7 +10,7 @@
 #include "kernels/decl_parser.h"
 
 enum { KEY_NAME, KEY_SUMMARY, KEY_RUNG, KEY_BUILDS_ON, KEY_HEAD_DIMS, KEY_ARCH, KEY_TOLERANCE,
-       KEY_SPLITS, KEY_TMA, KEY_QK_FP8, KEY_NSINGLE };
+       KEY_SPLITS, KEY_TMA, KEY_QK_FP8, KEY_DTYPES, KEY_SUPPORTS, KEY_NSINGLE };
 
 static bool Decl_once(DeclParser *p, int key, const char *word) {
   if (p->first[key]) return Decl_fail(p, "'%s' is declared twice (first at line %d)", word, p->first[key]);
@@ -68,13 +68,62 @@ static bool Decl_arch(DeclParser *p, const char *s) {
   return true;
 }
 
-static bool Decl_tolerance(DeclParser *p, const char *s) {
+static bool Decl_toleranceValue(const char **s, double *out) {
   char *end;
   errno = 0;
-  double t = strtod(s, &end);
-  if (end == s || errno || !Decl_atEnd(end) || !isfinite(t) || t <= 0 || t > 1)
-    return Decl_fail(p, "tolerance is a relative L2 error above 0 and at most 1, e.g. 2e-3");
-  p->v->tolerance = t;
+  double t = strtod(*s, &end);
+  if (end == *s || errno || !isfinite(t) || t <= 0 || t > 1) return false;
+  *s = end;
+  *out = t;
+  return true;
+}
+
+/* tolerance 2e-3 [bf16 1e-2]: the second for bf16 problems (8 bits of mantissa). */
+static bool Decl_tolerance(DeclParser *p, const char *s) {
+  static const char usage[] = "tolerance is a relative L2 error above 0 and at most 1, e.g. 2e-3, "
+                              "optionally followed by the bf16 one: 2e-3 bf16 1e-2";
+  if (!Decl_toleranceValue(&s, &p->v->tolerance)) return Decl_fail(p, "%s", usage);
+  if (Decl_atEnd(s)) return true;
+  const char *word = (Decl_space(&s), s);
+  size_t n = Decl_ident(&s);
+  Decl_space(&s);
+  if (n != 4 || strncmp(word, "bf16", 4) != 0 || !Decl_toleranceValue(&s, &p->v->tolerance_bf16) ||
+      !Decl_atEnd(s))
+    return Decl_fail(p, "%s", usage);
+  return true;
+}
+
+/* dtypes fp16 bf16 */
+static bool Decl_dtypes(DeclParser *p, const char *s) {
+  unsigned mask = 0;
+  while (!Decl_atEnd(s)) {
+    const char *word = (Decl_space(&s), s);
+    size_t n = Decl_ident(&s);
+    int which = -1;
+    for (int i = 0; i < DECL_NDTYPES; i++)
+      if (n == strlen(Shape_dtypeName((ShapeDtype)i)) && strncmp(word, Shape_dtypeName((ShapeDtype)i), n) == 0)
+        which = i;
+    if (which < 0) return Decl_fail(p, "dtypes lists fp16 and/or bf16 (the element types it is compiled for)");
+    if (mask & (1u << which)) return Decl_fail(p, "dtype %s is listed twice", Shape_dtypeName((ShapeDtype)(which)));
+    mask |= 1u << which;
+  }
+  if (!mask) return Decl_fail(p, "dtypes needs at least one of fp16 bf16");
+  p->v->dtypes = mask;
+  return true;
+}
+
+/* supports gqa kv_cache: the problems beyond one K/V head per query head and Sq == Skv. */
+static bool Decl_supports(DeclParser *p, const char *s) {
+  bool any = false;
+  while (!Decl_atEnd(s)) {
+    const char *word = (Decl_space(&s), s);
+    size_t n = Decl_ident(&s);
+    if (n == 3 && strncmp(word, "gqa", 3) == 0) p->v->gqa = true;
+    else if (n == 8 && strncmp(word, "kv_cache", 8) == 0) p->v->kv_cache = true;
+    else return Decl_fail(p, "supports lists gqa (Hkv < Hq) and/or kv_cache (Sq < Skv)");
+    any = true;
+  }
+  if (!any) return Decl_fail(p, "supports needs gqa and/or kv_cache");
   return true;
 }
 
@@ -367,6 +416,8 @@ bool Decl_directive(DeclParser *p, const char *s) {
     p->v->qk_fp8 = true;
     return true;
   }
+  if (!strcmp(key, "dtypes")) return Decl_once(p, KEY_DTYPES, key) && Decl_dtypes(p, s);
+  if (!strcmp(key, "supports")) return Decl_once(p, KEY_SUPPORTS, key) && Decl_supports(p, s);
   if (!strcmp(key, "knob")) return Decl_knob(p, s);
   if (!strcmp(key, "let")) return Decl_let(p, s, false);
   if (!strcmp(key, "splits")) return Decl_once(p, KEY_SPLITS, key) && Decl_let(p, s, true);
@@ -386,6 +437,7 @@ bool Decl_directive(DeclParser *p, const char *s) {
     return true;
   }
   return Decl_fail(p, "unknown key '%.30s' (known: name summary rung builds_on head_dims arch "
-                   "tolerance qk_fp8 knob let require refuse splits scratch tma kernel hook preset)",
+                   "tolerance qk_fp8 dtypes supports knob let require refuse splits scratch tma kernel hook "
+                   "preset)",
                    n ? key : word);
 }

@@ -62,9 +62,10 @@ bool Decl_atEnd(const char *s) {
 /* ---- names expressions may use ------------------------------------------------------------ */
 
 /* In slot order (decl_private.h). */
-static const char *const Decl_builtinNames[] = {"B", "H", "S", "D", "causal", "sms", "cc",
-                                                "smem_optin", "l2_bytes"};
-enum { DECL_NBUILTIN = 9 };
+static const char *const Decl_builtinNames[] = {"B",   "H",  "S",   "D",   "causal", "sms",
+                                                "cc",  "smem_optin", "l2_bytes", "Hq",  "Hkv",
+                                                "Sq",  "Skv", "dtype"};
+enum { DECL_NBUILTIN = (int)(sizeof Decl_builtinNames / sizeof Decl_builtinNames[0]) };
 
 static int Decl_lookup(void *user, const char *name, size_t len) {
   DeclParser *p = user;
@@ -81,6 +82,16 @@ static int Decl_lookup(void *user, const char *name, size_t len) {
 
 static bool Decl_word(void *user, int slot, const char *word, size_t len, long long *value) {
   DeclParser *p = user;
+  if (slot == SLOT_DTYPE) { /* dtype == "bf16" */
+    for (int i = 0; i < DECL_NDTYPES; i++) {
+      const char *name = Shape_dtypeName((ShapeDtype)i);
+      if (strlen(name) == len && strncmp(name, word, len) == 0) {
+        *value = i;
+        return true;
+      }
+    }
+    return false;
+  }
   if (slot < SLOT_KNOB0 || slot >= SLOT_KNOB0 + p->v->nknobs) return false;
   const KnobDesc *k = &p->d->knobs[slot - SLOT_KNOB0];
   for (int i = 0; i < k->nvalues; i++)
@@ -97,8 +108,8 @@ bool Decl_nameFree(DeclParser *p, const char *name, size_t len, const char *what
     if (strlen(functions[i]) == len && strncmp(functions[i], name, len) == 0)
       return Decl_fail(p, "%s '%.*s' has the name of a function", what, (int)len, name);
   if (Decl_lookup(p, name, len) >= 0)
-    return Decl_fail(p, "%s '%.*s' is already a name (the shape B H S D causal, the device sms cc "
-                     "smem_optin l2_bytes, a knob or a let)", what, (int)len, name);
+    return Decl_fail(p, "%s '%.*s' is already a name (the problem B H S D causal Hq Hkv Sq Skv "
+                     "dtype, the device sms cc smem_optin l2_bytes, a knob or a let)", what, (int)len, name);
   return true;
 }
 

@@ -14,9 +14,14 @@
 enum {
   SLOT_B, SLOT_H, SLOT_S, SLOT_D, SLOT_CAUSAL, /* the shape */
   SLOT_SMS, SLOT_CC, SLOT_SMEM_OPTIN, SLOT_L2_BYTES, /* the device (unknown without one) */
+  SLOT_HQ, SLOT_HKV, SLOT_SQ, SLOT_SKV, SLOT_DTYPE,  /* the wider problem (Hq = H, Sq = S) */
   SLOT_KNOB0,                                  /* knob k is SLOT_KNOB0 + k */
   SLOT_LET0 = SLOT_KNOB0 + KNOB_MAX,           /* let l is SLOT_LET0 + l */
 };
+
+/* The dtypes a declaration may name (`dtypes fp16 bf16`, `dtype == "bf16"`): ShapeDtype 0 .. this
+ * minus one, named by Shape_dtypeName. */
+#define DECL_NDTYPES 2
 
 typedef struct DeclLet {
   char *name;

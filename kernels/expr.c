@@ -101,7 +101,7 @@ static ExprId Parser_word(Parser *ps, ExprId other) {
   long long v;
   if (!ps->scope->word(ps->scope->user, (int)ps->pool->nodes[other].value, start, len, &v)) {
     ps->s = start - 1;
-    return Parser_fail(ps, "not a value of that knob");
+    return Parser_fail(ps, "not a value of that knob (dtype's are fp16 and bf16)");
   }
   return Parser_node(ps, OP_NUM, -1, -1, -1, v);
 }

@@ -3,9 +3,11 @@ name      fa3
 summary   Hopper FlashAttention-3 style: wgmma, TMA tensor maps + mbarriers, warp-specialised, intra-warpgroup overlap, ping-pong
 rung      10
 builds_on mma
-head_dims 64 128
+head_dims 64 128 256
 arch      sm_90a
-tolerance 2e-3
+tolerance 2e-3 bf16 1e-2
+dtypes    fp16 bf16
+supports  gqa kv_cache
 knob block_m  BLOCK_M        {128, 64, 192} : query rows per block (64 per consumer warpgroup)
 knob block_n  BLOCK_N        {128, 176, 64} : keys per K/V tile (the N of the QK^T wgmma)
 knob stages   STAGES         {2, 3, 4}      : K/V tiles in flight per ring (TMA + mbarriers)
@@ -30,6 +32,8 @@ refuse kv_split == 2 && persist : fa3: persist=1 needs kv_split=1 (the key halve
 # found by check-kernels --all-knobs: 12 bytes of spills
 refuse consumers == 3 && sched == "plain" && persist : fa3: block_m=192 with sched=plain and persist=1 spills (use sched=pingpong or persist=0)
 refuse sched != "plain" && consumers < 2 : fa3: sched=pingpong and sched=exp need 2-3 consumer warpgroups (block_m>=128, or kv_split=2)
+# D=256: O alone is 128 registers a thread
+refuse D == 256 && (block_n > 64 || consumers > 2 || kv_split == 2) : fa3: D=256 fits the registers with block_n=64, at most 2 consumer warpgroups and kv_split=1
 # 227 KiB: the most one block may use on sm_90
 refuse smem > 232448 : fa3: Q + kv_split*stages*(K+V) tiles exceed 227 KiB of shared memory (lower stages/block_n)
 
@@ -49,6 +53,8 @@ preset block_m=64,block_n=128,stages=2,kv_split=1,sched=plain,persist=0
 preset block_m=64,block_n=128,stages=2,kv_split=2,sched=pingpong,persist=0
 preset block_m=64,block_n=128,stages=2,kv_split=2,sched=exp,persist=0
 preset block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly=8
+# D=256 (and a small-tile choice at 64 and 128)
+preset block_m=128,block_n=64,stages=2,kv_split=1,sched=pingpong,persist=0
 */
 // Hopper variant: fa3 — FlashAttention-3-style forward pass, sm_90a only.
 // One kernel, one launch. Per block: BLOCK_M query rows of one (b, h), a producer warpgroup and
@@ -126,7 +132,7 @@ preset block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0,exp_poly
 #define BAR_MERGE 4
 #define BAR_EPI 5                         /* 5..7: one per query group */
 
-static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "fa3: HEAD_DIM must be 64 or 128");
+static_assert(HEAD_DIM == 64 || HEAD_DIM == 128 || HEAD_DIM == 256, "fa3: HEAD_DIM must be 64, 128 or 256");
 static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 176, "fa3: BLOCK_N 64, 128 or 176");
 static_assert(KV_SPLIT == 1 || (KV_SPLIT == 2 && QG == 1), "fa3: KV_SPLIT=2 needs BLOCK_M=64");
 static_assert(NC >= 1 && NC <= 3, "fa3: 1 to 3 consumer warpgroups");
@@ -182,12 +188,13 @@ struct WorkTile {
   int bh, m0, n_tiles, half;
   __device__ int count(int r) const { return max(0, min(half, n_tiles - r * half)); }
 };
-__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int S) {
+__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int Skv, int shift) {
   WorkTile w;
   w.bh = t / tiles_m;
   const int x = t % tiles_m;
   w.m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
-  const int kv_end = causal ? min(S, w.m0 + BLOCK_M) : S; // keys past the block's last row: never
+  // Keys past the last one the block's last row sees (row + Skv - S when causal): never loaded.
+  const int kv_end = causal ? min(Skv, w.m0 + BLOCK_M + shift) : Skv;
   w.n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
   w.half = (w.n_tiles + KV_SPLIT - 1) / KV_SPLIT;
   return w;
@@ -197,12 +204,14 @@ __device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal,
 struct Walk {
   int tiles_m, total, first, step;
   bool causal;
-  int S;
-  __device__ WorkTile tile(int t) const { return decode_tile(t, tiles_m, causal, S); }
+  int S, Skv, shift; // query and key lengths; shift = Skv - S, the causal diagonal's offset
+  __device__ WorkTile tile(int t) const { return decode_tile(t, tiles_m, causal, Skv, shift); }
 };
 __device__ __forceinline__ Walk block_walk(const AttnParams &p) {
   Walk k;
   k.S = p.S;
+  k.Skv = p.Skv;
+  k.shift = bt_causal_shift(p);
   k.causal = p.causal != 0;
   k.tiles_m = (k.S + BLOCK_M - 1) / BLOCK_M;
   k.total = k.tiles_m * p.B * p.H;
@@ -222,7 +231,8 @@ __device__ __forceinline__ void load_q(const Smem &sm, const AttnParams &p, cons
       bt_tma_load_3d(sm.q + g * QG_BYTES + cb * (64 * 128), &p.tmap_q, 64 * cb, w.m0 + 64 * g, w.bh,
                      sm.bar_q());
 }
-// Key tile i of ring r (kind 0 K, 1 V) of work tile w into stage u % STAGES.
+// Key tile i of ring r (kind 0 K, 1 V) of work tile w into stage u % STAGES, from the K/V head
+// of the tile's query head (GQA: the K/V maps are [B*Hkv][Skv][D]).
 __device__ __forceinline__ void load_kv(const Smem &sm, const AttnParams &p, const WorkTile &w,
                                         int r, int i, int kind, int u) {
   const int st = u % STAGES;
@@ -231,7 +241,7 @@ __device__ __forceinline__ void load_kv(const Smem &sm, const AttnParams &p, con
   bt_mbar_expect_tx(full, TILE_BYTES);
   for (int cb = 0; cb < CB; cb++)
     bt_tma_load_3d(dst + cb * (BLOCK_N * 128), kind ? &p.tmap_v : &p.tmap_k, 64 * cb,
-                   (r * w.half + i) * BLOCK_N, w.bh, full);
+                   (r * w.half + i) * BLOCK_N, bt_kv_bh(p, w.bh), full);
 }
 
 // Thread 0 at entry: the mbarriers, then the first work tile's Q and first K tile(s) at once,

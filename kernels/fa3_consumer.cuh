@@ -68,9 +68,10 @@ struct Turns {
 // State: s the scores (then P) of the newest tile, pa its P packed as wgmma A fragments, al_*
 // the factors O still owes to the moves of the row bases, o and rw the accumulators.
 
-// A key tile needs masking if it reaches past S or (causal) past this warpgroup's first row.
+// A key tile needs masking if it reaches past Skv or (causal) past the last key this
+// warpgroup's first row sees.
 __device__ __forceinline__ bool needs_mask(const Walk &k, const Share &sh, int n0) {
-  return n0 + BLOCK_N > k.S || (k.causal && n0 + BLOCK_N - 1 > sh.q0);
+  return n0 + BLOCK_N > k.Skv || (k.causal && n0 + BLOCK_N - 1 > sh.q0 + k.shift);
 }
 // The softmax of the tile in s; with EXP_TURNS its exponentials wait for this warpgroup's turn
 // (last: this ring's last tile).
@@ -103,7 +104,7 @@ __device__ __forceinline__ void tile_first(const Smem &sm, const Consumer &cs, c
     bt_mbar_arrive(sm.bar(cs.ring, st, EMPTY_K));
     if (sh.cnt == 1) bt_mbar_arrive(sm.bar_qe()); // this warp's last read of Q
   }
-  if (needs_mask(k, sh, sh.t0 * BLOCK_N)) mask_tile(s, sh.t0 * BLOCK_N, k.S, k.causal, sh.row_a, cs.c4);
+  if (needs_mask(k, sh, sh.t0 * BLOCK_N)) mask_tile(s, sh.t0 * BLOCK_N, k.Skv, k.causal, sh.row_a + k.shift, cs.c4);
   softmax(s, rw, cs.sl2, al_a, al_b, turns, sh.cnt == 1);
   pack_p(s, pa);
   CTRACE(3);
@@ -132,7 +133,7 @@ __device__ __forceinline__ void tile_next(const Smem &sm, const Consumer &cs, co
     if (i == sh.cnt - 1) bt_mbar_arrive(sm.bar_qe());
   }
   const int n0 = (sh.t0 + i) * BLOCK_N;
-  if (needs_mask(k, sh, n0)) mask_tile(s, n0, k.S, k.causal, sh.row_a, cs.c4);
+  if (needs_mask(k, sh, n0)) mask_tile(s, n0, k.Skv, k.causal, sh.row_a + k.shift, cs.c4);
   softmax(s, rw, cs.sl2, al_a, al_b, turns, i == sh.cnt - 1);
   STRACE(i, 3);
   bt_wgmma_wait<0>(); // P_{i-1} V_{i-1} done: its registers and V stage are free
@@ -200,7 +201,7 @@ __device__ __forceinline__ void merge_halves(const Smem &sm, const Consumer &cs,
   }
 }
 
-// Epilogue: normalise, write fp16 O into the staging tile (swizzled, conflict-free: the 8 rows
+// Epilogue: normalise, write O (fp16 or bf16) into the staging tile (swizzled, conflict-free: the 8 rows
 // of a store land in 8 different 16-byte chunks), then TMA-store it. Storing straight from the
 // registers instead was 0.5 us slower at 2x8x512x64.
 __device__ __forceinline__ void store_o(const Consumer &cs, const AttnParams &p, const WorkTile &w,
@@ -217,9 +218,9 @@ __device__ __forceinline__ void store_o(const Consumer &cs, const AttnParams &p,
   for (int j = 0; j < OREGS / 4; j++) {
     const unsigned chunk = cs.o + (j >> 3) * (64 * 128) + ((((unsigned)j & 7) ^ (r_a & 7)) << 4) + 4 * cs.c4;
     asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + r_a * 128),
-                 "r"(bt_pack_half2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
+                 "r"(bt_pack2(o[4 * j] * inv_a, o[4 * j + 1] * inv_a)) : "memory");
     asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(chunk + (r_a + 8) * 128),
-                 "r"(bt_pack_half2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
+                 "r"(bt_pack2(o[4 * j + 2] * inv_b, o[4 * j + 3] * inv_b)) : "memory");
   }
   bt_fence_proxy_async();
   bt_bar_sync(BAR_EPI + cs.qg, 128);

@@ -22,8 +22,13 @@ __device__ __forceinline__ void wgmma_pv(float (&o)[OREGS], const unsigned (&a)[
                                          unsigned long long db) {
 #if HEAD_DIM == 64
   bt_wgmma_rs_n64(o, a, db);
-#else
+#elif HEAD_DIM == 128
   bt_wgmma_rs_n128(o, a, db);
+#else
+  // D=256: two n128 halves; the second's accumulators continue the first's column order, and
+  // its V columns start two 64-column blocks (LBO steps) further.
+  bt_wgmma_rs_n128(*reinterpret_cast<float(*)[64]>(&o[0]), a, db);
+  bt_wgmma_rs_n128(*reinterpret_cast<float(*)[64]>(&o[64]), a, db + ((2 * BLOCK_N * 128) >> 4));
 #endif
 }
 
@@ -51,17 +56,18 @@ __device__ __forceinline__ void issue_pv(float (&o)[OREGS], const unsigned (&pa)
   bt_wgmma_commit();
 }
 
-// Keys past S, and (causal) keys after the query row, to -inf. Rows a/b: s[4j+0,1], s[4j+2,3].
-__device__ __forceinline__ void mask_tile(float (&s)[SREGS], int n0, int S, bool causal,
-                                          int row_a, int c4) {
+// Keys past Skv, and (causal) keys after the query row's last visible key, to -inf. diag_a: the
+// last key row a sees (its row + Skv - S: bottom-right aligned). Rows a/b: s[4j+0,1], s[4j+2,3].
+__device__ __forceinline__ void mask_tile(float (&s)[SREGS], int n0, int Skv, bool causal,
+                                          int diag_a, int c4) {
   const float NEG_INF = __int_as_float(0xff800000);
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; j++)
 #pragma unroll
     for (int e = 0; e < 4; e++) {
       const int key = n0 + 8 * j + 2 * c4 + (e & 1);
-      const int row = row_a + 8 * (e >> 1);
-      if (key >= S || (causal && key > row)) s[4 * j + e] = NEG_INF;
+      const int diag = diag_a + 8 * (e >> 1);
+      if (key >= Skv || (causal && key > diag)) s[4 * j + e] = NEG_INF;
     }
 }
 
@@ -158,10 +164,10 @@ __device__ __forceinline__ void softmax_tile(float (&s)[SREGS], Rows &r, float s
 __device__ __forceinline__ void pack_p(const float (&s)[SREGS], unsigned (&pa)[BLOCK_N / 16][4]) {
 #pragma unroll
   for (int kk = 0; kk < BLOCK_N / 16; kk++) {
-    pa[kk][0] = bt_pack_half2(s[8 * kk], s[8 * kk + 1]);
-    pa[kk][1] = bt_pack_half2(s[8 * kk + 2], s[8 * kk + 3]);
-    pa[kk][2] = bt_pack_half2(s[8 * kk + 4], s[8 * kk + 5]);
-    pa[kk][3] = bt_pack_half2(s[8 * kk + 6], s[8 * kk + 7]);
+    pa[kk][0] = bt_pack2(s[8 * kk], s[8 * kk + 1]);
+    pa[kk][1] = bt_pack2(s[8 * kk + 2], s[8 * kk + 3]);
+    pa[kk][2] = bt_pack2(s[8 * kk + 4], s[8 * kk + 5]);
+    pa[kk][3] = bt_pack2(s[8 * kk + 6], s[8 * kk + 7]);
   }
 }
 

@@ -123,13 +123,13 @@ template <int N> __device__ __forceinline__ void bt_pin(float (&d)[N]) {
             "%84,%85,%86,%87"
 
 // bt_wgmma_ss_nN: D[64 x N] (scale_d ? D : 0) + A[64 x 16] * B[16 x N]; A and B from shared
-// memory (K-major descriptors), fp16 in, fp32 accumulate. NACC = N/2 accumulators per thread;
+// memory (K-major descriptors), fp16 (bf16 in a bf16 build: BT_MMA_AB, sm80.cuh) in, fp32 accumulate. NACC = N/2 accumulators per thread;
 // IA, IB, IS: the operand numbers of the two descriptors and of scale_d.
 #define BT_WGMMA_SS(N, NACC, IA, IB, IS)                                                       \
   __device__ __forceinline__ void bt_wgmma_ss_n##N(float(&d)[NACC], unsigned long long da,      \
                                                    unsigned long long db, int scale_d) {       \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\n"                             \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" BT_REGS##NACC      \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." BT_MMA_AB "." BT_MMA_AB " {" BT_REGS##NACC      \
                  "}, %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"                                  \
                  : BT_ACC##NACC(d)                                                             \
                  : "l"(da), "l"(db), "r"(scale_d));                                            \
@@ -145,7 +145,7 @@ BT_WGMMA_SS(176, 88, 88, 89, 90)
   __device__ __forceinline__ void bt_wgmma_rs_n##N(float(&d)[NACC], const unsigned(&a)[4],      \
                                                    unsigned long long db) {                    \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\n"                             \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" BT_REGS##NACC      \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." BT_MMA_AB "." BT_MMA_AB " {" BT_REGS##NACC      \
                  "}, {%" #IA0 ",%" #IA1 ",%" #IA2 ",%" #IA3 "}, %" #IB ", p, 1, 1, 1;\n}\n"    \
                  : BT_ACC##NACC(d)                                                             \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));               \

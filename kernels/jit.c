@@ -368,9 +368,17 @@ const char *Jit_mainEntry(const Variant *v) {
 
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize) {
-  char *defs[KNOB_MAX + 2];
+  return Jit_compileVariantFor(v, kv, head_dim, SHAPE_FP16, arch, use_cache, out, err, errsize);
+}
+
+bool Jit_compileVariantFor(const Variant *v, const KnobValues *kv, int head_dim, ShapeDtype dtype,
+                           const char *arch, bool use_cache, JitOutput *out, char *err,
+                           size_t errsize) {
+  char *defs[KNOB_MAX + 3];
   int nd = 0;
   defs[nd++] = Util_asprintf("HEAD_DIM=%d", head_dim);
+  /* Only bf16 adds a define: an fp16 build's options, and so its cache key, stay as they were. */
+  if (dtype == SHAPE_BF16) defs[nd++] = Util_asprintf("BT_BF16=1");
   for (int i = 0; i < v->nknobs; i++) {
     defs[nd] = Jit_knobDefine(v, i, kv->idx[i]);
     if (!defs[nd]) {

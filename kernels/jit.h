@@ -23,6 +23,11 @@ typedef struct JitOutput {
  * write the on-disk cache. On failure: false, err holds one line, out->log the NVRTC log. */
 bool Jit_compileVariant(const Variant *v, const KnobValues *kv, int head_dim, const char *arch,
                         bool use_cache, JitOutput *out, char *err, size_t errsize);
+/* The same for one dtype: bf16 compiles with -DBT_BF16=1 (the define is part of the cache key);
+ * fp16 is Jit_compileVariant. */
+bool Jit_compileVariantFor(const Variant *v, const KnobValues *kv, int head_dim, ShapeDtype dtype,
+                           const char *arch, bool use_cache, JitOutput *out, char *err,
+                           size_t errsize);
 /* The define NVRTC gets for value idx of knob k of v, "MACRO=VALUE" (caller frees): a number
  * as itself, a word as its declared macro value (acc=fp16 -> ACC_FP16=1). */
 char *Jit_knobDefine(const Variant *v, int k, int idx);

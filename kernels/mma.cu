@@ -3,9 +3,11 @@ name      mma
 summary   FlashAttention-2: mma.sync m16n8k16, ldmatrix, cp.async, softmax in registers, split-KV
 rung      7
 builds_on wmma
-head_dims 64 128
+head_dims 64 96 128 256
 arch      sm_80
-tolerance 2e-3
+tolerance 2e-3 bf16 1e-2
+dtypes    fp16 bf16
+supports  gqa kv_cache
 knob block_m BLOCK_M  {64, 128, 32} : query rows per block
 knob block_n BLOCK_N  {64, 32, 128} : key rows per K/V tile
 knob warps   WARPS    {4, 8, 2}     : warps per block (each owns block_m/warps query rows)
@@ -15,8 +17,10 @@ knob stages  STAGES   {2, 3}        : K/V tiles in flight (cp.async)
 knob split   SPLIT_KV {1, 2, 4, 8, auto=0} : key-range splits per query block, merged by a combine step (auto: by shape, small grids)
 
 let rows   = block_m / warps
-let smem   = (block_m * D + stages * 2 * block_n * D) * 2
-let ktiles = cdiv(S, block_n)
+# a shared-memory row: D=96 is laid out in 128-element rows (the swizzle needs 8 chunks a row)
+let srow   = D == 96 ? 128 : D
+let smem   = (block_m * srow + stages * 2 * block_n * srow) * 2
+let ktiles = cdiv(Skv, block_n)
 # split=auto doubles the splits (at most 8) while the grid stays within 8 warps per SM of this
 # device (2 per scheduler hide the mma/softmax latency) and every split keeps >= 2 key tiles
 let warps_total = cdiv(S, block_m) * B * H * warps
@@ -33,6 +37,10 @@ refuse rows == 32 && block_n > 64 : mma: 32 rows per warp fits the registers wit
 refuse D == 128 && rows == 32 && block_n == 64 && (warps != 4 || stages != 2 || split != 1) : mma: D=128 with 32 rows per warp and block_n=64 fits the registers only as warps=4, stages=2, split=1
 refuse D == 128 && rows == 32 && warps == 2 && stages == 3 : mma: D=128 with 2 warps of 32 rows spills with 3 stages (use stages=2)
 refuse D == 128 && block_m == 64 && block_n == 32 && warps == 4 && stages == 2 : mma: D=128, block_m=64, block_n=32, 4 warps spills with 2 stages (use stages=3)
+refuse D == 64 && block_m == 128 && block_n == 64 && warps == 8 && stages == 3 : mma: D=64, block_m=128, block_n=64, 8 warps spills with 3 stages on sm_90 (use stages=2)
+refuse D == 96 && warps == 8 && block_n == 32 : mma: D=96 with 8 warps and block_n=32 spills (use block_n=64 or 4 warps)
+# D=256: O alone is 128 registers a thread at 16 rows per warp
+refuse D == 256 && (rows != 16 || block_n > 32) : mma: D=256 fits the registers with 16 rows per warp and block_n=32
 # 99 KiB: the most one block may use on sm_86/sm_89; a setting must run on every supported GPU
 refuse smem > 101376 : mma: Q tile + stages*K/V tiles exceed 99 KiB of shared memory (lower stages/block_n)
 
@@ -55,6 +63,8 @@ preset block_m=64,block_n=128,warps=4,stages=2
 preset block_m=128,block_n=32,warps=4,stages=2
 # FlashAttention-2's own tiling on sm_80/sm_90 at D=128
 preset block_m=128,block_n=64,warps=4,stages=2,split=1
+# D=256
+preset block_m=64,block_n=32,warps=4,stages=2
 */
 // Rung 7 of the ladder: mma — register-resident FlashAttention-2.
 // Changes from wmma (rung 6): the WMMA black box is replaced by raw mma.sync m16n8k16 (inline
@@ -107,15 +117,21 @@ preset block_m=128,block_n=64,warps=4,stages=2,split=1
 #define NT (WARPS * 32)                /* threads per block */
 #define WARP_ROWS (BLOCK_M / WARPS)    /* query rows owned by one warp */
 #define MT (WARP_ROWS / 16)            /* m16 tiles per warp */
-#define CPR (HEAD_DIM / 8)             /* 16-byte chunks per fp16 row */
+#define CPR (HEAD_DIM / 8)             /* 16-byte chunks per row in global memory */
+/* Elements per row in shared memory: D=96's 12 chunks sit in 16-chunk rows, since the XOR
+ * swizzle (chunk ^ row%8) moves a chunk anywhere within its 8-chunk group; the 4 spare slots
+ * of a row are never written nor read. */
+#define SROW (HEAD_DIM == 96 ? 128 : HEAD_DIM)
 #define NTILES (BLOCK_N / 8)           /* n8 score tiles per warp row block */
 #define DTILES (HEAD_DIM / 8)          /* n8 output tiles */
-#define Q_IN_REGS (MT == 1)            /* 2 m-tiles of Q would crowd out the accumulators */
+/* 2 m-tiles of Q, or D=256's 64 registers of it, would crowd out the accumulators */
+#define Q_IN_REGS (MT == 1 && HEAD_DIM <= 128)
 
-static_assert(HEAD_DIM == 64 || HEAD_DIM == 128, "mma: HEAD_DIM must be 64 or 128");
+static_assert(HEAD_DIM == 64 || HEAD_DIM == 96 || HEAD_DIM == 128 || HEAD_DIM == 256,
+              "mma: HEAD_DIM must be 64, 96, 128 or 256");
 static_assert(WARP_ROWS == 16 || WARP_ROWS == 32, "mma: BLOCK_M/WARPS must be 16 or 32");
 static_assert(BLOCK_N % 16 == 0, "mma: BLOCK_N must be a multiple of 16");
-static_assert((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0,
+static_assert(NT % CPR != 0 || ((BLOCK_M * CPR) % NT == 0 && (BLOCK_N * CPR) % NT == 0),
               "mma: tile chunks must divide evenly among the threads");
 static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
 
@@ -126,24 +142,23 @@ static_assert(STAGES >= 2 && STAGES <= 4, "mma: STAGES must be 2..4");
 // register allocation: one kernel with both epilogues needed ~30 more registers and spilled.
 template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams &p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  half *sQ = reinterpret_cast<half *>(smem_raw);
-  half *sK = sQ + BLOCK_M * HEAD_DIM;
-  half *sV = sK + STAGES * BLOCK_N * HEAD_DIM;
+  bt_elem *sQ = reinterpret_cast<bt_elem *>(smem_raw);
+  bt_elem *sK = sQ + BLOCK_M * SROW;
+  bt_elem *sV = sK + STAGES * BLOCK_N * SROW;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int S = p.S;
+  const int S = p.S, Skv = p.Skv;
   const bool causal = p.causal != 0;
-  // Causal: the last query blocks have the most key tiles; start them first.
-  const int mblk = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-  const int m0 = mblk * BLOCK_M;
+  const int m0 = query_block(p) * BLOCK_M;
+  // Query head blockIdx.y reads key/value head bt_kv_bh (GQA: H / Hkv query heads share one).
   const size_t head = (size_t)blockIdx.y * S * HEAD_DIM;
-  const half *Q = static_cast<const half *>(p.q) + head;
-  const half *K = static_cast<const half *>(p.k) + head;
-  const half *V = static_cast<const half *>(p.v) + head;
-  half *O = static_cast<half *>(p.o) + head;
+  const size_t kv_head = (size_t)bt_kv_bh(p, blockIdx.y) * Skv * HEAD_DIM;
+  const bt_elem *Q = static_cast<const bt_elem *>(p.q) + head;
+  const bt_elem *K = static_cast<const bt_elem *>(p.k) + kv_head;
+  const bt_elem *V = static_cast<const bt_elem *>(p.v) + kv_head;
 
-  const int kv_end = causal ? min(S, m0 + BLOCK_M) : S;
-  const KeyRange kr = key_range<SPLIT>(S, kv_end);
+  const int kv_end = bt_key_end(p, m0, BLOCK_M);
+  const KeyRange kr = key_range<SPLIT>(Skv, kv_end);
   if (SPLIT && kr.n_tiles == 0) {
     // Nothing visible in this key range (causal, early query block): an empty partial.
     const float NEG = __int_as_float(0xff800000);
@@ -151,11 +166,13 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
       if (m0 + r < S) p.lse[((size_t)blockIdx.z * gridDim.y + blockIdx.y) * S + m0 + r] = NEG;
     return;
   }
-  load_prologue(sQ, sK, sV, Q, K, V, m0, kr, S, tid);
+  load_prologue(sQ, sK, sV, Q, K, V, m0, kr, S, Skv, tid);
 
   const float sl2 = p.scale * 1.4426950408889634f; // scores -> log2 domain
   const float NEG_INF = __int_as_float(0xff800000);
-  const int wrow0 = m0 + warp * WARP_ROWS; // first query row of this warp
+  // The last key the warp's first query row sees (its row + Skv - S when causal; past every key
+  // otherwise, so that the causal tests below need no flag of their own).
+  const int diag0 = causal ? m0 + warp * WARP_ROWS + bt_causal_shift(p) : 0x3fffffff;
   const int g = lane >> 2, c4 = lane & 3;  // mma fragment coordinates
 
   // The online-softmax state of this thread's rows (see softmax_tile).
@@ -179,8 +196,8 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
     {
       const int tn = t + STAGES - 1; // refill the stage freed by tile t-1
       if (tn < kr.n_tiles) {
-        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (kr.tile0 + tn) * BLOCK_N, S, tid);
-        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (kr.tile0 + tn) * BLOCK_N, S, tid);
+        load_tile<BLOCK_N>(sK + st_write * BLOCK_N * SROW, K, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
+        load_tile<BLOCK_N>(sV + st_write * BLOCK_N * SROW, V, (kr.tile0 + tn) * BLOCK_N, Skv, tid);
       }
       bt_cp_async_commit();
       st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
@@ -195,18 +212,18 @@ template <bool SPLIT> __device__ __forceinline__ void attn_body(const AttnParams
 #endif
     const int n0 = (kr.tile0 + t) * BLOCK_N;
     // Causal: every key of this tile lies after every query row of this warp.
-    if (causal && n0 > wrow0 + WARP_ROWS - 1) continue;
+    if (n0 > diag0 + WARP_ROWS - 1) continue;
 
-    const unsigned k_addr = ln.k_lane + st * (BLOCK_N * HEAD_DIM * 2);
-    const unsigned v_addr = ln.v_lane + st * (BLOCK_N * HEAD_DIM * 2);
+    const unsigned k_addr = ln.k_lane + st * (BLOCK_N * SROW * 2);
+    const unsigned v_addr = ln.v_lane + st * (BLOCK_N * SROW * 2);
     float s[MT][NTILES][4];
     qk_tile(s, qf, ln, k_addr);
-    if (n0 + BLOCK_N > S || (causal && n0 + BLOCK_N - 1 > wrow0)) mask_tile(s, n0, S, causal, wrow0, g, c4);
+    if (n0 + BLOCK_N > Skv || n0 + BLOCK_N - 1 > diag0) mask_tile(s, n0, Skv, diag0, g, c4);
     softmax_tile(s, o, row_m, row_l, sl2);
     pv_tile(o, s, ln, v_addr);
   }
   bt_cp_async_wait<0>();
-  store_o<SPLIT>(o, row_m, row_l, p, sQ, O, warp, lane, wrow0, S);
+  store_o<SPLIT>(o, row_m, row_l, p, sQ, warp, lane);
 }
 
 // 2-warp blocks: the default occupancy heuristic capped attn_fwd at 168 registers and spilled.
@@ -257,9 +274,9 @@ extern "C" __global__ void __launch_bounds__(COMBINE_THREADS) combine(const Attn
   }
   const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
   uint4 out;
-  out.x = bt_pack_half2(acc[0] * inv, acc[1] * inv);
-  out.y = bt_pack_half2(acc[2] * inv, acc[3] * inv);
-  out.z = bt_pack_half2(acc[4] * inv, acc[5] * inv);
-  out.w = bt_pack_half2(acc[6] * inv, acc[7] * inv);
-  *reinterpret_cast<uint4 *>(static_cast<half *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
+  out.x = bt_pack2(acc[0] * inv, acc[1] * inv);
+  out.y = bt_pack2(acc[2] * inv, acc[3] * inv);
+  out.z = bt_pack2(acc[4] * inv, acc[5] * inv);
+  out.w = bt_pack2(acc[6] * inv, acc[7] * inv);
+  *reinterpret_cast<uint4 *>(static_cast<bt_elem *>(p.o) + (bh * S + row) * HEAD_DIM + c * 8) = out;
 }

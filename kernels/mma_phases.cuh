@@ -9,7 +9,7 @@ namespace {
 // Element offset of 16-byte chunk `chunk` of row `row` in a swizzled [rows][HEAD_DIM] tile.
 // Eight consecutive rows at the same logical chunk land in eight distinct bank groups.
 __device__ __forceinline__ int swz(int row, int chunk) {
-  return row * HEAD_DIM + (bt_swizzle(row, chunk) << 3);
+  return row * SROW + (bt_swizzle(row, chunk) << 3);
 }
 
 // Copies ROWS rows of a [S, HEAD_DIM] head starting at row0 into a swizzled tile; rows at or
@@ -20,22 +20,39 @@ __device__ __forceinline__ int swz(int row, int chunk) {
 // registers spilled at D=128 with 32 query rows per warp).
 #define RSTEP (NT / CPR)
 template <int ROWS>
-__device__ __forceinline__ void load_tile(half *tile, const half *g, int row0, int S, int tid) {
-  const int r0 = tid / CPR, c = tid % CPR;
-  const half *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
+__device__ __forceinline__ void load_tile(bt_elem *tile, const bt_elem *g, int row0, int S, int tid) {
   const unsigned dst = bt_smem_u32(tile);
+#if NT % CPR == 0
+  const int r0 = tid / CPR, c = tid % CPR;
+  const bt_elem *src = g + (size_t)(row0 + r0) * HEAD_DIM + c * 8;
 #pragma unroll
   for (int i = 0; i < ROWS / RSTEP; i++) {
     const bool ok = row0 + r0 + i * RSTEP < S;
-    const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * HEAD_DIM : swz(r0 + i * RSTEP, c);
+    const int off = RSTEP % 8 == 0 ? swz(r0, c) + i * RSTEP * SROW : swz(r0 + i * RSTEP, c);
     bt_cp_async16(dst + off * 2, ok ? src + i * RSTEP * HEAD_DIM : g, ok);
   }
+#else
+  // D=96: 12 chunks a row do not divide the threads; each copy finds its own row and chunk.
+#pragma unroll
+  for (int i = tid; i < ROWS * CPR; i += NT) {
+    const int r = i / CPR, c = i % CPR;
+    const bool ok = row0 + r < S;
+    bt_cp_async16(dst + swz(r, c) * 2, ok ? g + (size_t)(row0 + r) * HEAD_DIM + c * 8 : g, ok);
+  }
+#endif
 }
 
 // ---- the phases of one block, in the order attn_body runs them ----
 
-// The key tiles this block walks: [tile0, tile0 + n_tiles). Causal blocks stop at their last
-// row. Split-KV: split z owns key tiles [z * per, z * per + per) of all ceil(S/BLOCK_N) tiles
+// The query block this block owns. Causal: the last query blocks have the most key tiles;
+// start them first.
+__device__ __forceinline__ int query_block(const AttnParams &p) {
+  return p.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+}
+
+// The key tiles this block walks: [tile0, tile0 + n_tiles) of the Skv keys (here S). Causal
+// blocks stop at their last row's last key. Split-KV: split z owns key tiles
+// [z * per, z * per + per) of all ceil(Skv/BLOCK_N) tiles
 // (the same share for every query block, so the longest block is `per` tiles long), cut at the
 // block's last visible key.
 struct KeyRange {
@@ -54,15 +71,15 @@ __device__ __forceinline__ KeyRange key_range(int S, int kv_end) {
 
 // Loads, prologue: Q with the first key tile in the first cp.async group, then tiles
 // 1..STAGES-2, one group each (empty groups keep the wait_group arithmetic uniform).
-__device__ __forceinline__ void load_prologue(half *sQ, half *sK, half *sV, const half *Q,
-                                              const half *K, const half *V, int m0,
-                                              const KeyRange &kr, int S, int tid) {
+__device__ __forceinline__ void load_prologue(bt_elem *sQ, bt_elem *sK, bt_elem *sV,
+                                              const bt_elem *Q, const bt_elem *K, const bt_elem *V,
+                                              int m0, const KeyRange &kr, int S, int Skv, int tid) {
   load_tile<BLOCK_M>(sQ, Q, m0, S, tid);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     if (s < kr.n_tiles) {
-      load_tile<BLOCK_N>(sK + s * BLOCK_N * HEAD_DIM, K, (kr.tile0 + s) * BLOCK_N, S, tid);
-      load_tile<BLOCK_N>(sV + s * BLOCK_N * HEAD_DIM, V, (kr.tile0 + s) * BLOCK_N, S, tid);
+      load_tile<BLOCK_N>(sK + s * BLOCK_N * SROW, K, (kr.tile0 + s) * BLOCK_N, Skv, tid);
+      load_tile<BLOCK_N>(sV + s * BLOCK_N * SROW, V, (kr.tile0 + s) * BLOCK_N, Skv, tid);
     }
     bt_cp_async_commit();
   }
@@ -75,17 +92,17 @@ struct Lanes {
   unsigned q_addr, k_lane, v_lane; // this lane's row in the Q tile, K stage 0, V stage 0
   int q_x, k_x, v_x;               // its chunk XOR
 };
-__device__ __forceinline__ Lanes lane_addresses(const half *sQ, const half *sK, const half *sV,
+__device__ __forceinline__ Lanes lane_addresses(const bt_elem *sQ, const bt_elem *sK, const bt_elem *sV,
                                                 int warp, int lane) {
   Lanes l;
   // Q (A operand): lanes 0-15 rows 0-15 at chunk 2k, lanes 16-31 the same rows at chunk 2k+1.
-  l.q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * HEAD_DIM);
+  l.q_addr = bt_smem_u32(sQ + (warp * WARP_ROWS + (lane & 15)) * SROW);
   l.q_x = (lane >> 4) ^ (lane & 7);
   // K (B operand, keys x d): matrices (keys 0-7, chunk 2k), (0-7, 2k+1), (8-15, 2k), (8-15, 2k+1).
-  l.k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * HEAD_DIM);
+  l.k_lane = bt_smem_u32(sK + ((lane & 7) + ((lane >> 4) << 3)) * SROW);
   l.k_x = ((lane >> 3) & 1) ^ (lane & 7);
   // V (B operand via .trans, keys x d): (keys 0-7, chunk 2k), (8-15, 2k), (0-7, 2k+1), (8-15, 2k+1).
-  l.v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * HEAD_DIM);
+  l.v_lane = bt_smem_u32(sV + ((lane & 7) + (((lane >> 3) & 1) << 3)) * SROW);
   l.v_x = (lane >> 4) ^ (lane & 7);
   return l;
 }
@@ -108,23 +125,25 @@ __device__ __forceinline__ void qk_tile(float (&s)[MT][NTILES][4], const unsigne
       a[mt][0] = qf[kk][0]; a[mt][1] = qf[kk][1]; a[mt][2] = qf[kk][2]; a[mt][3] = qf[kk][3];
 #else
       (void)qf;
-      bt_ldsm_x4(a[mt], ln.q_addr + mt * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.q_x) << 4));
+      bt_ldsm_x4(a[mt], ln.q_addr + mt * (16 * SROW * 2) + (((2 * kk) ^ ln.q_x) << 4));
 #endif
     }
 #pragma unroll
     for (int jp = 0; jp < NTILES / 2; jp++) {
       unsigned b[4]; // b[0..1]: keys 16jp..+7, b[2..3]: keys 16jp+8..+15
-      bt_ldsm_x4(b, k_addr + jp * (16 * HEAD_DIM * 2) + (((2 * kk) ^ ln.k_x) << 4));
+      bt_ldsm_x4(b, k_addr + jp * (16 * SROW * 2) + (((2 * kk) ^ ln.k_x) << 4));
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(s[mt][2 * jp], s[mt][2 * jp + 1], a[mt], b);
     }
   }
 }
 
-// Keys past S and (causal) keys after the query row to -inf. A thread holds rows g and g+8 of
-// each m-tile, keys 2*c4 and 2*c4+1 of each n8 tile.
-__device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int S, bool causal,
-                                          int wrow0, int g, int c4) {
+// Keys past Skv and (causal) keys after the query row's last visible key to -inf. diag0 is
+// the last key the warp's first row sees (its row + Skv - S: bottom-right aligned; past every
+// key when not causal). A thread holds rows g and g+8 of each m-tile, keys 2*c4 and 2*c4+1 of
+// each n8 tile.
+__device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int Skv, int diag0,
+                                          int g, int c4) {
   const float NEG_INF = __int_as_float(0xff800000);
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -133,8 +152,8 @@ __device__ __forceinline__ void mask_tile(float (&s)[MT][NTILES][4], int n0, int
 #pragma unroll
       for (int e = 0; e < 4; e++) {
         const int key = n0 + 8 * j + 2 * c4 + (e & 1);
-        const int row = wrow0 + 16 * mt + g + 8 * (e >> 1);
-        if (key >= S || (causal && key > row)) s[mt][j][e] = NEG_INF;
+        const int diag = diag0 + 16 * mt + g + 8 * (e >> 1);
+        if (key >= Skv || key > diag) s[mt][j][e] = NEG_INF;
       }
 }
 
@@ -199,7 +218,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[MT][NTILES][4], float (&
     }
 }
 
-// Main loop, GEMM 2: O += P V, P repacked from the S accumulators as fp16 A-fragments (the
+// Main loop, GEMM 2: O += P V, P repacked from the S accumulators as fp16 (bf16) A-fragments (the
 // accumulator layout of m16n8 is the A-fragment layout of m16k16), V from the stage at v_addr.
 __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (&s)[MT][NTILES][4],
                                         const Lanes &ln, unsigned v_addr) {
@@ -208,15 +227,15 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
     unsigned a[MT][4];
 #pragma unroll
     for (int mt = 0; mt < MT; mt++) {
-      a[mt][0] = bt_pack_half2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-      a[mt][1] = bt_pack_half2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-      a[mt][2] = bt_pack_half2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-      a[mt][3] = bt_pack_half2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      a[mt][0] = bt_pack2(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+      a[mt][1] = bt_pack2(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+      a[mt][2] = bt_pack2(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+      a[mt][3] = bt_pack2(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
     }
 #pragma unroll
     for (int dp = 0; dp < HEAD_DIM / 16; dp++) {
       unsigned b[4]; // b[0..1]: d 16dp..+7, b[2..3]: d 16dp+8..+15
-      bt_ldsm_x4_trans(b, v_addr + kk * (16 * HEAD_DIM * 2) + (((2 * dp) ^ ln.v_x) << 4));
+      bt_ldsm_x4_trans(b, v_addr + kk * (16 * SROW * 2) + (((2 * dp) ^ ln.v_x) << 4));
 #pragma unroll
       for (int mt = 0; mt < MT; mt++) bt_mma_16816_x2(o[mt][2 * dp], o[mt][2 * dp + 1], a[mt], b);
     }
@@ -226,15 +245,19 @@ __device__ __forceinline__ void pv_tile(float (&o)[MT][DTILES][4], const float (
 // Epilogue: normalise. One split: stage fp16 rows through this warp's own Q rows (only this
 // warp ever read them) and store 16-byte rows. Split-KV: the fp32 partial O and its
 // log2-sum-exp2 go straight from the accumulators to global memory (a quad writes 32
-// contiguous bytes per d-tile: whole sectors).
+// contiguous bytes per d-tile: whole sectors). O, S and the warp's first row are computed here
+// from p and the block's index, not kept in registers through the main loop (at D=128 with 32
+// rows per warp, those registers spilled).
 template <bool SPLIT>
 __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const float (&row_m)[MT][2],
-                                        const float (&row_l)[MT][2], const AttnParams &p, half *sQ, half *O,
-                                        int warp, int lane, int wrow0, int S) {
+                                        const float (&row_l)[MT][2], const AttnParams &p, bt_elem *sQ,
+                                        int warp, int lane) {
   const float NEG_INF = __int_as_float(0xff800000);
+  const int S = p.S, wrow0 = query_block(p) * BLOCK_M + warp * WARP_ROWS;
+  bt_elem *O = static_cast<bt_elem *>(p.o) + (size_t)blockIdx.y * S * HEAD_DIM;
   const int g = lane >> 2, c4 = lane & 3;
   __syncwarp();
-  half *sO = sQ + warp * WARP_ROWS * HEAD_DIM;
+  bt_elem *sO = sQ + warp * WARP_ROWS * SROW;
   const size_t zb = (size_t)blockIdx.z * gridDim.y + blockIdx.y; // (split, head) of a partial
 #pragma unroll
   for (int mt = 0; mt < MT; mt++)
@@ -248,8 +271,8 @@ __device__ __forceinline__ void store_o(const float (&o)[MT][DTILES][4], const f
       if (!SPLIT) {
 #pragma unroll
         for (int dt = 0; dt < DTILES; dt++)
-          *reinterpret_cast<__half2 *>(sO + swz(r, dt) + 2 * c4) =
-              __floats2half2_rn(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
+          *reinterpret_cast<unsigned *>(sO + swz(r, dt) + 2 * c4) =
+              bt_pack2(o[mt][dt][2 * h] * inv, o[mt][dt][2 * h + 1] * inv);
       } else if (wrow0 + r < S) {
         const size_t row = zb * S + wrow0 + r;
         if (c4 == 0) p.lse[row] = l > 0.f ? row_m[mt][h] + __log2f(l) : NEG_INF;

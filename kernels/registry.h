@@ -88,8 +88,13 @@ typedef struct Variant {
   int min_cc;            /* lowest compute capability x10 (80, 89, 90) */
   bool arch_specific;    /* compiled for sm_XXa: that architecture only */
   double tolerance;      /* relative L2 error allowed against the fp32 reference */
+  double tolerance_bf16; /* the same for bf16 problems (`tolerance 2e-3 bf16 1e-2`); 0: tolerance */
   bool qk_fp8;           /* QK^T on fp8 tensor cores (PV stays fp16): the floors count half
                             the FLOPs at the fp8 rate (sessions/floors.h); declared `qk_fp8` */
+  unsigned dtypes;       /* bit ShapeDtype set for each dtype it is compiled for (`dtypes fp16
+                            bf16`; fp16 alone when not declared); bf16 builds get -DBT_BF16=1 */
+  bool gqa;              /* runs Hkv < Hq (`supports gqa`); else such problems are refused */
+  bool kv_cache;         /* runs Sq < Skv (`supports kv_cache`); else refused */
   int nsteps;            /* run in order on one stream */
   KernelStep steps[VARIANT_MAX_STEPS];
   const char *const *presets; /* shipped knob settings, "k=v,k=v"; NULL-terminated */
@@ -152,6 +157,8 @@ bool Registry_validName(const char *name);
  * the keyword in a plan or session; `new` and the kernel path refuse them. */
 bool Registry_reservedName(const char *name);
 
+/* The relative L2 error v may have on a problem of this dtype. */
+double Registry_tolerance(const Variant *v, ShapeDtype dtype);
 /* Why the variant cannot run this shape with these knobs on this device, or NULL when it can.
  * dev NULL: any device (architecture and device limits are not checked). The reason is in buf
  * ("n/a: ..." is prefixed by the caller). */

@@ -41,6 +41,11 @@ static ExprStatus Eval_get(void *user, int slot, long long *out, char *err, size
   case SLOT_S: *out = c->s->S; return EXPR_OK;
   case SLOT_D: *out = c->s->D; return EXPR_OK;
   case SLOT_CAUSAL: *out = c->s->causal ? 1 : 0; return EXPR_OK;
+  case SLOT_HQ: *out = c->s->H; return EXPR_OK;
+  case SLOT_HKV: *out = Shape_hkv(c->s); return EXPR_OK;
+  case SLOT_SQ: *out = c->s->S; return EXPR_OK;
+  case SLOT_SKV: *out = Shape_skv(c->s); return EXPR_OK;
+  case SLOT_DTYPE: *out = (long long)c->s->dtype; return EXPR_OK;
   case SLOT_SMS:
     return Eval_device(dev ? dev->sm_count : 0, "the SM count (sms)", out, err, errsize);
   case SLOT_CC:
@@ -99,6 +104,32 @@ static void Eval_init(EvalCtx *c, const Variant *v, const Shape *s, const KnobVa
 
 typedef enum { RULES_OK, RULES_REFUSED, RULES_BROKEN } RulesResult;
 
+/* The problem's dtype, grouped heads and key length against what the variant declares
+ * (`dtypes`, `supports`): a kernel that declares nothing new runs today's problem only. */
+static bool Eval_problem(const Variant *v, const Shape *s, char *buf, size_t size) {
+  int dt = (int)s->dtype;
+  if (dt < 0 || dt >= DECL_NDTYPES || !(v->dtypes & (1u << dt))) {
+    char list[32] = "";
+    for (int i = 0; i < DECL_NDTYPES; i++)
+      if (v->dtypes & (1u << i)) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", Shape_dtypeName((ShapeDtype)(i)));
+      }
+    snprintf(buf, size, "%s: %s only (not %s)", v->name, list,
+             dt >= 0 && dt < DECL_NDTYPES ? Shape_dtypeName((ShapeDtype)(dt)) : "this dtype");
+    return false;
+  }
+  if (Shape_hkv(s) != s->H && !v->gqa) {
+    snprintf(buf, size, "%s: no grouped-query heads (Hkv < Hq)", v->name);
+    return false;
+  }
+  if (Shape_skv(s) != s->S && !v->kv_cache) {
+    snprintf(buf, size, "%s: no KV cache (Sq < Skv)", v->name);
+    return false;
+  }
+  return true;
+}
+
 /* The head dims, the architecture and the declared rules, in that order. */
 static RulesResult Eval_rules(const Variant *v, const Shape *s, const KnobValues *kv,
                               const DeviceProps *dev, char *buf, size_t size) {
@@ -113,6 +144,7 @@ static RulesResult Eval_rules(const Variant *v, const Shape *s, const KnobValues
     snprintf(buf, size, "%s supports D in {%s}, not %d", v->name, dims, s->D);
     return RULES_REFUSED;
   }
+  if (!Eval_problem(v, s, buf, size)) return RULES_REFUSED;
   int cc = dev ? dev->cc : 0;
   if (cc && cc < v->min_cc) {
     snprintf(buf, size, "%s needs sm_%d or newer, this GPU is sm_%d", v->name, v->min_cc, cc);
@@ -263,6 +295,10 @@ static ExprStatus Eval_plan(const Variant *v, const Shape *s, const KnobValues *
   return EXPR_OK;
 }
 
+double Registry_tolerance(const Variant *v, ShapeDtype dtype) {
+  return dtype == SHAPE_BF16 && v->tolerance_bf16 > 0 ? v->tolerance_bf16 : v->tolerance;
+}
+
 bool Registry_plan(const Variant *v, const Shape *s, const KnobValues *kv, const DeviceProps *dev,
                    LaunchPlan *out, char *err, size_t errsize) {
   return Eval_plan(v, s, kv, dev, out, err, errsize) == EXPR_OK;
@@ -290,10 +326,14 @@ void Registry_anyDevice(DeviceProps *dev) {
 bool Decl_probe(const Variant *v, char *err, size_t errsize) {
   static const int sms[] = {1, 256};
   for (int di = 0; di < VARIANT_MAX_HEAD_DIMS && v->head_dims[di]; di++) {
-    const Shape shapes[2] = {{.B = 1, .H = 1, .S = 128, .D = v->head_dims[di], .causal = false},
-                             {.B = 2, .H = 8, .S = 512, .D = v->head_dims[di], .causal = true}};
+    /* The third: the widest problem it declares (grouped heads, a KV cache, its last dtype). */
+    const Shape shapes[3] = {{.B = 1, .H = 1, .S = 128, .D = v->head_dims[di], .causal = false},
+                             {.B = 2, .H = 8, .S = 512, .D = v->head_dims[di], .causal = true},
+                             {.B = 2, .H = 8, .S = v->kv_cache ? 1 : 512, .D = v->head_dims[di],
+                              .causal = true, .Hkv = v->gqa ? 1 : 8, .Skv = 512,
+                              .dtype = v->dtypes & (1u << SHAPE_BF16) ? SHAPE_BF16 : SHAPE_FP16}};
     for (int p = 0; p < v->npresets; p++)
-      for (int si = 0; si < 2; si++)
+      for (int si = 0; si < 3; si++)
         for (int mi = 0; mi < 2; mi++) {
           KnobValues kv;
           char why[400];

@@ -55,9 +55,15 @@ __device__ __forceinline__ void bt_ldsm_x4_trans(unsigned (&r)[4], unsigned addr
 }
 
 // ---- mma.sync: D += A(16x16, row) * B(16x8, col), fp16 in, fp32 accumulate -----------------
+// (bf16 in for a kernel's bf16 build, -DBT_BF16=1: the fragment layouts are the same)
+#if BT_BF16
+#define BT_MMA_AB "bf16"
+#else
+#define BT_MMA_AB "f16"
+#endif
 __device__ __forceinline__ void bt_mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
                                              unsigned b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." BT_MMA_AB "." BT_MMA_AB ".f32 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));

@@ -32,8 +32,8 @@ static void Prebuild_child(const PlanEntry *builds, int n, int cc, int first, in
     char arch[16], err[512];
     Jit_archFor(cc, builds[i].variant->arch_specific, arch, sizeof arch);
     JitOutput out;
-    Jit_compileVariant(builds[i].variant, &builds[i].knobs, builds[i].shape.D, arch, true, &out,
-                       err, sizeof err);
+    Jit_compileVariantFor(builds[i].variant, &builds[i].knobs, builds[i].shape.D,
+                          builds[i].shape.dtype, arch, true, &out, err, sizeof err);
     Jit_free(&out);
   }
   _exit(0);
@@ -41,13 +41,14 @@ static void Prebuild_child(const PlanEntry *builds, int n, int cc, int first, in
 
 Prebuild *Prebuild_start(const PlanEntry *entries, int n, int cc, int jobs) {
   if (jobs < 1 || n < 1) return NULL;
-  /* One build per (variant, knobs, D): shapes of one head dimension share a module. */
+  /* One build per (variant, knobs, D, dtype): shapes of one head dim and dtype share a module. */
   PlanEntry *builds = Util_xmalloc(sizeof(PlanEntry) * (size_t)n);
   int nb = 0;
   for (int i = 0; i < n; i++) {
     bool dup = false;
     for (int j = 0; j < nb && !dup; j++)
       dup = builds[j].variant == entries[i].variant && builds[j].shape.D == entries[i].shape.D &&
+            builds[j].shape.dtype == entries[i].shape.dtype &&
             KnobValues_equal(entries[i].variant, &builds[j].knobs, &entries[i].knobs);
     if (!dup) builds[nb++] = entries[i];
   }

@@ -20,7 +20,7 @@ static void Buffers_release(GpuBuffers *b) {
     if (*ptrs[i]) cudaFree((char *)*ptrs[i] - INTEGRITY_GUARD_BYTES);
     *ptrs[i] = NULL;
   }
-  b->elems = b->workspace_bytes = b->partial_o_bytes = b->partial_lse_bytes = b->nscales = 0;
+  b->elems = b->kv_elems = b->workspace_bytes = b->partial_o_bytes = b->partial_lse_bytes = b->nscales = 0;
   memset(&b->shape, 0, sizeof b->shape);
 }
 
@@ -36,19 +36,20 @@ void Buffers_free(GpuBuffers *b) {
 bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
   GpuBuffers *b = &g->buf;
   size_t nscales = 3 * (size_t)n->bh;
-  bool fits = n->elems <= b->elems && n->workspace_bytes <= b->workspace_bytes &&
+  bool fits = n->elems <= b->elems && n->kv_elems <= b->kv_elems && n->workspace_bytes <= b->workspace_bytes &&
               n->partial_o_bytes <= b->partial_o_bytes && n->partial_lse_bytes <= b->partial_lse_bytes &&
               (!n->fp8 || (b->q8 && nscales <= b->nscales));
   size_t flush_need = n->cold_l2 ? DeviceProps_flushBytes(&g->props) : 0;
   if (fits && flush_need <= b->flush_bytes) return true;
 
   size_t e = n->elems > b->elems ? n->elems : b->elems;
+  size_t kve = n->kv_elems > b->kv_elems ? n->kv_elems : b->kv_elems;
   size_t ws = n->workspace_bytes > b->workspace_bytes ? n->workspace_bytes : b->workspace_bytes;
   size_t po = n->partial_o_bytes > b->partial_o_bytes ? n->partial_o_bytes : b->partial_o_bytes;
   size_t pl = n->partial_lse_bytes > b->partial_lse_bytes ? n->partial_lse_bytes : b->partial_lse_bytes;
   bool fp8 = n->fp8 || b->q8;
   if (nscales < b->nscales) nscales = b->nscales;
-  size_t tensors = 4 * e * 2, ref = e * 4, f8 = fp8 ? 3 * e + nscales * 4 : 0;
+  size_t tensors = 2 * e * 2 + 2 * kve * 2, ref = e * 4, f8 = fp8 ? 3 * e + nscales * 4 : 0;
   size_t partial = po + pl;
   size_t need = tensors + ref + ws + f8 + partial + (flush_need > b->flush_bytes ? flush_need : 0);
 
@@ -69,8 +70,8 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
     size_t bytes;
     const char *what;
   } allocs[] = {
-    {&b->q, e * 2, "allocating Q"}, {&b->k, e * 2, "allocating K"},
-    {&b->v, e * 2, "allocating V"}, {&b->o, e * 2, "allocating O"},
+    {&b->q, e * 2, "allocating Q"}, {&b->k, kve * 2, "allocating K"},
+    {&b->v, kve * 2, "allocating V"}, {&b->o, e * 2, "allocating O"},
     {(void **)&b->ref, e * 4, "allocating the reference output"},
     {&b->workspace, ws, "allocating the variant's workspace"},
     {&b->q8, fp8 ? e : 0, "allocating fp8 Q"}, {&b->k8, fp8 ? e : 0, "allocating fp8 K"},
@@ -102,6 +103,7 @@ bool Buffers_ensure(Gpu *g, const BufferNeeds *n, char *err, size_t errsize) {
     b->flush_bytes = flush_need;
   }
   b->elems = e;
+  b->kv_elems = kve;
   b->workspace_bytes = ws;
   b->partial_o_bytes = po;
   b->partial_lse_bytes = pl;
@@ -112,8 +114,8 @@ int Buffers_regions(const GpuBuffers *b, const BufferNeeds *n, BufferRegion *out
   size_t sc = 3 * (size_t)n->bh * 4;
   const BufferRegion all[] = {
     {"Q", b->q, n->elems * 2, b->elems * 2, true},
-    {"K", b->k, n->elems * 2, b->elems * 2, true},
-    {"V", b->v, n->elems * 2, b->elems * 2, true},
+    {"K", b->k, n->kv_elems * 2, b->kv_elems * 2, true},
+    {"V", b->v, n->kv_elems * 2, b->kv_elems * 2, true},
     {"O", b->o, n->elems * 2, b->elems * 2, false},
     {"the workspace", b->workspace, n->workspace_bytes, b->workspace_bytes, false},
     {"fp8 Q", b->q8, n->elems, b->elems, false},

@@ -5,7 +5,8 @@
 #include "bench/worker/gpu.h"
 
 typedef struct BufferNeeds {
-  size_t elems;           /* of one [B,H,S,D] tensor */
+  size_t elems;           /* of Q or O, [B,H,S,D] */
+  size_t kv_elems;        /* of K or V, [B,Hkv,Skv,D] */
   size_t workspace_bytes;
   size_t partial_o_bytes;   /* AttnParams.o_f32: split-KV partial outputs, 0 if none */
   size_t partial_lse_bytes; /* AttnParams.lse */

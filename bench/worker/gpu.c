@@ -154,8 +154,9 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
     g->nvml_ok = Nvml_open(pci, why, sizeof why);
 
   static const char *const util_entries[] = {"fill_randn_half", "fill_u16", "flush_l2",
-                                             "checksum_u16", "check_output"};
-  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 5, err, errsize))
+                                             "checksum_u16", "check_output", "fill_randn_bf16",
+                                             "check_output_bf16"};
+  if (!Gpu_loadSource(g, &g->util, "engine_util.cu", NULL, 0, util_entries, 7, err, errsize))
     return false;
   static const char *const ref_entries[] = {"ref_attn"};
   if (!Gpu_loadSource(g, &g->reference, "reference.cu", NULL, 0, ref_entries, 1, err, errsize))
@@ -163,8 +164,8 @@ bool Gpu_init(Gpu *g, char *err, size_t errsize) {
   return true;
 }
 
-GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
-                      size_t errsize) {
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, ShapeDtype dtype,
+                      char *err, size_t errsize) {
   char knobs[KNOB_TEXT_MAX], key[256], arch[16];
   Registry_formatKnobs(v, kv, knobs, sizeof knobs);
   char note[200];
@@ -172,7 +173,7 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
     snprintf(err, errsize, "%s", note);
     return NULL;
   }
-  snprintf(key, sizeof key, "%s|%s|%d|%s", v->name, knobs, D, arch);
+  snprintf(key, sizeof key, "%s|%s|%d|%d|%s", v->name, knobs, D, (int)dtype, arch);
   for (int i = 0; i < g->nmodules; i++)
     if (strcmp(g->modules[i].key, key) == 0) {
       g->modules[i].build.cache_hit = true;
@@ -180,7 +181,7 @@ GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, cha
       return &g->modules[i];
     }
   JitOutput out;
-  if (!Jit_compileVariant(v, kv, D, arch, true, &out, err, errsize)) {
+  if (!Jit_compileVariantFor(v, kv, D, dtype, arch, true, &out, err, errsize)) {
     Jit_free(&out);
     return NULL;
   }

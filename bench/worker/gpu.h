@@ -13,7 +13,7 @@
 #include "sessions/record.h"
 
 /* A module's entry points: a variant's steps, or the engine's helpers (engine_util.cu: 5). */
-#define GPU_MODULE_KERNELS (VARIANT_MAX_STEPS > 5 ? VARIANT_MAX_STEPS : 5)
+#define GPU_MODULE_KERNELS (VARIANT_MAX_STEPS > 7 ? VARIANT_MAX_STEPS : 7) /* the engine util: 7 */
 
 typedef struct GpuModule {
   char key[256];
@@ -30,7 +30,7 @@ typedef struct GpuBuffers {
   float *scales;         /* 3 * B*H */
   float *partial_o, *partial_lse;
   void *flush;           /* >= 2x L2, only with --cold-l2 */
-  size_t elems, workspace_bytes, partial_o_bytes, partial_lse_bytes, flush_bytes, nscales;
+  size_t elems, kv_elems, workspace_bytes, partial_o_bytes, partial_lse_bytes, flush_bytes, nscales;
   unsigned long long *sums; /* the input checksums' device slots (bench/worker/measure_guard.c) */
   Shape shape;           /* inputs currently filled for this shape */
   uint64_t seed;
@@ -66,9 +66,10 @@ typedef struct Gpu {
 bool Gpu_init(Gpu *g, char *err, size_t errsize);
 void Gpu_free(Gpu *g);
 
-/* Compiles (through the JIT cache) and loads a variant; cached per key. */
-GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, char *err,
-                      size_t errsize);
+/* Compiles (through the JIT cache) and loads a variant for head dim D and dtype; cached per
+ * key (variant, knobs, D, dtype, arch). */
+GpuModule *Gpu_module(Gpu *g, const Variant *v, const KnobValues *kv, int D, ShapeDtype dtype,
+                      char *err, size_t errsize);
 /* Launches kernel k of a module with params; checks the launch. */
 bool Gpu_launch(Gpu *g, cudaKernel_t k, const LaunchDims *d, const AttnParams *p, char *err,
                 size_t errsize);

@@ -170,7 +170,8 @@ static MeasureStep Measure_prepare(Measurement *x) {
   if (Registry_refusal(v, s, &e->knobs, &g->props, why, sizeof why) ||
       !Gpu_plan(g, v, &e->knobs, s, &plan, why, sizeof why))
     return Measure_stop(x, REC_NA, "n/a: ", why);
-  x->need = (BufferNeeds){.elems = Shape_elems(s), .bh = s->B * s->H, .D = s->D,
+  x->need = (BufferNeeds){.elems = Shape_elems(s), .kv_elems = Shape_kvElems(s),
+                          .bh = s->B * s->H, .D = s->D,
                           .cold_l2 = e->opts.cold_l2};
   x->need.workspace_bytes = plan->scratch[SCRATCH_WORKSPACE];
   x->need.partial_o_bytes = plan->scratch[SCRATCH_O_F32];
@@ -179,7 +180,7 @@ static MeasureStep Measure_prepare(Measurement *x) {
   if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
     return Measure_stop(x, REC_NA, "n/a: ", x->err);
   x->progress("compiling", x->launch_ms, x->user);
-  x->m = Gpu_module(g, v, &e->knobs, s->D, x->err, sizeof x->err);
+  x->m = Gpu_module(g, v, &e->knobs, s->D, s->dtype, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
   double built_ms = 0; /* cudnn: its plan, built once per problem and engine, timed as a compile */
   if (Cudnn_uses(v)) {
@@ -227,9 +228,11 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
   LaunchDims rd;
   Reference_dims(&e->shape, &rd);
   uint64_t after[3];
-  if (!Measure_fill(g, g->buf.q, n, seed * 3 + 1, err, errsize) ||
-      !Measure_fill(g, g->buf.k, n, seed * 3 + 2, err, errsize) ||
-      !Measure_fill(g, g->buf.v, n, seed * 3 + 3, err, errsize) ||
+  size_t nkv = x->need.kv_elems;
+  ShapeDtype dt = e->shape.dtype;
+  if (!Measure_fill(g, g->buf.q, n, dt, seed * 3 + 1, err, errsize) ||
+      !Measure_fill(g, g->buf.k, nkv, dt, seed * 3 + 2, err, errsize) ||
+      !Measure_fill(g, g->buf.v, nkv, dt, seed * 3 + 3, err, errsize) ||
       !Measure_poison(g, g->buf.o, n, err, errsize) ||
       !Measure_poison(g, g->buf.ref, 2 * n, err, errsize) ||
       !Guard_arm(g, &x->need, err, errsize) ||
@@ -238,7 +241,8 @@ static MeasureStep Measure_verifyOnce(Measurement *x) {
       !Guard_inputSums(g, &x->need, after, err, errsize) ||
       !Guard_check(g, &x->need, "", x->cheat, sizeof x->cheat, err, errsize) ||
       !Gpu_launch(g, g->reference.kernels[0], &rd, &rp, err, errsize) ||
-      !Measure_verify(g, &e->shape, e->variant->tolerance, &rec->error, err, errsize))
+      !Measure_verify(g, &e->shape, Registry_tolerance(e->variant, e->shape.dtype), &rec->error, err,
+                      errsize))
     return Measure_dead(x);
   Guard_compareInputs(x->sums, after, "", x->cheat, sizeof x->cheat);
   if (x->cheat[0]) { /* its inputs or neighbours are not what the next launch would see */
@@ -272,7 +276,8 @@ static MeasureStep Measure_recheck(Measurement *x) {
   memset(&es, 0, sizeof es);
   if (!Guard_inputSums(g, &x->need, after, x->err, sizeof x->err) ||
       !Guard_check(g, &x->need, when, x->cheat, sizeof x->cheat, x->err, sizeof x->err) ||
-      !Measure_verify(g, &e->shape, e->variant->tolerance, &es, x->err, sizeof x->err))
+      !Measure_verify(g, &e->shape, Registry_tolerance(e->variant, e->shape.dtype), &es, x->err,
+                      sizeof x->err))
     return Measure_dead(x);
   Guard_compareInputs(x->sums, after, when, x->cheat, sizeof x->cheat);
   size_t len = strlen(x->cheat);

@@ -76,7 +76,8 @@ bool WorkCheck_after(const WorkCheck *c, const TimedRun *t, int i, char *err, si
   unsigned int *bad = c->bad + 2 * WorkCheck_slot(c, i);
   void *args[] = {&o, &good, &n, &poison, &bad};
   unsigned blocks = (unsigned)((n + 255) / 256 > 1024 ? 1024 : (n + 255) / 256);
-  return Gpu_ok(cudaLaunchKernel((const void *)g->util.kernels[4], (dim3){blocks, 1, 1},
+  int check = t->p->dtype == SHAPE_BF16 ? 6 : 4; /* check_output_bf16, check_output */
+  return Gpu_ok(cudaLaunchKernel((const void *)g->util.kernels[check], (dim3){blocks, 1, 1},
                                  (dim3){256, 1, 1}, args, 0, g->stream),
                 "checking a timed launch's output", err, errsize);
 }

@@ -62,9 +62,9 @@ bool Guard_inputSums(Gpu *g, const BufferNeeds *n, uint64_t sums[3], char *err, 
               "clearing input checksums", err, errsize))
     return false;
   const void *in[3] = {b->q, b->k, b->v};
-  unsigned long long words = n->elems; /* fp16: one 16-bit word each */
-  unsigned blocks = (unsigned)((words + 255) / 256 > 4096 ? 4096 : (words + 255) / 256);
   for (int i = 0; i < 3; i++) {
+    unsigned long long words = i ? n->kv_elems : n->elems; /* fp16 or bf16: 16-bit words */
+    unsigned blocks = (unsigned)((words + 255) / 256 > 4096 ? 4096 : (words + 255) / 256);
     unsigned long long *out = b->sums + i;
     void *args[] = {(void *)&in[i], &words, &out};
     if (!Gpu_ok(cudaLaunchKernel((const void *)g->util.kernels[3], (dim3){blocks, 1, 1},

@@ -9,11 +9,13 @@
 #include "common/util.h"
 
 
-bool Measure_fill(Gpu *g, void *ptr, size_t n, uint64_t seed, char *err, size_t errsize) {
+bool Measure_fill(Gpu *g, void *ptr, size_t n, ShapeDtype dtype, uint64_t seed, char *err,
+                  size_t errsize) {
   unsigned blocks = (unsigned)((n + 255) / 256 > 4096 ? 4096 : (n + 255) / 256);
   unsigned long long nn = n, ss = seed;
   void *args[] = {&ptr, &nn, &ss};
-  return Gpu_ok(cudaLaunchKernel((const void *)g->util.kernels[0], (dim3){blocks, 1, 1},
+  int fill = dtype == SHAPE_BF16 ? 5 : 0; /* fill_randn_bf16, fill_randn_half (bench/gpu.c) */
+  return Gpu_ok(cudaLaunchKernel((const void *)g->util.kernels[fill], (dim3){blocks, 1, 1},
                                  (dim3){256, 1, 1}, args, 0, g->stream),
                 "filling inputs with random values", err, errsize);
 }
@@ -54,6 +56,14 @@ static float Measure_half(uint16_t h) {
   return f;
 }
 
+/* bf16 bits -> float: the top half of an fp32. */
+static float Measure_bf16(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
 bool Measure_verify(Gpu *g, const Shape *s, double tol, ErrorStats *es, char *err,
                     size_t errsize) {
   size_t n = Shape_elems(s);
@@ -72,7 +82,7 @@ bool Measure_verify(Gpu *g, const Shape *s, double tol, ErrorStats *es, char *er
   int64_t nan = 0, inf = 0, unwritten = 0;
   for (size_t i = 0; i < n; i++) {
     if (o[i] == POISON_BITS) { unwritten++; continue; }
-    float x = Measure_half(o[i]);
+    float x = s->dtype == SHAPE_BF16 ? Measure_bf16(o[i]) : Measure_half(o[i]);
     if (isnan(x)) { nan++; continue; }
     if (isinf(x)) { inf++; continue; }
     double d = (double)x - (double)ref[i];

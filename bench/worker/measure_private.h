@@ -12,7 +12,7 @@
 #include "bench/worker/buffers.h"
 #include "bench/worker/gpu.h"
 
-#define POISON_BITS 0xFFFFu /* an fp16 NaN no kernel produces by arithmetic */
+#define POISON_BITS 0xFFFFu /* a NaN in fp16 and in bf16 that no kernel produces by arithmetic */
 
 /* Independently allocated buffer sets the direct timed launches rotate through
  * (measure_replicates.c); set 0 is the worker's own buffers. */
@@ -36,7 +36,7 @@ typedef struct TimedRun {
   const KnobValues *kv;
   GpuModule *m;
   const AttnParams *p;
-  void *good;        /* the verified output of these inputs (fp16), for the work checks */
+  void *good;        /* the verified output of these inputs (p->dtype), for the work checks */
   size_t elems;      /* output elements */
   uint64_t seed;     /* picks which timed launches are checked */
   double launch_ms;  /* the verification launch's wall time: sizes warm-up, reps and progress */
@@ -84,7 +84,8 @@ void WorkCheck_free(WorkCheck *c);
 typedef void (*MeasureProgress)(const char *phase, double launch_ms, void *user);
 
 /* n standard-normal fp16 values from seed, on g->stream. */
-bool Measure_fill(Gpu *g, void *ptr, size_t n, uint64_t seed, char *err, size_t errsize);
+bool Measure_fill(Gpu *g, void *ptr, size_t n, ShapeDtype dtype, uint64_t seed, char *err,
+                  size_t errsize);
 /* n fp16 words set to the poison pattern no kernel produces by arithmetic. */
 bool Measure_poison(Gpu *g, void *ptr, size_t n, char *err, size_t errsize);
 /* The output against the fp32 reference, element by element (waits for the stream). */

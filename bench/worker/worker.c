@@ -64,7 +64,7 @@ static void Worker_build(Gpu *g, const cJSON *msg) {
   bool ok = Protocol_decodeEntry(msg, &e, &id, err, sizeof err);
   if (ok) {
     double t0 = Util_nowMs();
-    GpuModule *m = Gpu_module(g, e.variant, &e.knobs, e.shape.D, err, sizeof err);
+    GpuModule *m = Gpu_module(g, e.variant, &e.knobs, e.shape.D, e.shape.dtype, err, sizeof err);
     ok = m != NULL;
     if (ok)
       snprintf(text, sizeof text, "%s in %.0f ms, %d registers", m->build.cache_hit ? "ready (cached)" : "compiled",

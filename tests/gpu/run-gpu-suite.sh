@@ -44,7 +44,7 @@ want() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 for t in gpu_smoke gpu_reference; do
   want $t && run_test $t "$BUILD/tests/gpu/$t"
 done
-for t in gpu_ladder gpu_faults gpu_cheats gpu_cache gpu_wall gpu_kill gpu_timing gpu_metrics gpu_metrics_cost gpu_tui gpu_build gpu_refuse gpu_compat gpu_floors gpu_user_kernel gpu_tui_user_kernel gpu_multi gpu_slow; do
+for t in gpu_ladder gpu_problems gpu_faults gpu_cheats gpu_cache gpu_wall gpu_kill gpu_timing gpu_metrics gpu_metrics_cost gpu_tui gpu_build gpu_refuse gpu_compat gpu_floors gpu_user_kernel gpu_tui_user_kernel gpu_multi gpu_slow; do
   want $t && run_test $t bash "tests/gpu/$t.sh" "$BT"
 done
 for t in gpu_l2persist gpu_bundle; do

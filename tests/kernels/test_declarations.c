@@ -267,6 +267,16 @@ static void Test_badDeclarations(void) {
   BAD("splits 0\n", 7, "splits is 0");
   BAD("summary caf\xc3\xa9\n", 7, "plain printable ASCII");
   BAD("summary bell\a\n", 7, "plain printable ASCII");
+  BAD("dtypes fp32\n", 7, "dtypes lists fp16 and/or bf16");
+  BAD("dtypes bf16 bf16\n", 7, "listed twice");
+  BAD("dtypes fp16\ndtypes bf16\n", 8, "declared twice");
+  BAD("supports paged\n", 7, "supports lists gqa");
+
+  BAD("supports\n", 7, "supports needs");
+  BAD("let Hkv = 1\n", 7, "already a name");
+  BAD("let q = dtype == \"fp32\"\n", 7, "not a value");
+  /* A probe of the widest problem it declares: Sq = 1 with a KV cache makes S - 1 zero. */
+  BAD("supports kv_cache\nlet r = 64 / (S - 1)\nscratch workspace r\n", 8, "division by zero");
 #undef BAD
   Test_bad("", 1, "launches nothing");
   Test_bad("kernel attn_fwd block(32)\n", 6, "needs grid(...) and block(...)");
@@ -278,11 +288,80 @@ static void Test_badDeclarations(void) {
   CHECK(!Registry_parseFile("x.cu", "// hi\n/* benchtop\nname x\n", err, sizeof err) && strstr(err, "x.cu:2: ") && strstr(err, "no closing"));
   CHECK(!Registry_parseFile("x.cu", "__global__ void attn_fwd() {}\n", err, sizeof err) && strstr(err, "no declaration"));
   CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\nhead_dims 64\narch sm_7\n*/\n", err, sizeof err) && strstr(err, "x.cu:4: arch"));
+  CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\ntolerance 2e-3 fp8 1e-1\n*/\n", err, sizeof err) && strstr(err, "x.cu:3: ") && strstr(err, "followed by the bf16 one"));
+  CHECK(!Registry_parseFile("x.cu", "/* benchtop\nname x\ntolerance 2e-3 bf16\n*/\n", err, sizeof err) && strstr(err, "x.cu:3: ") && strstr(err, "followed by the bf16 one"));
+}
+
+/* The wider problem: a declaration that says nothing new refuses each new feature by name; one
+ * that declares dtypes and supports runs them, with Hq Hkv Sq Skv dtype in its expressions. */
+static const char Test_wide[] =
+    "/* benchtop\nname wide\nhead_dims 64 128\narch sm_80\ntolerance 2e-3 bf16 1e-2\n"
+    "dtypes fp16 bf16\nsupports gqa kv_cache\n"
+    "let group = Hq / Hkv\n"
+    "require Sq <= 16 : wide: decode only (Sq <= 16)\n"
+    "refuse dtype == \"bf16\" && D == 128 && Skv > 4096 : wide: no long bf16 D=128\n"
+    "kernel attn_fwd grid(cdiv(Skv, 256), B * Hkv, group) block(128)\n*/\n"
+    "extern \"C\" __global__ void attn_fwd(AttnParams p) {}\n";
+
+static void Test_wideProblem(void) {
+  char err[400] = "", why[300];
+  Variant *old = Registry_parseFile("old.cu",
+      "/* benchtop\nname old\nhead_dims 64\narch sm_80\ntolerance 2e-3\n"
+      "kernel attn_fwd grid(cdiv(S, 128), B * H) block(128)\n*/\n"
+      "extern \"C\" __global__ void attn_fwd(AttnParams p) {}\n", err, sizeof err);
+  Variant *wide = Registry_parseFile("wide.cu", Test_wide, err, sizeof err);
+  CHECK(old && wide);
+  if (!old || !wide) {
+    fprintf(stderr, "%s\n", err);
+    Registry_freeVariant(old);
+    Registry_freeVariant(wide);
+    return;
+  }
+  CHECK(old->dtypes == 1u << SHAPE_FP16 && !old->gqa && !old->kv_cache);
+  CHECK(wide->dtypes == 3u && wide->gqa && wide->kv_cache);
+  CHECK(Registry_tolerance(wide, SHAPE_FP16) == 2e-3 && Registry_tolerance(wide, SHAPE_BF16) == 1e-2);
+  CHECK(Registry_tolerance(old, SHAPE_BF16) == 2e-3);
+  KnobValues kv;
+  Registry_defaults(old, &kv);
+  Shape today = {.B = 2, .H = 8, .S = 512, .D = 64, .causal = true};
+  Shape explicit_same = {.B = 2, .H = 8, .S = 512, .D = 64, .Hkv = 8, .Skv = 512};
+  Shape gqa = {.B = 2, .H = 8, .S = 512, .D = 64, .Hkv = 2};
+  Shape decode = {.B = 2, .H = 8, .S = 1, .D = 64, .Hkv = 2, .Skv = 4096, .causal = true};
+  Shape cache = {.B = 2, .H = 8, .S = 128, .D = 64, .Skv = 4096};
+  Shape bf16 = {.B = 2, .H = 8, .S = 512, .D = 64, .dtype = SHAPE_BF16};
+  CHECK(Registry_refusal(old, &today, &kv, NULL, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(old, &explicit_same, &kv, NULL, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(old, &gqa, &kv, NULL, why, sizeof why) &&
+        strcmp(why, "old: no grouped-query heads (Hkv < Hq)") == 0);
+  CHECK(Registry_refusal(old, &cache, &kv, NULL, why, sizeof why) &&
+        strcmp(why, "old: no KV cache (Sq < Skv)") == 0);
+  CHECK(Registry_refusal(old, &bf16, &kv, NULL, why, sizeof why) &&
+        strcmp(why, "old: fp16 only (not bf16)") == 0);
+  /* The new names: the declared rules decide, and the launch sees Hkv, Skv and the group. */
+  Registry_defaults(wide, &kv);
+  CHECK(Registry_refusal(wide, &decode, &kv, NULL, why, sizeof why) == NULL);
+  CHECK(Registry_refusal(wide, &today, &kv, NULL, why, sizeof why) &&
+        strcmp(why, "wide: decode only (Sq <= 16)") == 0);
+  Shape long_bf16 = {.B = 1, .H = 32, .S = 1, .D = 128, .Hkv = 8, .Skv = 8192, .dtype = SHAPE_BF16};
+  CHECK(Registry_refusal(wide, &long_bf16, &kv, NULL, why, sizeof why) &&
+        strcmp(why, "wide: no long bf16 D=128") == 0);
+  long_bf16.dtype = SHAPE_FP16;
+  CHECK(Registry_refusal(wide, &long_bf16, &kv, NULL, why, sizeof why) == NULL);
+  DeviceProps dev;
+  Registry_anyDevice(&dev);
+  dev.cc = 90;
+  dev.sm_count = 132;
+  LaunchPlan plan;
+  CHECK(Registry_plan(wide, &long_bf16, &kv, &dev, &plan, err, sizeof err));
+  CHECK(plan.dims[0].grid[0] == 32 && plan.dims[0].grid[1] == 8 && plan.dims[0].grid[2] == 4);
+  Registry_freeVariant(old);
+  Registry_freeVariant(wide);
 }
 
 int main(void) {
   Test_expressions();
   Test_fullDeclaration();
   Test_badDeclarations();
+  Test_wideProblem();
   return Check_done("declarations");
 }

@@ -14,6 +14,26 @@
 #include "kernels/registry.h"
 #include "tests/unit/check.h"
 
+/* The engine's helpers (fills, poison, checks of fp16 and bf16 outputs) compile for every
+ * architecture: the worker loads them first and cannot start without them. */
+static void LadderCompile_engineUtil(void) {
+  static const char *const archs[] = {"sm_80", "sm_89", "sm_90"};
+  char lerr[512];
+  char *src = Jit_loadSource("engine_util.cu", lerr, sizeof lerr);
+  CHECK(src != NULL);
+  if (!src) return;
+  for (int a = 0; a < 3; a++) {
+    JitOutput out;
+    char err[512] = "";
+    bool ok = Jit_compileSource("engine_util.cu", src, NULL, 0, "check_output_bf16", archs[a],
+                                false, &out, err, sizeof err);
+    if (!ok) fprintf(stderr, "engine_util %s: %s\n%s\n", archs[a], err, out.log ? out.log : "");
+    CHECK(ok && out.build.regs > 0 && out.build.spill_stores == 0);
+    Jit_free(&out);
+  }
+  free(src);
+}
+
 static void LadderCompile_reference(void) {
   static const char *const archs[] = {"sm_80", "sm_89", "sm_90"};
   char lerr[512];
@@ -91,6 +111,7 @@ static void LadderCompile_tensorUse(void) {
 
 int main(void) {
   LadderCompile_reference();
+  LadderCompile_engineUtil();
   LadderCompile_tensorUse();
   return Check_done("ladder_compile");
 }
