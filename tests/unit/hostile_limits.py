@@ -31,7 +31,7 @@ Which test guards which fixed buffer (git grep for the buffers; each is listed h
 
     hostile_limits.py BENCHTOP [CASE...]      (no CASE: all of them)
 """
-import json, os, resource, sys
+import json, os, re, resource, sys
 
 import hostile_suite
 from hostile_paths import Case, records, refused
@@ -195,7 +195,7 @@ def case_simulate_coverage(c):
                           timeout=120)
     c.check(rc == 0, "making the tune: exit %d: %s" % (rc, err.strip()[-300:]))
     rc, out, err = c.bt_run(["tune", "--simulate", t])
-    c.check(rc == 0 and "coverage: only " in out and "of the 115 configurations" in out,
+    c.check(rc == 0 and "coverage: only " in out and re.search(r"of the \d+ configurations", out),
             "stdout does not say the coverage: exit %d: %s" % (rc, out[:400]))
     c.check("warning" in err and "have a score" in err, "no warning on stderr: %s" % err.strip()[-300:])
 

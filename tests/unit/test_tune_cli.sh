@@ -7,8 +7,8 @@
 BT=${1:?usage: test_tune_cli.sh BENCHTOP FAKE_WORKER}
 export BENCHTOP_WORKER=${2:?usage: test_tune_cli.sh BENCHTOP FAKE_WORKER}
 export FAKE_TUNE=1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=${TUNE_CLI_KEEP:-$(mktemp -d)} # TUNE_CLI_KEEP=DIR: work there and keep it (debugging)
+[ -n "${TUNE_CLI_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 export XDG_DATA_HOME=$T/data XDG_CACHE_HOME=$T/cache BENCHTOP_TUNED_TABLE=$T/tuned.json
 fail=0
 ok() { echo "ok   $1"; }
@@ -134,6 +134,11 @@ t = json.load(open(sys.argv[1]))
 for path, dev, hash in ((sys.argv[2], "NVIDIA H200", None), (sys.argv[3], "NVIDIA L4", None),
                         (sys.argv[4], "NVIDIA H200", "0123456789abcdef")):
     es = [dict(e, device=dev, source_hash=hash or e["source_hash"]) for e in t["entries"]]
+    # The scripted worker's winner may be a setting the declarations refuse since (a spill found
+    # later): the shipped entry at the shape run below holds one they allow.
+    for e in es:
+        if e["variant"] == "mma" and e["shape"] == "2x8x512x64":
+            e["knobs"] = "block_m=64,block_n=128,warps=4,stages=2,split=1"
     json.dump({"schema": t["schema"], "entries": es}, open(path, "w"))
 PY
 shipped_run() { # dir out
