@@ -25,11 +25,9 @@
  * block's first launch is the only one that finds its set cold. */
 typedef enum { REP_NONE, REP_OUTPUT, REP_WHOLE } RepKind;
 
-static RepKind Replicates_kind(const Gpu *g, const BufferRegion *r, int nr, size_t o_bytes,
-                               bool l2_persist) {
-  size_t l2 = g->props.l2_bytes > 0 ? (size_t)g->props.l2_bytes : 0, set = 0;
+static RepKind Replicates_kind(const Gpu *g, size_t set, size_t o_bytes, bool l2_persist) {
+  size_t l2 = g->props.l2_bytes > 0 ? (size_t)g->props.l2_bytes : 0;
   if (!l2) return REP_NONE;
-  for (int i = 0; i < nr; i++) set += r[i].used;
   bool large = o_bytes * 4 >= l2;
   if (!l2_persist && (set * MEASURE_REPLICATES <= l2 / 2 || set > l2)) return REP_WHOLE;
   return large ? REP_OUTPUT : REP_NONE;
@@ -84,11 +82,11 @@ bool Replicates_prepare(Gpu *g, const AttnParams *p0, const Shape *s, const Buff
   r->p[0] = *p0;
   BufferRegion reg[BUFFERS_REGIONS_MAX];
   int nr = Buffers_regions(&g->buf, need, reg);
-  RepKind kind = Replicates_kind(g, reg, nr, Shape_elems(s) * 2, l2_persist);
+  size_t set = 0; /* the bytes of one whole set */
+  for (int i = 0; i < nr; i++) set += reg[i].used;
+  RepKind kind = Replicates_kind(g, set, Shape_elems(s) * 2, l2_persist);
   if (kind == REP_NONE) return true;
   r->whole = kind == REP_WHOLE;
-  size_t set = 0;
-  for (int i = 0; i < nr; i++) set += reg[i].used;
   r->blocks = r->whole && set <= (size_t)g->props.l2_bytes;
   for (int k = 1; k < MEASURE_REPLICATES; k++) {
     void *copy[BUFFERS_REGIONS_MAX];
