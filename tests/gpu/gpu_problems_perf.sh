@@ -37,6 +37,20 @@ run decode decode "$DEC"
 run decode-b decode "$DEC" --knob warps=4 --knob stages=3
 run decode-c decode "$DEC" --knob warps=8 --knob stages=2
 run decode-mma mma "$DEC" --knob split=auto
+# Then as a user would: tune fa3 at the two prefill problems and decode at its problem (under
+# the same protocol) and run what the tune found (--knob auto from a table of this call's own).
+if [ "${PERF_TUNE:-1}" = 1 ]; then
+  export BENCHTOP_TUNED_TABLE=$OUTDIR/perf-tuned-table.json
+  "${ENV[@]}" "$BT" tune -v fa3 -s 4x32/8x2048x128:causal:bf16,1x32/8x8192x128:causal:bf16 --cold-l2 \
+    --budget "${PERF_TUNE_BUDGET:-40}" --metrics none -o "$OUTDIR/tune-fa3.json" > "$OUTDIR/tune-fa3.out" 2>&1 ||
+    echo "tune fa3: exit $?"
+  "${ENV[@]}" "$BT" tune -v decode -s 8x32/8x1/8192x128:bf16 --cold-l2 --strategy exhaustive --metrics none \
+    -o "$OUTDIR/tune-decode.json" > "$OUTDIR/tune-decode.out" 2>&1 || echo "tune decode: exit $?"
+  grep -E "^tune|winner|lead" "$OUTDIR"/tune-*.out | head -20
+  run fa3-tuned fa3 "$PRE" --knob auto
+  run decode-tuned decode "$DEC" --knob auto
+  unset BENCHTOP_TUNED_TABLE
+fi
 if ! python3 -c "import torch, triton" 2> /dev/null; then
   echo "SKIP gpu_problems_perf SDPA side: no PyTorch/Triton here"; SDPA=0
 else SDPA=1; fi
