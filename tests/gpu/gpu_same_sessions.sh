@@ -21,7 +21,7 @@ python3 - "$OUTDIR/A.json" "$OUTDIR/B.json" <<'PY'
 import json, os, sys
 MEASURED = {"created", "host", "revision", "version", "timing", "clocks", "compile_ms", "cache_hit",
             "floors", "metrics", "peak_tflops", "peak_gbs", "ceilings", "launch_ms", "seconds",
-            "p50_us", "gap_before_us", "error", "launch_us"}
+            "p50_us", "gap_before_us", "share", "error", "launch_us"}
 # SAME_IGNORE_SOURCE=1: kernel sources changed between A and B on purpose (the source hashes are
 # then counted, not compared).
 if os.environ.get("SAME_IGNORE_SOURCE") == "1":
