@@ -45,15 +45,12 @@ static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
   Device_init(&any);
   long long planned = 0;
   int live = 0;
-  char why[600];
+  char why[600], **notes = Util_xcalloc((size_t)g->nunits + 1, sizeof *notes);
   for (int i = 0; i < g->nunits; i++) {
     GridUnit *u = &g->units[i];
     Tuner *t = Grid_unitTuner(g, u, &any, why, sizeof why);
     if (!t) {
-      if (live == 0 && i == g->nunits - 1) break;
-      fprintf(stderr, "benchtop tune: skipped ");
-      Text_print(stderr, why);
-      fputc('\n', stderr);
+      notes[i] = Util_xstrdup(why);
       u->state = UNIT_SKIPPED;
       g->skipped++;
       continue;
@@ -64,18 +61,26 @@ static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
     live++;
     Tuner_free(t);
   }
-  if (live == 0) {
+  bool ok = false;
+  if (live == 0)
     snprintf(err, errsize, "%s: no variant asked for has anything to search at any of its problems "
              "(e.g. %.300s)", g->grid->path, why);
-    return false;
-  }
-  if (planned > PLAN_ENTRIES_MAX) {
+  else if (planned > PLAN_ENTRIES_MAX)
     snprintf(err, errsize, "%s: %lld measurements planned (%d problems x %d variants); at most %d: "
              "a smaller --budget or grid", g->grid->path, planned, g->grid->nproblems,
              g->cli->req.plan.nvariants, PLAN_ENTRIES_MAX);
-    return false;
+  else
+    ok = true;
+  for (int i = 0; i < g->nunits; i++) {
+    if (ok && notes[i]) {
+      fprintf(stderr, "benchtop tune: skipped ");
+      Text_print(stderr, notes[i]);
+      fputc('\n', stderr);
+    }
+    free(notes[i]);
   }
-  return true;
+  free(notes);
+  return ok;
 }
 
 static int Grid_dropRecords(Session *s, const char *variant, const Shape *shape) {

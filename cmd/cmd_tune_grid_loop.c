@@ -299,6 +299,7 @@ int Grid_loop(GridRun *g) {
   sigaction(SIGHUP, &sa, &old_hup);
   Grid_interrupted = 0;
   g->t0 = g->saved_ms = Util_nowMs();
+  if (g->cli->req.time_s > 0) g->deadline = g->t0 + 1000.0 * g->cli->req.time_s;
   g->tty = isatty(STDERR_FILENO);
   g->rc = BT_EXIT_OK;
   g->r = RunnerPool_new(NULL, g->cli->spread.devices, g->cli->spread.ndevices, g->cli->spread.all_devices);
