@@ -27,6 +27,7 @@
 # GRID_VARIANTS (fa3,mma), GRID_BUDGET (--budget for the grid; default: the grid's own),
 # GRID_TABLE (part b's table; default OUTDIR/grid-table.json), HELDOUT_COUNT (24),
 # HELDOUT_BUDGET (--budget of the held-out tunes; default: the default strategy's),
+# HELDOUT_SLICE (I/N: part b on every N-th unit only, to spread it over N device calls),
 # GRID_GPUS (GPUs to use; default: all that nvidia-smi lists or CUDA_VISIBLE_DEVICES names),
 # GRID_DEADLINE (seconds, default 570: no new step starts after it), GRID_CACHE (JIT cache).
 set -u
@@ -63,9 +64,12 @@ grid_part() {
   local t0=$(date +%s)
   "${cmd[@]}" > "$OUTDIR/grid-1.out" 2> "$OUTDIR/grid-1.err" &
   local pid=$!
-  for ((i = 0; i < ${GRID_STOP_AFTER:-150}; i++)); do
+  # Stopped once a third of its searches are done (progress lines "grid: N/M tuned"), or after
+  # GRID_STOP_AFTER seconds, whichever comes first.
+  for ((i = 0; i < ${GRID_STOP_AFTER:-150} * 2; i++)); do
     kill -0 $pid 2> /dev/null || break
-    sleep 1
+    tail -n 1 "$OUTDIR/grid-1.err" | awk -F'[ /]' '/^grid: [0-9]+\/[0-9]+ tuned/ { ok = $2 * 3 >= $3 } END { exit !ok }' && break
+    sleep 0.5
   done
   kill -INT $pid 2> /dev/null
   wait $pid
@@ -104,18 +108,21 @@ heldout_part() {
   # Plain runs and --knob auto read the grid's table alone: no table of the user's, no other shipped one.
   export BENCHTOP_TUNED_TABLE=$OUTDIR/no-table-of-the-user.json BENCHTOP_SHIPPED_TUNED=$OUTDIR/gridtable
   python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" > "$OUTDIR/heldout.txt" || return 1
-  # Units: problem x variant, the long ones first, dealt round-robin to the GPUs' queues.
-  python3 - "$OUTDIR/heldout.txt" "$VARIANTS" > "$OUTDIR/heldout-units.txt" <<'PY'
+  # Units: problem x variant (HELDOUT_SLICE=I/N: every N-th from the I-th, for N device calls),
+  # dealt round-robin to the GPUs' queues.
+  python3 - "$OUTDIR/heldout.txt" "$VARIANTS" "${HELDOUT_SLICE:-1/1}" > "$OUTDIR/heldout-units.txt" <<'PY'
 import sys
 units = []
+part, parts = map(int, sys.argv[3].split("/"))
 for i, p in enumerate(open(sys.argv[1]).read().split()):
     dims = p.split(":")[0].split("x")
     b, h, s, d = int(dims[0]), int(dims[1].split("/")[0]), int(dims[2].split("/")[0]), int(dims[3])
     flops = 4.0 * b * h * s * s * d / (2 if ":causal" in p else 1)
     for v in sys.argv[2].split(","):
         units.append((flops, "h%02d-%s" % (i, v), p, v, 100 if flops < 1e11 else 30))
-for u in sorted(units, key=lambda u: -u[0]):
-    print("%s %s %s %d" % u[1:])
+for k, u in enumerate(units):
+    if k % parts == part - 1:
+        print("%s %s %s %d" % u[1:])
 PY
   local k=0
   for g in "${GPUS[@]}"; do
