@@ -248,7 +248,7 @@ static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note
     char tuned[64], asked[64];
     TunedTable_conditions(t->cold_l2, t->graph, tuned, sizeof tuned);
     TunedTable_conditions(o->cold_l2, o->graph, asked, sizeof asked);
-    snprintf(note + len, size - (size_t)len, "; tuned with %s, not %s as asked (nothing tuned so)", tuned, asked);
+    snprintf(note + len, size - (size_t)len, "; tuned with %s: nothing was tuned with %s", tuned, asked);
   }
 }
 
