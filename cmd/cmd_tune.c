@@ -38,7 +38,7 @@ enum {
   TUNE_VARIANTS, TUNE_SHAPES, TUNE_KNOB, TUNE_STRATEGY, TUNE_BUDGET, TUNE_TIME, TUNE_METRICS,
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
   TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE,
-  TUNE_L2_PERSIST, TUNE_KERNELS,
+  TUNE_L2_PERSIST, TUNE_KERNELS, TUNE_GRID, TUNE_TABLE_OUT,
   TUNE_NOPTS
 };
 
@@ -100,14 +100,25 @@ static const CommandOption tune_options[] = {
                   .lo = 0, .hi = 50},
   [TUNE_L2_PERSIST] = CMD_OPTION_L2_PERSIST,
   [TUNE_KERNELS] = CMD_OPTION_KERNELS,
+  [TUNE_GRID] = {.name = "grid", .value = CMD_TEXT, .arg = "NAME|FILE",
+                 .help = "tune every variant at every problem of a grid (default: the shipped "
+                         "one; docs/tuning.md) and write the tuned table; a rerun with the same "
+                         "-o goes on where it stopped", .complete = CMD_COMPLETE_FILE},
+  [TUNE_TABLE_OUT] = {.name = "table-out", .value = CMD_TEXT, .arg = "FILE",
+                      .help = "with --grid: also write the table in the shipped form "
+                              "(kernels/tuned/CHIP.json)", .complete = CMD_COMPLETE_FILE},
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
  * error in err. */
-static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsize) {
-  if (!Plan_setMetrics(plan, CommandArgs_text(a, TUNE_METRICS, "default"), err, errsize) ||
+static bool Tune_plan(const CommandArgs *a, const TuneGrid *grid, Plan *plan, char *err,
+                      size_t errsize) {
+  const char *metrics = CommandArgs_text(a, TUNE_METRICS, NULL);
+  if (!metrics) metrics = !grid ? "default" : grid->metrics[0] ? grid->metrics : "none";
+  if (!Plan_setMetrics(plan, metrics, err, errsize) ||
       !Plan_setVariants(plan, CommandArgs_text(a, TUNE_VARIANTS, ""), err, errsize) ||
-      !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes, err, errsize))
+      (!grid && !Shape_parseList(CommandArgs_text(a, TUNE_SHAPES, ""), &plan->shapes, &plan->nshapes,
+                                 err, errsize)))
     return false;
   if (plan->nshapes > TUNE_SHAPES_MAX) {
     snprintf(err, errsize, "%d shapes; a tune takes %d at most", plan->nshapes, TUNE_SHAPES_MAX);
@@ -122,6 +133,38 @@ static bool Tune_plan(const CommandArgs *a, Plan *plan, char *err, size_t errsiz
     if (!Plan_addKnob(plan, k, err, errsize)) return false;
   }
   return strcmp(plan->metrics, "none") == 0 || RunLoop_checkMetrics(plan->metrics, err, errsize);
+}
+
+/* --grid NAME|FILE: checked here (before a worker starts), run by cmd_tune_grid.c. */
+static int Tune_grid(const CommandArgs *a, TuneCli *cli) {
+  if (!CommandArgs_has(a, TUNE_GRID))
+    return Command_usageError(&Cmd_tune, "--table-out goes with --grid (the table of a grid's tune)");
+  if (CommandArgs_has(a, TUNE_SHAPES) || CommandArgs_has(a, TUNE_SIMULATE))
+    return Command_usageError(&Cmd_tune, "--grid tunes the grid's problems: leave out %s",
+                              CommandArgs_has(a, TUNE_SHAPES) ? "-s" : "--simulate");
+  if (!CommandArgs_has(a, TUNE_VARIANTS))
+    return Command_usageError(&Cmd_tune, "--grid needs -v VARIANTS (e.g. -v fa3,mma --grid default)");
+  char path[4096], err[1024];
+  TuneGrid grid;
+  if (!TuneGrid_resolve(CommandArgs_text(a, TUNE_GRID, ""), path, sizeof path, err, sizeof err) ||
+      !TuneGrid_load(path, &grid, err, sizeof err))
+    return Command_usageError(&Cmd_tune, "%s", err);
+  int rc = BT_EXIT_USAGE;
+  if (!CommandArgs_has(a, TUNE_BUDGET) && grid.budget[0] && !Tune_budget(grid.budget, &cli->req))
+    goto out;
+  if (!Tune_plan(a, &grid, &cli->req.plan, err, sizeof err)) {
+    Command_usageError(&Cmd_tune, "%s", err);
+    goto out;
+  }
+  const char *table_out = CommandArgs_text(a, TUNE_TABLE_OUT, NULL);
+  if (table_out && cli->out_path && strcmp(table_out, cli->out_path) == 0) {
+    Command_usageError(&Cmd_tune, "--table-out %s is the session's file (-o): name another", table_out);
+    goto out;
+  }
+  rc = TuneCmd_grid(cli, &grid, table_out, CommandArgs_has(a, TUNE_SEED));
+out:
+  TuneGrid_free(&grid);
+  return rc;
 }
 
 static int Tune_exec(const CommandArgs *a) {
@@ -154,6 +197,10 @@ static int Tune_exec(const CommandArgs *a) {
   }
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
+  if (CommandArgs_has(a, TUNE_GRID) || CommandArgs_has(a, TUNE_TABLE_OUT)) {
+    rc = Tune_grid(a, &cli);
+    goto out;
+  }
   bool simulate = CommandArgs_has(a, TUNE_SIMULATE);
   if (!simulate && (!CommandArgs_has(a, TUNE_VARIANTS) || !CommandArgs_has(a, TUNE_SHAPES))) {
     Command_usageError(&Cmd_tune, "needs -v VARIANTS and -s SHAPES (e.g. -v fa3 -s 2x8x512x64)");
@@ -164,7 +211,7 @@ static int Tune_exec(const CommandArgs *a) {
     goto out;
   }
   /* --simulate without -v and -s replays every pair the session tuned: no plan to read. */
-  if ((!simulate || CommandArgs_has(a, TUNE_VARIANTS)) && !Tune_plan(a, plan, err, sizeof err)) {
+  if ((!simulate || CommandArgs_has(a, TUNE_VARIANTS)) && !Tune_plan(a, NULL, plan, err, sizeof err)) {
     Command_usageError(&Cmd_tune, "%s", err);
     goto out;
   }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "bench/tune/tune.h"
+#include "bench/tune/tune_grid.h"
 #include "cmd/run_loop.h"
 #include "sessions/export.h"
 
@@ -28,5 +29,10 @@ int TuneCmd_search(TuneCli *cli, Session *s);
  * scores (the one given with --strategy, else random, evolutionary, annealing and local). */
 int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_given, int runs,
                      double noise);
+
+/* --grid: every variant tuned at every problem of the grid (cmd_tune_grid.c), the session going
+ * on from cli->out_path when it holds this grid; the tuned table written once all are done, and
+ * the shipped form to table_out (NULL: none). Returns the exit code. */
+int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool seed_given);
 
 #endif

@@ -75,7 +75,7 @@ static void RunLoop_clockNote(bool tty, const Record *r, const RunOptions *o, ch
  * per variant and shape on stderr; those the plan records as explicit knobs, so replay repeats
  * them. Then the entries go to the worker. */
 static void RunLoop_resolveAuto(RunnerPool *r, PlanEntry *entries, int n, const DeviceInfo *d,
-                                char (*notes)[160], Plan *recorded) {
+                                char (*notes)[RECORD_AUTO_NOTE_MAX], Plan *recorded) {
   TunedTable_resolve(entries, n, d, notes);
   for (int i = 0; i < n; i++)
     if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED && notes[i][0]) Plan_pin(recorded, &entries[i]);
@@ -201,7 +201,7 @@ typedef struct RunState {
   Session s;
   int existing;       /* records the session held before */
   RunnerPool *r;
-  char (*notes)[160]; /* --knob auto's word per entry */
+  char (*notes)[RECORD_AUTO_NOTE_MAX]; /* --knob auto's word per entry */
   bool tty, wait_device, begun, finished, cancelled, stdout_lost, wrong_gpu, failed;
   int rc, handled, measured, unasked_cancels; /* records that ran; cancels no one asked for */
   Export x;

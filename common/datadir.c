@@ -18,6 +18,7 @@ static const struct {
   [DATA_THEMES] = {"themes", "themes"},
   [DATA_EXAMPLES] = {"examples", "sessions/examples"},
   [DATA_TUNED] = {"tuned", "kernels/tuned"},
+  [DATA_GRIDS] = {"grids", "kernels/grids"},
 };
 
 static bool DataDir_isDir(const char *path) {

@@ -15,6 +15,7 @@ typedef enum DataKind {
   DATA_THEMES,   /* installed: themes/, source tree: themes/ */
   DATA_EXAMPLES, /* installed: examples/, source tree: sessions/examples/ */
   DATA_TUNED,    /* installed: tuned/, source tree: kernels/tuned/ (shipped tuned tables) */
+  DATA_GRIDS,    /* installed: grids/, source tree: kernels/grids/ (tune --grid's grids) */
 } DataKind;
 
 /* The first of the places above that holds a folder of this kind, into buf; false when none. */

@@ -53,6 +53,8 @@ typedef struct RunOptions {
                         * (large records pause); -1: back to back (--span 0) */
 } RunOptions;
 
+/* A record's note on where its knobs came from (bench/tune/tune_table.h writes it). */
+#define RECORD_AUTO_NOTE_MAX 400
 #define RECORD_REPLICATES_MAX 16
 typedef struct Timing {
   double p50, p90, p99, min, mean, stddev; /* microseconds per launch */
@@ -132,7 +134,8 @@ typedef struct Record {
   int nkernels;         /* per-kernel breakdown, in launch order; 0 when not measured */
   KernelSpan *kernels;  /* owned */
   double occupancy_theoretical; /* percent, from the occupancy API */
-  char knobs_auto[160];  /* asked as --knob auto: "tuned (...)" or why the defaults ran; "" not */
+  char knobs_auto[RECORD_AUTO_NOTE_MAX]; /* where tuned knobs came from ("auto from table ...") or
+                                          * why the defaults ran ("defaults: ..."); "" not asked */
   TuneMark tune;
   char host[128];       /* the machine that ran it ("" = the session's host) */
   int plan_index;       /* its entry's position in the expanded plan (from 0), -1 if none */

@@ -184,7 +184,7 @@ typedef struct TuneState {
   DeviceInfo device;      /* the worker's, once it said hello */
   bool have_device;
   PlanEntry *auto_entries; /* the last --knob auto run's entries, as resolved ... */
-  char (*auto_notes)[160]; /* ... what auto chose for each (records' knobs_auto) */
+  char (*auto_notes)[RECORD_AUTO_NOTE_MAX]; /* ... what auto chose for each (records' knobs_auto) */
   bool *auto_used;
   int nauto;
   bool auto_waiting;      /* resolved and submitted when the worker says hello */

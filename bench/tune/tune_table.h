@@ -38,6 +38,7 @@ typedef struct TunedEntry {
   bool stale;          /* shipped, tuned for an older source of the kernel (still the default) */
   char table[64];      /* the table's file name ("GH100.json", "tuned.json") */
   double distance;     /* TunedTable_distance from the shape asked for (0: tuned there) */
+  int protocol_distance; /* conditions (cold L2, graph replay) unlike those asked for: 0 none */
 } TunedEntry;
 
 /* A table's header (benchtop tune-table writes it; optional in the user's table). */
@@ -103,11 +104,11 @@ bool TunedTable_exists(void);
  * shape (knobs the user set with --knob k=v stay as given) or keep the defaults; notes[i] says
  * which, for the record and the one-line message. PLAN_AUTO_IF_TUNED entries take the tuned
  * knobs when there are some and are left alone (note "") when not. */
-void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]);
+void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[RECORD_AUTO_NOTE_MAX]);
 /* A record that came back from resolved entries: its knobs_auto gets the note of the first
  * unused entry of the same variant, knobs (by value) and shape (used[] marks it). A caller that
  * knows the record's request copies that entry's note instead. */
-void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
+void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[RECORD_AUTO_NOTE_MAX], bool *used,
                            int n);
 
 #endif

@@ -61,20 +61,26 @@ typedef struct TunedPick {
 } TunedPick;
 
 /* Takes c when it is nearer than the pick so far (at equal distance the earlier stays: the
- * user's table is read first) and its knobs fit. */
+ * user's table is read first) and its knobs fit. An entry tuned under the conditions asked for
+ * (cold L2, graph replay) beats any tuned under others, however near; of those, the one with
+ * fewer conditions unlike the run's, then the nearest shape. */
 static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *table, bool shipped,
                                 bool stale) {
-  if (strcmp(c->variant, p->v->name) != 0 || c->cold_l2 != p->cold_l2 || c->graph != p->graph) return;
+  if (strcmp(c->variant, p->v->name) != 0) return;
+  int pd = (c->cold_l2 != p->cold_l2) + (c->graph != p->graph);
   double dist = TunedTable_distance(&c->shape, &p->shape);
-  if (p->found && dist >= p->best.distance) return;
+  if (p->found && (pd > p->best.protocol_distance ||
+                   (pd == p->best.protocol_distance && dist >= p->best.distance)))
+    return;
   KnobValues kv;
   char err[256];
   if (!TunedTable_fits(p->v, c->knobs, &p->shape, &kv, err, sizeof err)) {
-    if (dist == 0) snprintf(p->why, sizeof p->why, "the tuned knobs of %s are no longer valid: %s", p->v->name, err);
+    if (dist == 0 && pd == 0) snprintf(p->why, sizeof p->why, "the tuned knobs of %s are no longer valid: %s", p->v->name, err);
     return;
   }
   p->best = *c;
   p->best.distance = dist;
+  p->best.protocol_distance = pd;
   p->best.shipped = shipped;
   p->best.stale = stale;
   Util_strlcpy(p->best.table, table, sizeof p->best.table);
@@ -222,35 +228,53 @@ static void TunedTable_printable(char *s) {
     if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
 }
 
-void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[160]) {
+/* "a cold L2 and graph replay": the conditions of an entry or a run, in words. */
+static void TunedTable_conditions(bool cold_l2, bool graph, char *buf, size_t size) {
+  snprintf(buf, size, "%s and %s", cold_l2 ? "a cold L2" : "a warm L2", graph ? "graph replay" : "stream launches");
+}
+
+/* Where t's knobs come from and how sure they are: tuned at this shape, or taken from the
+ * nearest tuned shape (named, with its distance), and the conditions it was tuned under when
+ * they are not the run's (nothing was tuned under those). */
+static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note, size_t size) {
+  char shape[64], where[128];
+  Shape_format(&t->shape, shape, sizeof shape);
+  if (t->distance == 0) snprintf(where, sizeof where, "tuned at this shape");
+  else snprintf(where, sizeof where, "nearest tuned shape %s (distance %.3g)", shape, t->distance);
+  int len = snprintf(note, size, TUNED_NOTE_PREFIX "%.63s%s: %s, p50 %.4g us%s, %.10s%s", t->table,
+                     t->shipped ? " (shipped)" : "", where, t->p50, t->distance == 0 ? "" : " there",
+                     t->created, t->stale ? ", older kernel source" : "");
+  if (t->protocol_distance > 0 && len > 0 && (size_t)len < size) {
+    char tuned[64], asked[64];
+    TunedTable_conditions(t->cold_l2, t->graph, tuned, sizeof tuned);
+    TunedTable_conditions(o->cold_l2, o->graph, asked, sizeof asked);
+    snprintf(note + len, size - (size_t)len, "; tuned with %s: nothing was tuned with %s", tuned, asked);
+  }
+}
+
+void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[RECORD_AUTO_NOTE_MAX]) {
   for (int i = 0; i < n; i++) {
     PlanEntry *e = &entries[i];
     notes[i][0] = '\0';
     if (e->knobs_auto == PLAN_AUTO_NONE || e->variant->nknobs == 0) continue;
     TunedEntry t;
-    char why[400], err[256];
+    char why[RECORD_AUTO_NOTE_MAX - 16], err[256];
     KnobValues kv;
     int rc = TunedTable_lookup(d, e->variant, &e->shape, &e->opts, &t, why, sizeof why);
     if (rc == 1 && TunedTable_fits(e->variant, t.knobs, &e->shape, &kv, err, sizeof err)) {
       for (int k = 0; k < e->variant->nknobs; k++)
         if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
-      char shape[64], where[96];
-      Shape_format(&t.shape, shape, sizeof shape);
-      if (t.distance == 0) snprintf(where, sizeof where, "tuned at this shape");
-      else snprintf(where, sizeof where, "nearest tuned shape %s", shape);
-      snprintf(notes[i], sizeof notes[i], TUNED_NOTE_PREFIX "%.24s%s: %.44s, p50 %.4g us%s, %.10s%s",
-               t.table, t.shipped ? " (shipped)" : "", where, t.p50, t.distance == 0 ? "" : " there",
-               t.created, t.stale ? ", older kernel source" : "");
+      TunedTable_note(&t, &e->opts, notes[i], sizeof notes[i]);
     } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
       continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
     } else {
-      snprintf(notes[i], sizeof notes[i], "defaults: %.148s", why);
+      snprintf(notes[i], sizeof notes[i], "defaults: %s", why);
     }
     TunedTable_printable(notes[i]);
   }
 }
 
-void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[160], bool *used,
+void TunedTable_markRecord(Record *r, const PlanEntry *entries, char (*notes)[RECORD_AUTO_NOTE_MAX], bool *used,
                            int n) {
   for (int i = 0; i < n; i++) {
     if (used[i] || !notes[i][0] || strcmp(entries[i].variant->name, r->variant) != 0 ||

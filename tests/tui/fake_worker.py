@@ -30,11 +30,25 @@ def reworded(knobs):
     items = [kv.split("=", 1) for kv in knobs.split(",")]
     return ",".join("%s=%s" % (k, "0" + v if v.isdigit() else v) for k, v in reversed(items))
 
-def latency(knobs):
+# FAKE_GRID=1 (with FAKE_TUNE): each k=v setting also has a factor per kind of problem (its head
+# dimension, causal or not, and length S to within a factor of 4), so the best knobs move with
+# the problem, and a record's samples are drawn from a generator seeded by its variant, knobs and
+# problem: the same configuration measures the same p50 every time (tune --grid's resume test).
+GRID = os.environ.get("FAKE_GRID", "") == "1"
+
+def problem_kind(shape):
+    parts = shape.split(":")
+    dims = parts[0].split("x")
+    s = int(dims[2].split("/")[0])
+    return "D%s%s/S%d" % (dims[3], ":causal" if "causal" in parts else "", (s.bit_length() - 1) // 2)
+
+def latency(knobs, shape=""):
     t = 5.0
     for kv in knobs.split(","):
         if kv:
             t *= 1.0 + 0.3 * (zlib.crc32(kv.encode()) % 1000) / 1000.0
+            if GRID:
+                t *= 1.0 + 0.3 * (zlib.crc32((kv + "|" + problem_kind(shape)).encode()) % 1000) / 1000.0
     return t
 
 # FAKE_SOURCES=1: each record's source hash and path as the real worker makes them (FNV-1a over
@@ -150,8 +164,9 @@ for line in sys.stdin:
         send({"type": "progress", "id": req["id"], "phase": phase})
         time.sleep(PHASE_S)
     if TUNE:
-        base = latency(req["knobs"])
-        samples = [base * random.uniform(0.995, 1.005) for _ in range(100)]
+        base = latency(req["knobs"], req["shape"])
+        draw = random.Random(zlib.crc32(("%s|%s|%s" % (req["variant"], req["knobs"], req["shape"])).encode())) if GRID else random
+        samples = [base * draw.uniform(0.995, 1.005) for _ in range(100)]
     else:
         samples = [random.uniform(10, 12) for _ in range(100)]
     s = sorted(samples)

@@ -118,10 +118,16 @@ static void test_tableUser(TableTest *t) {
   CHECK(TunedTable_store(e, 2, note, sizeof note, err, sizeof err) && note[0] == 0);
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && got.p50 == 5.8 &&
         strcmp(got.knobs, e[0].knobs) == 0);
-  /* Other conditions, another device, another driver: not this entry. */
+  /* Other conditions: nothing was tuned with a cold L2, so the warm entry, said so
+   * (protocol_distance); another device, another driver: not this entry. */
   RunOptions cold = warm;
   cold.cold_l2 = true;
-  CHECK(TunedTable_lookup(&d, fa3, &small, &cold, &got, why, sizeof why) == 0);
+  CHECK(TunedTable_lookup(&d, fa3, &small, &cold, &got, why, sizeof why) == 1 &&
+        got.protocol_distance == 1 && got.distance == 0 && !got.cold_l2);
+  RunOptions cold_graph = cold;
+  cold_graph.graph = true;
+  CHECK(TunedTable_lookup(&d, fa3, &small, &cold_graph, &got, why, sizeof why) == 1 &&
+        got.protocol_distance == 2);
   /* Another shape: the nearest tuned one's knobs (here the only one, causal against not). */
   Shape causal = t->causal;
   CHECK(TunedTable_lookup(&d, fa3, &causal, &warm, &got, why, sizeof why) == 1 &&
@@ -155,6 +161,34 @@ static void test_tableUser(TableTest *t) {
   free(text);
 }
 
+/* A cold-L2 run where only warm entries exist takes the warm entry, its note saying so; a
+ * cold-L2 entry, once there, wins over warm ones however near, and is no fallback. */
+static void test_tableProtocol(const TableTest *t) {
+  char note[1][RECORD_AUTO_NOTE_MAX], knobs[160], err[600], stored[600];
+  RunOptions cold = t->warm;
+  cold.cold_l2 = true;
+  PlanEntry pc = test_planEntry(t->mma, t->small, cold, PLAN_AUTO_ASKED);
+  TunedTable_resolve(&pc, 1, &t->d, note);
+  CHECK(Util_startsWith(note[0], "auto from table tuned.json: tuned at this shape, p50 8.1 us") &&
+        strstr(note[0], "; tuned with a warm L2 and stream launches: nothing was tuned with a "
+                        "cold L2 and stream launches"));
+  TunedEntry ce;
+  test_entry(&ce, "mma", "2x8x512x64:causal", "block_m=64,block_n=64,warps=4,stages=2,split=1", 9.0);
+  ce.cold_l2 = true;
+  CHECK(TunedTable_store(&ce, 1, stored, sizeof stored, err, sizeof err));
+  pc = test_planEntry(t->mma, t->small, cold, PLAN_AUTO_ASKED);
+  TunedTable_resolve(&pc, 1, &t->d, note);
+  Registry_formatKnobs(t->mma, &pc.knobs, knobs, sizeof knobs);
+  CHECK(strcmp(knobs, ce.knobs) == 0 &&
+        strstr(note[0], "nearest tuned shape 2x8x512x64:causal (distance 0.5), p50 9 us there") &&
+        !strstr(note[0], "nothing was tuned with"));
+  /* A warm run still takes the warm entry. */
+  PlanEntry pw = test_planEntry(t->mma, t->small, t->warm, PLAN_AUTO_ASKED);
+  TunedTable_resolve(&pw, 1, &t->d, note);
+  CHECK(Util_startsWith(note[0], "auto from table tuned.json: tuned at this shape, p50 8.1 us") &&
+        !strstr(note[0], "nothing was tuned with"));
+}
+
 static void test_tableAuto(const TableTest *t) {
   const DeviceInfo d = t->d;
   const RunOptions warm = t->warm;
@@ -169,7 +203,7 @@ static void test_tableAuto(const TableTest *t) {
   pe[1] = pe[0];
   pe[1].shape = causal;
   pe[1].knobs_given = 0;
-  char notes[2][160];
+  char notes[2][RECORD_AUTO_NOTE_MAX];
   TunedTable_resolve(pe, 2, &d, notes);
   char knobs[160];
   Registry_formatKnobs(mma, &pe[0].knobs, knobs, sizeof knobs);
@@ -178,7 +212,8 @@ static void test_tableAuto(const TableTest *t) {
         TunedTable_noteIsTuned(notes[0]));
   Registry_formatKnobs(mma, &pe[1].knobs, knobs, sizeof knobs);
   CHECK(strcmp(knobs, "block_m=64,block_n=128,warps=4,stages=2,split=1") == 0 &&
-        Util_startsWith(notes[1], "auto from table tuned.json: nearest tuned shape 2x8x512x64, p50 8.1 us there"));
+        Util_startsWith(notes[1], "auto from table tuned.json: nearest tuned shape 2x8x512x64 (distance 0.5), p50 8.1 us there"));
+  test_tableProtocol(t);
 }
 
 static void test_tableEdited(const TableTest *t) {
@@ -276,7 +311,7 @@ static void test_tableShippedResolve(const TableTest *t) {
   PlanEntry implicit[2] = {test_planEntry(fa3, big, warm, PLAN_AUTO_IF_TUNED)};
   implicit[1] = implicit[0];
   implicit[1].shape = causal;
-  char inotes[2][160], dflt[160];
+  char inotes[2][RECORD_AUTO_NOTE_MAX], dflt[160];
   /* The run ignores no table: implicit[1] stands on a GPU of an unknown chip. */
   DeviceInfo unknown = h100;
   Util_strlcpy(unknown.name, "scripted test worker (no GPU)", sizeof unknown.name);

@@ -1,0 +1,333 @@
+/* benchtop tune --grid (cmd/cmd_tune_grid.h): the units and their checks before a worker
+ * starts, the session (new, or resumed: its complete units kept, the rest of its records for
+ * the grid's units dropped so that they are redone), and at the end the tuned tables. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/l2persist.h"
+#include "cmd/cmd_tune_grid.h"
+#include "cmd/commands.h"
+#include "common/text.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+
+Tuner *Grid_unitTuner(const GridRun *g, const GridUnit *u, const DeviceInfo *d, char *err,
+                      size_t errsize) {
+  TuneRequest req = g->cli->req;
+  Plan *plan = &req.plan;
+  Plan_copy(plan, &g->cli->req.plan);
+  for (int i = plan->nvariants - 1; i >= 0; i--)
+    if (i != u->variant) Plan_removeVariant(plan, i);
+  free(plan->shapes);
+  plan->shapes = Util_xmalloc(sizeof(Shape));
+  plan->shapes[0] = g->grid->problems[u->problem];
+  plan->nshapes = 1;
+  /* Each unit its own seed, from the grid's and its place: the same search whatever ran
+   * before it, so a resumed grid searches as an unstopped one. */
+  plan->opts.seed = g->cli->req.plan.opts.seed + (uint64_t)(u - g->units) * 1000003u;
+  req.time_s = 0; /* --time bounds the whole grid (cmd_tune_grid_loop.c) */
+  Tuner *t = Tuner_new(&req);
+  Plan_free(plan);
+  if (!Tuner_begin(t, d, err, errsize)) {
+    Tuner_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* Before a worker starts: every unit's space as any GPU would see it. A unit with nothing to
+ * search is skipped (said); a grid with nothing left, or one that plans more measurements
+ * than a plan may hold, is one line. */
+static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
+  DeviceInfo any;
+  Device_init(&any);
+  long long planned = 0;
+  int live = 0;
+  char why[600], **notes = Util_xcalloc((size_t)g->nunits + 1, sizeof *notes);
+  for (int i = 0; i < g->nunits; i++) {
+    GridUnit *u = &g->units[i];
+    Tuner *t = Grid_unitTuner(g, u, &any, why, sizeof why);
+    if (!t) {
+      notes[i] = Util_xstrdup(why);
+      u->state = UNIT_SKIPPED;
+      g->skipped++;
+      continue;
+    }
+    TuneProgress p;
+    Tuner_progress(t, &p);
+    planned += p.budget;
+    live++;
+    Tuner_free(t);
+  }
+  bool ok = false;
+  if (live == 0)
+    snprintf(err, errsize, "%s: no variant asked for has anything to search at any of its problems "
+             "(e.g. %.300s)", g->grid->path, why);
+  else if (planned > PLAN_ENTRIES_MAX)
+    snprintf(err, errsize, "%s: %lld measurements planned (%d problems x %d variants); at most %d: "
+             "a smaller --budget or grid", g->grid->path, planned, g->grid->nproblems,
+             g->cli->req.plan.nvariants, PLAN_ENTRIES_MAX);
+  else
+    ok = true;
+  for (int i = 0; i < g->nunits; i++) {
+    if (ok && notes[i]) {
+      fprintf(stderr, "benchtop tune: skipped ");
+      Text_print(stderr, notes[i]);
+      fputc('\n', stderr);
+    }
+    free(notes[i]);
+  }
+  free(notes);
+  return ok;
+}
+
+static int Grid_dropRecords(Session *s, const char *variant, const Shape *shape) {
+  int k = 0, dropped = 0;
+  for (int i = 0; i < s->nrecords; i++) {
+    Record *r = &s->records[i];
+    if (strcmp(r->variant, variant) == 0 && Shape_equal(&r->shape, shape)) {
+      Record_free(r);
+      dropped++;
+      continue;
+    }
+    if (k != i) s->records[k] = *r;
+    k++;
+  }
+  s->nrecords = k;
+  return dropped;
+}
+
+static int Grid_summaryOf(const Session *s, const char *variant, const Shape *shape) {
+  for (int i = 0; i < s->ntune; i++)
+    if (strcmp(s->tune[i].variant, variant) == 0 && Shape_equal(&s->tune[i].shape, shape)) return i;
+  return -1;
+}
+
+/* A resumed session: its complete units are done; the records and summary of every other unit
+ * of the grid go (the unit is searched again from its start, as an unstopped run would), and
+ * the summaries left are ranked again (their winners' places moved). */
+static void Grid_resume(GridRun *g) {
+  Session *s = g->s;
+  int dropped = 0, redo = 0;
+  for (int i = 0; i < g->nunits; i++) {
+    GridUnit *u = &g->units[i];
+    const char *v = g->cli->req.plan.variants[u->variant].name;
+    const Shape *shape = &g->grid->problems[u->problem];
+    int k = Grid_summaryOf(s, v, shape);
+    if (k >= 0 && s->tune[k].complete) {
+      if (u->state == UNIT_TODO) {
+        u->state = UNIT_DONE;
+        u->from_session = true;
+        g->done_before++;
+      }
+      continue;
+    }
+    int n = Grid_dropRecords(s, v, shape);
+    dropped += n;
+    redo += n > 0 || k >= 0;
+    if (k >= 0) {
+      memmove(&s->tune[k], &s->tune[k + 1], sizeof *s->tune * (size_t)(s->ntune - k - 1));
+      s->ntune--;
+    }
+  }
+  int n = s->ntune;
+  TuneSummary *keep = Util_xmalloc(sizeof *keep * (size_t)(n + 1));
+  memcpy(keep, s->tune, sizeof *keep * (size_t)n);
+  for (int i = 0; i < n; i++) Tune_finishSession(s, &keep[i], 1);
+  free(keep);
+  s->dirty = true;
+  fprintf(stderr, "benchtop tune: resuming %s: %d of %d searches done", s->path, g->done_before,
+          g->nunits - g->skipped);
+  if (redo) fprintf(stderr, "; %d cut short are searched again (%d of their records dropped)", redo, dropped);
+  fputc('\n', stderr);
+}
+
+/* The session: -o's file, new, or a session of this very grid to go on with. */
+static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t errsize) {
+  char path[4096];
+  if (out_path && Util_strlcpy(path, out_path, sizeof path) >= sizeof path) {
+    snprintf(err, errsize, "-o: the name is %zu bytes; at most %zu", strlen(out_path), sizeof path - 1);
+    return false;
+  }
+  if (!out_path && !Session_defaultPath(path, sizeof path)) {
+    snprintf(err, errsize, "no sessions folder: %s", path);
+    return false;
+  }
+  FILE *f = out_path ? fopen(path, "r") : NULL;
+  bool resume = f != NULL;
+  if (f) fclose(f);
+  if (resume) {
+    Session old;
+    char where[400];
+    if (!Session_load(path, &old, err, errsize)) return false;
+    bool same = Plan_equal(&old.plan, &g->cli->req.plan, "plan", where, sizeof where);
+    Session_free(&old);
+    if (!same) {
+      snprintf(err, errsize, "%s holds another grid or command line (%s differs): give the same -v, "
+               "--knob, options and grid to go on with it, or name a new -o", path, where);
+      return false;
+    }
+  }
+  int existing = 0;
+  Plan_free(&g->s->plan);
+  Plan_copy(&g->s->plan, &g->cli->req.plan);
+  if (!Session_openOutput(g->s, path, resume ? SESSION_OUT_APPEND : SESSION_OUT_NEW, &existing, err,
+                          errsize))
+    return false;
+  if (resume) Grid_resume(g);
+  return true;
+}
+
+/* The user's table: the winner of every complete unit. */
+static bool Grid_storeTable(GridRun *g) {
+  const Session *s = g->s;
+  if (L2Persist_on(&g->cli->req.plan.opts)) return true;
+  TunedEntry *keys = Util_xcalloc((size_t)g->nunits + 1, sizeof *keys), *entries = NULL;
+  int n = 0;
+  for (int i = 0; i < g->nunits; i++) {
+    const GridUnit *u = &g->units[i];
+    const Variant *v = Registry_find(g->cli->req.plan.variants[u->variant].name);
+    TunedEntry *k = &keys[n];
+    if (u->state != UNIT_DONE || !v || !Jit_sourceHash(v, k->source_hash, sizeof k->source_hash)) continue;
+    Util_strlcpy(k->device, s->device.name, sizeof k->device);
+    k->cc = s->device.cc_major * 10 + s->device.cc_minor;
+    k->driver = s->device.driver_version;
+    Util_strlcpy(k->variant, v->name, sizeof k->variant);
+    k->shape = g->grid->problems[u->problem];
+    k->cold_l2 = g->cli->req.plan.opts.cold_l2;
+    k->graph = g->cli->req.plan.opts.graph;
+    n++;
+  }
+  int m = Tune_tunedEntries(s, keys, n, &entries);
+  free(keys);
+  char path[4096], note[600], err[600];
+  bool ok = true;
+  if (m > 0) {
+    TunedTable_path(path, sizeof path);
+    ok = TunedTable_store(entries, m, note, sizeof note, err, sizeof err);
+    if (!ok) fprintf(stderr, "benchtop tune: the tuned table was not updated: %s\n", err);
+    else {
+      if (note[0]) fprintf(stderr, "benchtop tune: %s\n", note);
+      fprintf(stderr, "tuned table: %s (%d entr%s for plain runs and --knob auto)\n", path, m, m == 1 ? "y" : "ies");
+    }
+  }
+  free(entries);
+  return ok;
+}
+
+/* --table-out: the shipped form (benchtop tune-table) from the session just saved. */
+static bool Grid_shippedTable(GridRun *g, const char *out) {
+  TunedTableInfo info;
+  int n = 0, searched = 0;
+  char *warn = Util_xmalloc(1 << 16), err[1024];
+  const char *sessions[1] = {g->s->path};
+  bool ok = TunedTable_build(sessions, 1, out, &info, &n, warn, 1 << 16, err, sizeof err);
+  for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n")) {
+    if (strstr(line, ", not exhaustively")) {
+      searched++; /* a grid searches within a budget: said once, below */
+      continue;
+    }
+    fputs("benchtop tune: table note: ", stderr);
+    Text_print(stderr, line);
+    fputc('\n', stderr);
+  }
+  free(warn);
+  if (!ok) {
+    fputs("benchtop tune: --table-out: ", stderr);
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+    return false;
+  }
+  fprintf(stderr, "table: ");
+  Text_print(stderr, out);
+  fprintf(stderr, ": %d entries for %s (%d searched within the budget, not exhaustively)\n", n,
+          info.chip, searched);
+  return true;
+}
+
+/* After the loop: the session saved; the tables once every unit is done. */
+static int Grid_conclude(GridRun *g, const char *table_out, int rc) {
+  char err[512];
+  if (rc == BT_EXIT_NO_GPU || !g->s->has_device) {
+    if (g->s->nrecords == 0 && g->done_before == 0) Session_discardOutput(g->s);
+    return rc;
+  }
+  if (!Session_autosave(g->s, err, sizeof err)) {
+    fprintf(stderr, "benchtop tune: cannot save the session: ");
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+    return BT_EXIT_FAILED;
+  }
+  int todo = 0;
+  for (int i = 0; i < g->nunits; i++) todo += g->units[i].state == UNIT_TODO;
+  fprintf(stderr, "grid %s: %d searches done now, %d before, %d skipped, %d to do\n", g->grid->path,
+          g->done_now, g->done_before, g->skipped, todo);
+  if (todo == 0 && rc == BT_EXIT_OK) {
+    if (g->cli->save_table && !Grid_storeTable(g)) rc = BT_EXIT_FAILED;
+    if (table_out && !Grid_shippedTable(g, table_out)) rc = BT_EXIT_FAILED;
+  } else if (todo > 0) {
+    fprintf(stderr, "benchtop tune: %d searches left: run the same command (with -o ", todo);
+    Text_print(stderr, g->s->path);
+    fprintf(stderr, ") to go on; the table is written when the grid is done\n");
+  }
+  fprintf(stderr, "session: ");
+  Text_print(stderr, g->s->path);
+  fprintf(stderr, " (%d records)\n", g->s->nrecords);
+  return rc;
+}
+
+static uint64_t Grid_hash(uint64_t h, const char *text) {
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++) h = (h ^ *c) * 1099511628211u;
+  return (h ^ 0xff) * 1099511628211u;
+}
+
+/* Without --seed a grid's seed comes from what it tunes (variants, their knob ranges, the
+ * problems), not the clock: the same grid searches the same way every time it is made. */
+static uint64_t Grid_seed(const Plan *plan) {
+  uint64_t h = 1469598103934665603u;
+  for (int i = 0; i < plan->nvariants; i++) {
+    h = Grid_hash(h, plan->variants[i].name);
+    for (int k = 0; k < plan->variants[i].nknobs; k++) h = Grid_hash(h, plan->variants[i].knobs[k]);
+  }
+  for (int i = 0; i < plan->nshapes; i++) {
+    char name[64];
+    Shape_format(&plan->shapes[i], name, sizeof name);
+    h = Grid_hash(h, name);
+  }
+  return h;
+}
+
+int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool seed_given) {
+  Plan *plan = &cli->req.plan;
+  free(plan->shapes);
+  plan->shapes = Util_xmalloc(sizeof(Shape) * (size_t)grid->nproblems);
+  memcpy(plan->shapes, grid->problems, sizeof(Shape) * (size_t)grid->nproblems);
+  plan->nshapes = grid->nproblems;
+  if (!seed_given) plan->opts.seed = Grid_seed(plan);
+  Session s;
+  Session_init(&s);
+  GridRun g = {.cli = cli, .grid = grid, .s = &s};
+  g.nunits = grid->nproblems * plan->nvariants;
+  g.units = Util_xcalloc((size_t)g.nunits, sizeof *g.units);
+  for (int i = 0; i < g.nunits; i++) {
+    g.units[i].problem = i / plan->nvariants;
+    g.units[i].variant = i % plan->nvariants;
+  }
+  char err[9000]; /* room for two paths: never cut */
+  int rc = BT_EXIT_USAGE;
+  if (!Grid_probe(&g, err, sizeof err)) {
+    Command_usageError(&Cmd_tune, "%s", err);
+  } else if (!Grid_session(&g, cli->out_path, err, sizeof err)) {
+    fprintf(stderr, "benchtop tune: cannot use the session: ");
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+  } else {
+    rc = Grid_loop(&g);
+    rc = Grid_conclude(&g, table_out, rc);
+  }
+  free(g.units);
+  Session_free(&s);
+  return rc;
+}

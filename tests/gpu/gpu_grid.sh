@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# benchtop tune --grid on the GPU, and how well its table serves problems it never tuned.
+#
+#   bash tests/gpu/gpu_grid.sh BENCHTOP grid      # (a) ~8-9 min on 4 H100s
+#   bash tests/gpu/gpu_grid.sh BENCHTOP heldout   # (b) ~8 min on 4 H100s, needs (a)'s table
+#   bash tests/gpu/gpu_grid.sh BENCHTOP all       # both (two device calls are safer)
+#
+# (a) grid: `tune -v fa3,mma --grid default --devices all`, stopped once by SIGINT after
+#     GRID_STOP_AFTER seconds (default 150), then the same command again, which goes on from the
+#     session (with --time so that it ends before the deadline). Checks (grid_report.py grid):
+#     the stop kept what finished (exit 130); the rerun resumed, measured no search twice (no
+#     search of the first run again, none with more records than its budget) and finished; its
+#     table (--table-out, the shipped form: OUTDIR/grid-table.json) has an entry for every
+#     problem and variant of the grid that the variant runs. On a GPU a resumed run's table
+#     cannot equal an unstopped one's (the timings differ): CI checks that with the scripted
+#     worker (tests/unit/test_tune_grid.sh).
+# (b) heldout: for each held-out problem (tools/heldout_problems.py: 24 problems not in the
+#     grid) and variant, a full tune at the problem (the default strategy) and the plain run's
+#     knobs from the grid's table (BENCHTOP_SHIPPED_TUNED: a plain run and --knob auto read it
+#     alike), judged by the tune tests' referee (tune_referee.sh: the tune's best and the
+#     table's knobs measured again in GRID_REFEREE_ROUNDS interleaved rounds, default 3).
+#     grid_report.py heldout prints the loss of the table's knobs per problem and a PASS line
+#     when >= 90 % of them are within 5 % of the best and all within 10 %. The units are spread
+#     over the GPUs (one queue per GPU, CUDA_VISIBLE_DEVICES).
+#
+# Environment: GPU_TEST_OUT (outputs: sessions, tables, logs, report-*.txt), GRID (default),
+# GRID_VARIANTS (fa3,mma), GRID_BUDGET (--budget for the grid; default: the grid's own),
+# GRID_TABLE (part b's table; default OUTDIR/grid-table.json), HELDOUT_COUNT (24),
+# HELDOUT_BUDGET (--budget of the held-out tunes; default: the default strategy's),
+# HELDOUT_SLICE (I/N: part b on every N-th unit only, to spread it over N device calls),
+# GRID_GPUS (GPUs to use; default: all that nvidia-smi lists or CUDA_VISIBLE_DEVICES names),
+# GRID_DEADLINE (seconds, default 570: no new step starts after it), GRID_CACHE (JIT cache).
+set -u
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME=${GRID_CACHE:-/tmp/benchtop-gpu-grid-cache}
+mkdir -p "$XDG_CACHE_HOME"
+ROOT=$(cd "$HERE/../.." && pwd)
+require_gpu
+PART=${2:-all}
+START=$(date +%s)
+DEADLINE=$(( START + ${GRID_DEADLINE:-570} ))
+VARIANTS=${GRID_VARIANTS:-fa3,mma}
+if [ -n "${GRID_GPUS:-}" ]; then
+  IFS=, read -ra GPUS <<< "$GRID_GPUS"
+elif [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  IFS=, read -ra GPUS <<< "$CUDA_VISIBLE_DEVICES"
+else
+  n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+  GPUS=()
+  for ((g = 0; g < (n > 0 ? n : 1); g++)); do GPUS+=("$g"); done
+fi
+CORES=$(nproc)
+JOBS=$(( CORES / ${#GPUS[@]} > 0 ? CORES / ${#GPUS[@]} : 1 ))
+echo "output: $OUTDIR   GPUs: ${GPUS[*]}   cache: $XDG_CACHE_HOME"
+"$BT" --version
+
+grid_part() {
+  local sess=$OUTDIR/grid.json budget=()
+  [ -n "${GRID_BUDGET:-}" ] && budget=(--budget "$GRID_BUDGET")
+  local cmd=("$BT" tune -v "$VARIANTS" --grid "${GRID:-default}" --devices "$(IFS=,; echo "${GPUS[*]}")"
+             "${budget[@]}" -o "$sess" --table-out "$OUTDIR/grid-table.json")
+  export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-grid.json
+  rm -f "$sess" "$OUTDIR/grid-table.json" "$BENCHTOP_TUNED_TABLE"
+  local t0=$(date +%s)
+  "${cmd[@]}" > "$OUTDIR/grid-1.out" 2> "$OUTDIR/grid-1.err" &
+  local pid=$!
+  # Stopped once a third of its searches are done (progress lines "grid: N/M tuned"), or after
+  # GRID_STOP_AFTER seconds, whichever comes first.
+  for ((i = 0; i < ${GRID_STOP_AFTER:-150} * 2; i++)); do
+    kill -0 $pid 2> /dev/null || break
+    tail -n 1 "$OUTDIR/grid-1.err" | awk -F'[ /]' '/^grid: [0-9]+\/[0-9]+ tuned/ { ok = $2 * 3 >= $3 } END { exit !ok }' && break
+    sleep 0.5
+  done
+  kill -INT $pid 2> /dev/null
+  wait $pid
+  echo "grid run 1: exit $? after $(( $(date +%s) - t0 )) s (stopped by SIGINT)" | tee "$OUTDIR/grid-runs.txt"
+  local left=$(( DEADLINE - $(date +%s) - 60 ))
+  [ $left -lt 30 ] && left=30
+  t0=$(date +%s)
+  "${cmd[@]}" --time "$left" > "$OUTDIR/grid-2.out" 2> "$OUTDIR/grid-2.err"
+  echo "grid run 2: exit $? after $(( $(date +%s) - t0 )) s (resumed, --time $left)" | tee -a "$OUTDIR/grid-runs.txt"
+  tail -n 4 "$OUTDIR/grid-2.err"
+  python3 "$HERE/grid_report.py" grid "$OUTDIR" "${GRID:-default}" "$VARIANTS" "$ROOT" | tee "$OUTDIR/report-grid.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+# One held-out unit: TAG PROBLEM VARIANT REPS, on the GPU its queue runs on.
+heldout_unit() {
+  local tag=$1 problem=$2 v=$3 reps=$4 budget=()
+  [ -n "${HELDOUT_BUDGET:-}" ] && budget=(--budget "$HELDOUT_BUDGET")
+  if [ "$(date +%s)" -ge "$DEADLINE" ]; then echo "SKIP $tag: the deadline passed"; return; fi
+  local t0=$(date +%s)
+  "$BT" tune -v "$v" -s "$problem" --metrics none --reps "$reps" --seed 1 --no-table --jobs "$JOBS" \
+    "${budget[@]}" -o "$OUTDIR/ex-$tag.json" > "$OUTDIR/ex-$tag.log" 2>&1
+  cp "$OUTDIR/ex-$tag.json" "$OUTDIR/st-$tag.json"
+  bash "$HERE/tune_referee.sh" "$BT" "$OUTDIR" "$tag" "$v" "$reps" "${GRID_REFEREE_ROUNDS:-3}" \
+    > "$OUTDIR/ref-$tag.log" 2>&1
+  echo "$tag $problem $v: $(( $(date +%s) - t0 )) s"
+}
+
+heldout_part() {
+  local table=${GRID_TABLE:-$OUTDIR/grid-table.json}
+  [ -f "$table" ] || { echo "FAIL heldout: no grid table $table (run the grid part first, or set GRID_TABLE)"; return 1; }
+  local chip
+  chip=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chip"])' "$table") || return 1
+  mkdir -p "$OUTDIR/gridtable"
+  [ "$table" -ef "$OUTDIR/gridtable/$chip.json" ] || cp "$table" "$OUTDIR/gridtable/$chip.json"
+  # Plain runs and --knob auto read the grid's table alone: no table of the user's, no other shipped one.
+  export BENCHTOP_TUNED_TABLE=$OUTDIR/no-table-of-the-user.json BENCHTOP_SHIPPED_TUNED=$OUTDIR/gridtable
+  python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" > "$OUTDIR/heldout.txt" || return 1
+  # Units: problem x variant (HELDOUT_SLICE=I/N: every N-th from the I-th, for N device calls),
+  # dealt round-robin to the GPUs' queues.
+  python3 - "$OUTDIR/heldout.txt" "$VARIANTS" "${HELDOUT_SLICE:-1/1}" > "$OUTDIR/heldout-units.txt" <<'PY'
+import sys
+units = []
+part, parts = map(int, sys.argv[3].split("/"))
+for i, p in enumerate(open(sys.argv[1]).read().split()):
+    dims = p.split(":")[0].split("x")
+    b, h, s, d = int(dims[0]), int(dims[1].split("/")[0]), int(dims[2].split("/")[0]), int(dims[3])
+    flops = 4.0 * b * h * s * s * d / (2 if ":causal" in p else 1)
+    for v in sys.argv[2].split(","):
+        units.append((flops, "h%02d-%s" % (i, v), p, v, 100 if flops < 1e11 else 30))
+for k, u in enumerate(units):
+    if k % parts == part - 1:
+        print("%s %s %s %d" % u[1:])
+PY
+  local k=0
+  for g in "${GPUS[@]}"; do
+    (
+      export CUDA_VISIBLE_DEVICES=$g
+      i=0
+      while read -r tag problem v reps; do
+        [ $(( i++ % ${#GPUS[@]} )) -eq $k ] && heldout_unit "$tag" "$problem" "$v" "$reps"
+      done < "$OUTDIR/heldout-units.txt"
+    ) > "$OUTDIR/heldout-gpu$g.log" 2>&1 &
+    k=$((k + 1))
+  done
+  wait
+  cat "$OUTDIR"/heldout-gpu*.log
+  python3 "$HERE/grid_report.py" heldout "$OUTDIR" | tee "$OUTDIR/report-heldout.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+rc=0
+case $PART in
+  grid) grid_part || rc=1 ;;
+  heldout) heldout_part || rc=1 ;;
+  all) grid_part || rc=1
+       heldout_part || rc=1 ;;
+  *) echo "usage: gpu_grid.sh BENCHTOP grid|heldout|all"; exit 2 ;;
+esac
+echo "gpu_grid $PART: $(( $(date +%s) - START )) s"
+exit $rc
