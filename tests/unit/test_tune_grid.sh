@@ -104,6 +104,39 @@ python3 -c "import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if len({
   || { bad "--devices all rc $rc"; cat "$T/four.err"; }
 same_tables "$T/full.json" "$T/four.json" && ok "--devices all: the same table" || bad "--devices all: table"
 
+# --- --transfer-eval: every rule replayed leave-one-out on the grid session ---------------
+"$BT" tune --transfer-eval "$T/full-session.json" > "$T/transfer.out" 2> "$T/transfer.err"
+rc=$?
+python3 - "$T/transfer.out" <<'PY' && [ $rc -eq 0 ] && ok "--transfer-eval: a line per point and rule, a summary per variant and rule, nearest's distances" || { bad "--transfer-eval rc $rc"; cat "$T/transfer.out" "$T/transfer.err"; }
+import math, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+points = [l for l in lines if l.startswith("  ")]
+summary = [l for l in lines if re.match(r"^(fa3|mma) +(nearest|feature|best-of-3) +6 points: ", l)]
+assert len(points) == 36 and len(summary) == 6, (len(points), len(summary))
+def shape(t):
+    p = t.split(":"); b, h, s, d = p[0].split("x")
+    hq, _, hkv = h.partition("/"); sq, _, skv = s.partition("/")
+    return dict(bh=int(b) * int(hq), s=int(sq), d=int(d), skv=int(skv or sq) / int(sq),
+                g=int(hq) / int(hkv or hq), c="causal" in p, bf="bf16" in p)
+def dist(a, b):  # docs/tuning.md's nearest-shape distance
+    a, b = shape(a), shape(b)
+    return (abs(math.log2(a["bh"] / b["bh"])) + abs(math.log2(a["s"] / b["s"])) + 2 * abs(math.log2(a["d"] / b["d"]))
+            + abs(math.log2(a["skv"] / b["skv"])) + abs(math.log2(a["g"] / b["g"])) + 0.5 * (a["c"] != b["c"]) + 0.5 * (a["bf"] != b["bf"]))
+for l in points:
+    f = l.split()
+    if f[2] == "nearest":
+        m = re.search(r"from (\S+) \(([0-9.e+]+)\)$", l)
+        assert m and abs(dist(f[1], m.group(1)) - float(m.group(2))) < 1e-3 * max(1, float(m.group(2))), l
+PY
+"$BT" tune --transfer-eval "$T/full-session.json" --rule nearest -v mma > "$T/transfer1.out" 2>&1
+[ "$(grep -c '^mma ' "$T/transfer1.out")" -eq 1 ] && ! grep -q '^fa3 \|feature' "$T/transfer1.out" \
+  && ok "--transfer-eval --rule nearest -v mma: that rule and variant only" || { bad "--rule"; cat "$T/transfer1.out"; }
+echo '{}' > "$T/not-a-session.json"
+"$BT" tune --transfer-eval "$T/not-a-session.json" > /dev/null 2> "$T/transfer2.err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$T/transfer2.err")" -eq 1 ] && ok "--transfer-eval on a bad file: one line, exit 1" \
+  || { bad "--transfer-eval bad file rc $rc"; cat "$T/transfer2.err"; }
+
 # --- bad grids: one line, exit 2, no worker started, nothing written ----------------------
 export BENCHTOP_WORKER=$T/no-worker.sh BENCHTOP_TUNED_TABLE=$T/bad-table.json
 printf '#!/bin/sh\ntouch "%s/worker-started"\nexit 1\n' "$T" > "$T/no-worker.sh"
