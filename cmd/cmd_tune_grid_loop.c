@@ -73,6 +73,23 @@ static void Grid_fatal(GridRun *g, const char *message, int rc) {
   g->finished = true;
 }
 
+/* A search the session holds ran with the budget this run gives it: else the table would mix
+ * searches of two budgets. */
+static bool Grid_sameBudget(const GridRun *g, const GridUnit *u, char *err, size_t errsize) {
+  const char *v = Grid_variant(g, u);
+  const Shape *shape = &g->grid->problems[u->problem];
+  for (int i = 0; i < g->s->ntune; i++) {
+    const TuneSummary *t = &g->s->tune[i];
+    if (strcmp(t->variant, v) != 0 || !Shape_equal(&t->shape, shape) || t->budget == u->budget) continue;
+    char name[64];
+    Shape_format(shape, name, sizeof name);
+    snprintf(err, errsize, "%s searched %s at %s with a budget of %d, this run would give it %d: give "
+             "the budget it was made with, or name a new -o", g->s->path, v, name, t->budget, u->budget);
+    return false;
+  }
+  return true;
+}
+
 /* The worker said which GPU it is: every unit still to do gets its search (a variant with
  * nothing to search at a problem on this GPU is skipped, said once), a unit the session holds
  * must have been tuned with the budget this run would give it. */
@@ -111,6 +128,10 @@ static void Grid_onHello(GridRun *g, const RunnerEvent *ev) {
     u->budget = p.budget;
     if (u->state == UNIT_DONE) {
       Tuner_free(t);
+      if (!Grid_sameBudget(g, u, err, sizeof err)) {
+        Grid_fatal(g, err, BT_EXIT_USAGE);
+        return;
+      }
       continue;
     }
     u->t = t;

@@ -95,6 +95,26 @@ stop_and_resume int INT
 stop_and_resume term TERM
 stop_and_resume time time
 
+# --- a kernel edited since: the rerun searches that variant again ---------------------------
+mkdir -p "$T/kdir"
+cp "$(dirname "$WORKER")/../../kernels/mma.cu" "$T/kdir/mma.cu"
+echo "// edited" >> "$T/kdir/mma.cu"
+cp "$T/full-session.json" "$T/edit-session.json"
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_KERNEL_DIR=$T/kdir BENCHTOP_TUNED_TABLE=$T/edit.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
+  -o "$T/edit-session.json" > "$T/edit.out" 2> "$T/edit.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "resuming .*: 6 of 12 searches done; 6 cut short or measured with an older kernel source (6)" "$T/edit.err" \
+  && [ "$(grep -c ' mma ' "$T/edit.out")" -eq 6 ] && [ "$(grep -c ' fa3 ' "$T/edit.out")" -eq 0 ] \
+  && ok "an edited kernel: its searches run again, the others are kept" || { bad "edited kernel rc $rc"; cat "$T/edit.err"; }
+
+# --- another budget than the session's searches had: refused, the session left as it is ------
+sum=$(md5sum < "$T/full-session.json")
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" "$BT" tune -v fa3,mma --grid "$T/small.grid" --budget 9 -o "$T/full-session.json" \
+  > /dev/null 2> "$T/budget.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "with a budget of 8, this run would give it 9" "$T/budget.err" && [ "$sum" = "$(md5sum < "$T/full-session.json")" ] \
+  && ok "another --budget: refused, the session left as it is" || { bad "another budget rc $rc"; cat "$T/budget.err"; }
+
 # --- --devices all: every GPU measures, the same table -------------------------------------
 FAKE_GPUS=4 BENCHTOP_TUNED_TABLE=$T/four.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
   -o "$T/four-session.json" --devices all > /dev/null 2> "$T/four.err"
