@@ -197,6 +197,7 @@ static void Grid_finishUnit(GridRun *g, GridUnit *u) {
   g->active--;
   g->done_now++;
   g->saved_ms = 0; /* saved at once */
+  g->unsaved = true;
   const Shape *shape = &g->grid->problems[u->problem];
   const TuneSummary *sum = NULL;
   for (int i = 0; i < g->s->ntune && !sum; i++)
@@ -285,15 +286,20 @@ static void Grid_cancel(GridRun *g) {
   if (!out) g->finished = true;
 }
 
+/* Saved at most once a second, and at most a tenth of the time (a grid's session of thousands
+ * of records takes most of a second to write, while the GPUs wait for the loop), and at once
+ * when a search ends (saved_ms 0). */
 static void Grid_autosave(GridRun *g) {
   char err[512];
-  if (!g->unsaved || Util_nowMs() - g->saved_ms < 1000) return;
+  double now = Util_nowMs(), gap = 10 * g->save_cost_ms > 1000 ? 10 * g->save_cost_ms : 1000;
+  if (!g->unsaved || (g->saved_ms > 0 && now - g->saved_ms < gap)) return;
   if (!Session_autosave(g->s, err, sizeof err)) {
     Grid_clearLine(g);
     fprintf(stderr, "benchtop tune: autosave failed: %s\n", err);
   }
   g->unsaved = false;
   g->saved_ms = Util_nowMs();
+  g->save_cost_ms = g->saved_ms - now;
 }
 
 /* The units a stop cut short: their searches ranked as incomplete (the session says so). */
