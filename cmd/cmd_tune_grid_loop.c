@@ -37,7 +37,6 @@ static void Grid_duration(char *buf, size_t size, double s) {
 static void Grid_progress(GridRun *g, bool force) {
   double now = Util_nowMs();
   if (!force && (!g->tty || now - g->drawn_ms < 200)) return;
-  if (!g->tty && !force) return;
   g->drawn_ms = now;
   int total = g->nunits - g->skipped, done = g->done_now + g->done_before;
   double elapsed = (now - g->t0) / 1000.0;
@@ -194,6 +193,7 @@ static void Grid_finishUnit(GridRun *g, GridUnit *u) {
   free(u->batch);
   u->batch = NULL;
   u->state = UNIT_DONE;
+  if (u->measured < u->budget) g->planned_now -= u->budget - u->measured; /* it ended short */
   g->active--;
   g->done_now++;
   g->saved_ms = 0; /* saved at once */
