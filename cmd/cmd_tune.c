@@ -39,6 +39,7 @@ enum {
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
   TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE,
   TUNE_L2_PERSIST, TUNE_KERNELS, TUNE_GRID, TUNE_TABLE_OUT,
+  TUNE_TRANSFER_EVAL, TUNE_RULE, TUNE_K,
   TUNE_NOPTS
 };
 
@@ -107,6 +108,16 @@ static const CommandOption tune_options[] = {
   [TUNE_TABLE_OUT] = {.name = "table-out", .value = CMD_TEXT, .arg = "FILE",
                       .help = "with --grid: also write the table in the shipped form "
                               "(kernels/tuned/CHIP.json)", .complete = CMD_COMPLETE_FILE},
+  [TUNE_TRANSFER_EVAL] = {.name = "transfer-eval", .value = CMD_TEXT, .arg = "SESSION.json",
+                          .help = "measure nothing: replay the transfer rules on a grid session, "
+                                  "each grid point held out in turn, and print what each rule's "
+                                  "knobs lose there", .complete = CMD_COMPLETE_SESSION},
+  [TUNE_RULE] = {.name = "rule", .value = CMD_CHOICE, .arg = "RULE",
+                 .help = "with --transfer-eval: the rule to replay (default: all)",
+                 .choices = "all|nearest|feature|best-of-k"},
+  [TUNE_K] = {.name = "k", .value = CMD_INT, .arg = "N",
+              .help = "with --transfer-eval: the nearest points best-of-k chooses among (default 3)",
+              .lo = 1, .hi = 64},
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
@@ -197,6 +208,12 @@ static int Tune_exec(const CommandArgs *a) {
   }
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
+  if (CommandArgs_has(a, TUNE_TRANSFER_EVAL)) {
+    static const char *const rules[] = {"all", "nearest", "feature", "best-of-k"};
+    rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), rules[CommandArgs_choice(a, TUNE_RULE, 0)],
+                          (int)CommandArgs_int(a, TUNE_K, 3), CommandArgs_text(a, TUNE_VARIANTS, NULL));
+    goto out;
+  }
   if (CommandArgs_has(a, TUNE_GRID) || CommandArgs_has(a, TUNE_TABLE_OUT)) {
     rc = Tune_grid(a, &cli);
     goto out;

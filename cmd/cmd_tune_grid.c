@@ -105,18 +105,35 @@ static int Grid_summaryOf(const Session *s, const char *variant, const Shape *sh
   return -1;
 }
 
+/* Whether the winner of a complete search ran the kernel source there is now (a kernel edited
+ * since is searched again: its entry would name the new source). */
+static bool Grid_sameSource(const Session *s, const TuneSummary *t) {
+  const Variant *v = Registry_find(t->variant);
+  char now[20];
+  if (!v || t->winner < 0 || t->winner >= s->nrecords || !Jit_sourceHash(v, now, sizeof now)) return true;
+  const char *then = s->records[t->winner].build.source_hash;
+  return !then[0] || strcmp(then, now) == 0;
+}
+
 /* A resumed session: its complete units are done; the records and summary of every other unit
  * of the grid go (the unit is searched again from its start, as an unstopped run would), and
  * the summaries left are ranked again (their winners' places moved). */
 static void Grid_resume(GridRun *g) {
   Session *s = g->s;
-  int dropped = 0, redo = 0;
+  int dropped = 0, redo = 0, edited = 0;
+  bool *keep_unit = Util_xcalloc((size_t)g->nunits + 1, sizeof *keep_unit);
+  for (int i = 0; i < g->nunits; i++) { /* before any record moves: winners are indices */
+    const GridUnit *u = &g->units[i];
+    int k = Grid_summaryOf(s, g->cli->req.plan.variants[u->variant].name, &g->grid->problems[u->problem]);
+    bool same = k < 0 || Grid_sameSource(s, &s->tune[k]);
+    edited += !same;
+    keep_unit[i] = k >= 0 && s->tune[k].complete && same;
+  }
   for (int i = 0; i < g->nunits; i++) {
     GridUnit *u = &g->units[i];
     const char *v = g->cli->req.plan.variants[u->variant].name;
     const Shape *shape = &g->grid->problems[u->problem];
-    int k = Grid_summaryOf(s, v, shape);
-    if (k >= 0 && s->tune[k].complete) {
+    if (keep_unit[i]) {
       if (u->state == UNIT_TODO) {
         u->state = UNIT_DONE;
         u->from_session = true;
@@ -124,6 +141,7 @@ static void Grid_resume(GridRun *g) {
       }
       continue;
     }
+    int k = Grid_summaryOf(s, v, shape);
     int n = Grid_dropRecords(s, v, shape);
     dropped += n;
     redo += n > 0 || k >= 0;
@@ -132,6 +150,7 @@ static void Grid_resume(GridRun *g) {
       s->ntune--;
     }
   }
+  free(keep_unit);
   int n = s->ntune;
   TuneSummary *keep = Util_xmalloc(sizeof *keep * (size_t)(n + 1));
   memcpy(keep, s->tune, sizeof *keep * (size_t)n);
@@ -140,7 +159,8 @@ static void Grid_resume(GridRun *g) {
   s->dirty = true;
   fprintf(stderr, "benchtop tune: resuming %s: %d of %d searches done", s->path, g->done_before,
           g->nunits - g->skipped);
-  if (redo) fprintf(stderr, "; %d cut short are searched again (%d of their records dropped)", redo, dropped);
+  if (redo) fprintf(stderr, "; %d cut short or measured with an older kernel source (%d) are searched "
+                           "again (%d of their records dropped)", redo, edited, dropped);
   fputc('\n', stderr);
 }
 
@@ -250,6 +270,7 @@ static bool Grid_shippedTable(GridRun *g, const char *out) {
 /* After the loop: the session saved; the tables once every unit is done. */
 static int Grid_conclude(GridRun *g, const char *table_out, int rc) {
   char err[512];
+  if (rc == BT_EXIT_USAGE) return rc; /* refused at the worker's hello: nothing ran, nothing saved */
   if (rc == BT_EXIT_NO_GPU || !g->s->has_device) {
     if (g->s->nrecords == 0 && g->done_before == 0) Session_discardOutput(g->s);
     return rc;

@@ -37,7 +37,7 @@ typedef struct GridRun {
   int nunits, next, active, max_active, jobs, cc, rc;
   RunnerPool *r;
   bool ready, cancelled, finished, tty, waiting_finish, unsaved;
-  double t0, deadline, saved_ms, drawn_ms;
+  double t0, deadline, saved_ms, drawn_ms, save_cost_ms;
   int measured_now, planned_now; /* measurements of this run, taken and planned (the ETA) */
   int done_now, done_before, skipped;
 } GridRun;

@@ -37,7 +37,6 @@ static void Grid_duration(char *buf, size_t size, double s) {
 static void Grid_progress(GridRun *g, bool force) {
   double now = Util_nowMs();
   if (!force && (!g->tty || now - g->drawn_ms < 200)) return;
-  if (!g->tty && !force) return;
   g->drawn_ms = now;
   int total = g->nunits - g->skipped, done = g->done_now + g->done_before;
   double elapsed = (now - g->t0) / 1000.0;
@@ -71,6 +70,23 @@ static void Grid_fatal(GridRun *g, const char *message, int rc) {
   fprintf(stderr, "benchtop tune: %s\n", message);
   g->rc = rc;
   g->finished = true;
+}
+
+/* A search the session holds ran with the budget this run gives it: else the table would mix
+ * searches of two budgets. */
+static bool Grid_sameBudget(const GridRun *g, const GridUnit *u, char *err, size_t errsize) {
+  const char *v = Grid_variant(g, u);
+  const Shape *shape = &g->grid->problems[u->problem];
+  for (int i = 0; i < g->s->ntune; i++) {
+    const TuneSummary *t = &g->s->tune[i];
+    if (strcmp(t->variant, v) != 0 || !Shape_equal(&t->shape, shape) || t->budget == u->budget) continue;
+    char name[64];
+    Shape_format(shape, name, sizeof name);
+    snprintf(err, errsize, "%s searched %s at %s with a budget of %d, this run would give it %d: give "
+             "the budget it was made with, or name a new -o", g->s->path, v, name, t->budget, u->budget);
+    return false;
+  }
+  return true;
 }
 
 /* The worker said which GPU it is: every unit still to do gets its search (a variant with
@@ -111,6 +127,10 @@ static void Grid_onHello(GridRun *g, const RunnerEvent *ev) {
     u->budget = p.budget;
     if (u->state == UNIT_DONE) {
       Tuner_free(t);
+      if (!Grid_sameBudget(g, u, err, sizeof err)) {
+        Grid_fatal(g, err, BT_EXIT_USAGE);
+        return;
+      }
       continue;
     }
     u->t = t;
@@ -173,9 +193,11 @@ static void Grid_finishUnit(GridRun *g, GridUnit *u) {
   free(u->batch);
   u->batch = NULL;
   u->state = UNIT_DONE;
+  if (u->measured < u->budget) g->planned_now -= u->budget - u->measured; /* it ended short */
   g->active--;
   g->done_now++;
   g->saved_ms = 0; /* saved at once */
+  g->unsaved = true;
   const Shape *shape = &g->grid->problems[u->problem];
   const TuneSummary *sum = NULL;
   for (int i = 0; i < g->s->ntune && !sum; i++)
@@ -264,15 +286,20 @@ static void Grid_cancel(GridRun *g) {
   if (!out) g->finished = true;
 }
 
+/* Saved at most once a second, and at most a tenth of the time (a grid's session of thousands
+ * of records takes most of a second to write, while the GPUs wait for the loop), and at once
+ * when a search ends (saved_ms 0). */
 static void Grid_autosave(GridRun *g) {
   char err[512];
-  if (!g->unsaved || Util_nowMs() - g->saved_ms < 1000) return;
+  double now = Util_nowMs(), gap = 10 * g->save_cost_ms > 1000 ? 10 * g->save_cost_ms : 1000;
+  if (!g->unsaved || (g->saved_ms > 0 && now - g->saved_ms < gap)) return;
   if (!Session_autosave(g->s, err, sizeof err)) {
     Grid_clearLine(g);
     fprintf(stderr, "benchtop tune: autosave failed: %s\n", err);
   }
   g->unsaved = false;
   g->saved_ms = Util_nowMs();
+  g->save_cost_ms = g->saved_ms - now;
 }
 
 /* The units a stop cut short: their searches ranked as incomplete (the session says so). */

@@ -264,9 +264,13 @@ static void Detail_heading(Page *p, const Record *r) {
     Page_text(p, r->status == REC_PASS ? TH_DIM : TH_FAIL, " reason: %s", r->reason);
     Page_newline(p);
   }
-  if (r->knobs_auto[0]) {
+  if (r->knobs_auto[0] && (int)strlen(r->knobs_auto) + 8 <= p->width) {
     Page_text(p, TH_DIM, " knobs %s", r->knobs_auto); /* "auto from table ..." or "defaults: ..." */
     Page_newline(p);
+  } else if (r->knobs_auto[0]) { /* a long note (a transfer, other conditions): every word shown */
+    Page_text(p, TH_DIM, " knobs");
+    Page_newline(p);
+    Detail_wrapped(p, 3, r->knobs_auto, p->width);
   }
   if (r->tune.rank > 0) {
     Page_text(p, r->tune.winner ? TH_ACCENT : TH_NORMAL, " tune: rank %d of %d%s%s", r->tune.rank,

@@ -10,6 +10,7 @@
 
 #include "bench/tune/tune_table.h"
 #include "bench/tune/tune_table_io.h"
+#include "bench/tune/tune_transfer.h"
 #include "common/datadir.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -57,6 +58,7 @@ typedef struct TunedPick {
   bool cold_l2, graph;
   bool found;
   TunedEntry best;
+  int sms;       /* the device's SMs (the feature transfer rule counts waves) */
   char why[400]; /* why an entry at this very shape did not count */
 } TunedPick;
 
@@ -68,7 +70,7 @@ static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *t
                                 bool stale) {
   if (strcmp(c->variant, p->v->name) != 0) return;
   int pd = (c->cold_l2 != p->cold_l2) + (c->graph != p->graph);
-  double dist = TunedTable_distance(&c->shape, &p->shape);
+  double dist = Transfer_distance(TRANSFER_RULE_DEFAULT, &c->shape, &p->shape, p->sms);
   if (p->found && (pd > p->best.protocol_distance ||
                    (pd == p->best.protocol_distance && dist >= p->best.distance)))
     return;
@@ -126,6 +128,7 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
   p.shape = *s;
   p.cold_l2 = o->cold_l2;
   p.graph = o->graph;
+  p.sms = d->sm_count;
   bool known = TunedTable_chipOf(d->name, chip, sizeof chip);
   snprintf(why, whysize, "nothing tuned%s on this %.95s (%s%.15s)", o->cold_l2 ? " with a cold L2" : "",
            d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",

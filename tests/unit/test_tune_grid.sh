@@ -95,6 +95,26 @@ stop_and_resume int INT
 stop_and_resume term TERM
 stop_and_resume time time
 
+# --- a kernel edited since: the rerun searches that variant again ---------------------------
+mkdir -p "$T/kdir"
+cp "$(dirname "$WORKER")/../../kernels/mma.cu" "$T/kdir/mma.cu"
+echo "// edited" >> "$T/kdir/mma.cu"
+cp "$T/full-session.json" "$T/edit-session.json"
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_KERNEL_DIR=$T/kdir BENCHTOP_TUNED_TABLE=$T/edit.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
+  -o "$T/edit-session.json" > "$T/edit.out" 2> "$T/edit.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "resuming .*: 6 of 12 searches done; 6 cut short or measured with an older kernel source (6)" "$T/edit.err" \
+  && [ "$(grep -c ' mma ' "$T/edit.out")" -eq 6 ] && [ "$(grep -c ' fa3 ' "$T/edit.out")" -eq 0 ] \
+  && ok "an edited kernel: its searches run again, the others are kept" || { bad "edited kernel rc $rc"; cat "$T/edit.err"; }
+
+# --- another budget than the session's searches had: refused, the session left as it is ------
+sum=$(md5sum < "$T/full-session.json")
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" "$BT" tune -v fa3,mma --grid "$T/small.grid" --budget 9 -o "$T/full-session.json" \
+  > /dev/null 2> "$T/budget.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "with a budget of 8, this run would give it 9" "$T/budget.err" && [ "$sum" = "$(md5sum < "$T/full-session.json")" ] \
+  && ok "another --budget: refused, the session left as it is" || { bad "another budget rc $rc"; cat "$T/budget.err"; }
+
 # --- --devices all: every GPU measures, the same table -------------------------------------
 FAKE_GPUS=4 BENCHTOP_TUNED_TABLE=$T/four.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
   -o "$T/four-session.json" --devices all > /dev/null 2> "$T/four.err"
@@ -103,6 +123,39 @@ python3 -c "import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if len({
   "$T/four-session.json" && [ $rc -eq 0 ] && ok "--devices all: the searches spread over 4 GPUs" \
   || { bad "--devices all rc $rc"; cat "$T/four.err"; }
 same_tables "$T/full.json" "$T/four.json" && ok "--devices all: the same table" || bad "--devices all: table"
+
+# --- --transfer-eval: every rule replayed leave-one-out on the grid session ---------------
+"$BT" tune --transfer-eval "$T/full-session.json" > "$T/transfer.out" 2> "$T/transfer.err"
+rc=$?
+python3 - "$T/transfer.out" <<'PY' && [ $rc -eq 0 ] && ok "--transfer-eval: a line per point and rule, a summary per variant and rule, nearest's distances" || { bad "--transfer-eval rc $rc"; cat "$T/transfer.out" "$T/transfer.err"; }
+import math, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+points = [l for l in lines if l.startswith("  ")]
+summary = [l for l in lines if re.match(r"^(fa3|mma) +(nearest|feature|best-of-3) +6 points: ", l)]
+assert len(points) == 36 and len(summary) == 6, (len(points), len(summary))
+def shape(t):
+    p = t.split(":"); b, h, s, d = p[0].split("x")
+    hq, _, hkv = h.partition("/"); sq, _, skv = s.partition("/")
+    return dict(bh=int(b) * int(hq), s=int(sq), d=int(d), skv=int(skv or sq) / int(sq),
+                g=int(hq) / int(hkv or hq), c="causal" in p, bf="bf16" in p)
+def dist(a, b):  # docs/tuning.md's nearest-shape distance
+    a, b = shape(a), shape(b)
+    return (abs(math.log2(a["bh"] / b["bh"])) + abs(math.log2(a["s"] / b["s"])) + 2 * abs(math.log2(a["d"] / b["d"]))
+            + abs(math.log2(a["skv"] / b["skv"])) + abs(math.log2(a["g"] / b["g"])) + 0.5 * (a["c"] != b["c"]) + 0.5 * (a["bf"] != b["bf"]))
+for l in points:
+    f = l.split()
+    if f[2] == "nearest":
+        m = re.search(r"from (\S+) \(([0-9.e+]+)\)$", l)
+        assert m and abs(dist(f[1], m.group(1)) - float(m.group(2))) < 1e-3 * max(1, float(m.group(2))), l
+PY
+"$BT" tune --transfer-eval "$T/full-session.json" --rule nearest -v mma > "$T/transfer1.out" 2>&1
+[ "$(grep -c '^mma ' "$T/transfer1.out")" -eq 1 ] && ! grep -q '^fa3 \|feature' "$T/transfer1.out" \
+  && ok "--transfer-eval --rule nearest -v mma: that rule and variant only" || { bad "--rule"; cat "$T/transfer1.out"; }
+echo '{}' > "$T/not-a-session.json"
+"$BT" tune --transfer-eval "$T/not-a-session.json" > /dev/null 2> "$T/transfer2.err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$T/transfer2.err")" -eq 1 ] && ok "--transfer-eval on a bad file: one line, exit 1" \
+  || { bad "--transfer-eval bad file rc $rc"; cat "$T/transfer2.err"; }
 
 # --- bad grids: one line, exit 2, no worker started, nothing written ----------------------
 export BENCHTOP_WORKER=$T/no-worker.sh BENCHTOP_TUNED_TABLE=$T/bad-table.json

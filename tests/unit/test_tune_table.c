@@ -1,5 +1,6 @@
 /* The tuned table without a GPU: what it stores and gives back, a malformed or foreign table left alone,
  * --knob auto's choices, and the tables shipped in the source tree (argv[1]). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "bench/plan.h"
 #include "bench/tune/tune_table.h"
+#include "bench/tune/tune_transfer.h"
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -440,8 +442,23 @@ static void test_shipped_tree(const char *dir) {
          "measure them again: docs/tuning.md)\n", dir, n, stale);
 }
 
+/* The transfer rules' distances: nearest is the table's; feature counts tiles per SM wave,
+ * saturating past ~30 waves, where nearest counts every doubling of B*H. */
+static void test_transfer(void) {
+  Shape a = test_shape("2x8x512x64"), b = test_shape("4x8x512x64:causal");
+  Shape big = test_shape("64x32x8192x64"), bigger = test_shape("128x32x8192x64");
+  CHECK(Transfer_distance(TRANSFER_NEAREST, &a, &b, 132) == TunedTable_distance(&a, &b));
+  CHECK(Transfer_distance(TRANSFER_FEATURE, &a, &a, 132) == 0);
+  CHECK(fabs(Transfer_distance(TRANSFER_FEATURE, &a, &b, 132) - 1.5) < 1e-9);
+  CHECK(TunedTable_distance(&big, &bigger) == 1 && Transfer_distance(TRANSFER_FEATURE, &big, &bigger, 132) == 0);
+  TransferRule r;
+  CHECK(TransferRule_parse("best-of-k", &r) && r == TRANSFER_BEST_OF_K && !TransferRule_parse("near", &r));
+  CHECK(strcmp(TransferRule_name(TRANSFER_FEATURE), "feature") == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) test_shipped_tree(argv[1]);
   test_table();
+  test_transfer();
   return Check_done("test_tune_table");
 }

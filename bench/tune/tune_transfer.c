@@ -1,0 +1,272 @@
+/* Transfer rules and their leave-one-out replay (bench/tune/tune_transfer.h). */
+#include "bench/tune/tune_transfer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/tune/tune_table.h"
+#include "common/util.h"
+#include "kernels/knobs.h"
+#include "kernels/registry.h"
+
+static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k"};
+
+const char *TransferRule_name(TransferRule r) {
+  return r >= 0 && r < TRANSFER_NRULES ? Transfer_names[r] : "?";
+}
+
+bool TransferRule_parse(const char *name, TransferRule *out) {
+  for (int r = 0; r < TRANSFER_NRULES; r++)
+    if (strcmp(name, Transfer_names[r]) == 0) {
+      *out = (TransferRule)r;
+      return true;
+    }
+  return false;
+}
+
+/* log2 of the tiles (128-row query blocks of every head) per wave of SMs, within [-4, 5]: past
+ * ~30 waves the tail of the last wave no longer tells problems apart. */
+static double Transfer_waves(const Shape *s, int sms) {
+  double tiles = (double)s->B * s->H * ((s->S + 127) / 128);
+  double w = log2(tiles / (sms > 0 ? sms : TRANSFER_SMS_DEFAULT));
+  return w < -4 ? -4 : w > 5 ? 5 : w;
+}
+
+double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms) {
+  if (r != TRANSFER_FEATURE) return TunedTable_distance(a, b);
+  double skv = ((double)Shape_skv(a) / a->S) / ((double)Shape_skv(b) / b->S);
+  double group = ((double)a->H / Shape_hkv(a)) / ((double)b->H / Shape_hkv(b));
+  return fabs(Transfer_waves(a, sms) - Transfer_waves(b, sms)) + fabs(log2((double)a->S / b->S)) +
+         2 * fabs(log2((double)a->D / b->D)) + fabs(log2(skv)) + fabs(log2(group)) +
+         (a->causal != b->causal ? 0.5 : 0.0) + (a->dtype != b->dtype ? 0.5 : 0.0);
+}
+
+/* One grid point of one variant: every setting measured there, with its mean recorded p50. */
+typedef struct TPoint {
+  Shape shape;
+  const char *winner;     /* the search's winner (what the table holds) */
+  int n;
+  const char **knobs;     /* per setting */
+  double *sum;
+  int *count;
+  bool *bad;              /* failed verification or errored there */
+  double best;
+} TPoint;
+
+enum { SCORE_OK, SCORE_UNMEASURED, SCORE_FAILED };
+
+static int TPoint_score(const TPoint *p, const char *knobs, double *score) {
+  for (int i = 0; i < p->n; i++)
+    if (KnobText_same(p->knobs[i], knobs)) {
+      if (p->bad[i] || p->count[i] == 0) return SCORE_FAILED;
+      *score = p->sum[i] / p->count[i];
+      return SCORE_OK;
+    }
+  return SCORE_UNMEASURED;
+}
+
+static void TPoint_add(TPoint *p, const Record *r) {
+  int i = 0;
+  while (i < p->n && !KnobText_same(p->knobs[i], r->knobs)) i++;
+  if (i == p->n) {
+    p->knobs = Util_xrealloc(p->knobs, sizeof *p->knobs * (size_t)(p->n + 1));
+    p->sum = Util_xrealloc(p->sum, sizeof *p->sum * (size_t)(p->n + 1));
+    p->count = Util_xrealloc(p->count, sizeof *p->count * (size_t)(p->n + 1));
+    p->bad = Util_xrealloc(p->bad, sizeof *p->bad * (size_t)(p->n + 1));
+    p->knobs[i] = r->knobs;
+    p->sum[i] = 0;
+    p->count[i] = 0;
+    p->bad[i] = false;
+    p->n++;
+  }
+  if (r->status == REC_PASS && r->timing.p50 > 0) {
+    p->sum[i] += r->timing.p50;
+    p->count[i]++;
+  } else {
+    p->bad[i] = true;
+  }
+}
+
+/* The variant's grid points: its complete searches with a winner, and their records. */
+static int Transfer_points(const Session *s, const char *variant, TPoint **out) {
+  TPoint *pts = Util_xcalloc((size_t)s->ntune + 1, sizeof *pts);
+  int n = 0;
+  for (int i = 0; i < s->ntune; i++) {
+    const TuneSummary *t = &s->tune[i];
+    if (strcmp(t->variant, variant) != 0 || !t->complete || t->winner < 0) continue;
+    TPoint *p = &pts[n++];
+    p->shape = t->shape;
+    p->winner = t->winner_knobs;
+    for (int k = 0; k < s->nrecords; k++) {
+      const Record *r = &s->records[k];
+      if (r->status != REC_CANCELLED && strcmp(r->variant, variant) == 0 && Shape_equal(&r->shape, &t->shape))
+        TPoint_add(p, r);
+    }
+    p->best = INFINITY;
+    for (int c = 0; c < p->n; c++)
+      if (!p->bad[c] && p->count[c] > 0 && p->sum[c] / p->count[c] < p->best) p->best = p->sum[c] / p->count[c];
+  }
+  *out = pts;
+  return n;
+}
+
+static void Transfer_freePoints(TPoint *pts, int n) {
+  for (int i = 0; i < n; i++) {
+    free(pts[i].knobs);
+    free(pts[i].sum);
+    free(pts[i].count);
+    free(pts[i].bad);
+  }
+  free(pts);
+}
+
+/* What the replay shares. */
+typedef struct TReplay {
+  const Variant *v;
+  TPoint *pts;
+  int n, k, sms;
+  DeviceProps dev;
+  bool has_dev;
+} TReplay;
+
+static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) {
+  KnobValues kv;
+  char err[256];
+  Registry_defaults(x->v, &kv);
+  return Registry_applyKnobs(x->v, knobs, &kv, false, err, sizeof err) &&
+         Registry_refusal(x->v, at, &kv, x->has_dev ? &x->dev : NULL, err, sizeof err) == NULL;
+}
+
+/* The rule's pick for point h from the others: its knobs, the point(s) they came from in
+ * `from`. NULL when no other point's winner fits h. */
+static const char *Transfer_pick(const TReplay *x, TransferRule rule, int h, char *from, size_t size) {
+  const TPoint *held = &x->pts[h];
+  int *order = Util_xmalloc(sizeof *order * (size_t)(x->n + 1)), m = 0;
+  double *dist = Util_xmalloc(sizeof *dist * (size_t)(x->n + 1));
+  TransferRule metric = rule == TRANSFER_FEATURE ? TRANSFER_FEATURE : TRANSFER_NEAREST;
+  for (int j = 0; j < x->n; j++) {
+    if (j == h || !Transfer_fits(x, x->pts[j].winner, &held->shape)) continue;
+    double d = Transfer_distance(metric, &held->shape, &x->pts[j].shape, x->sms);
+    int at = m++;
+    while (at > 0 && dist[at - 1] > d) { /* stable: at equal distance the earlier point first */
+      order[at] = order[at - 1];
+      dist[at] = dist[at - 1];
+      at--;
+    }
+    order[at] = j;
+    dist[at] = d;
+  }
+  if (m == 0) {
+    free(order);
+    free(dist);
+    return NULL;
+  }
+  int pick = 0, kk = rule == TRANSFER_BEST_OF_K ? (x->k < m ? x->k : m) : 1;
+  double best_avg = INFINITY;
+  for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
+    double sum = 0, score;
+    int seen = 0;
+    for (int j = 0; j < kk; j++)
+      if (TPoint_score(&x->pts[order[j]], x->pts[order[c]].winner, &score) == SCORE_OK) {
+        sum += score / x->pts[order[j]].best - 1;
+        seen++;
+      }
+    if (seen > 0 && sum / seen < best_avg) {
+      best_avg = sum / seen;
+      pick = c;
+    }
+  }
+  size_t used = 0;
+  from[0] = '\0';
+  for (int j = 0; j < kk && used < size; j++) {
+    char name[64];
+    Shape_format(&x->pts[order[j]].shape, name, sizeof name);
+    used += (size_t)snprintf(from + used, size - used, "%s%s%s (%.3g)", j ? ", " : "",
+                             j == pick && kk > 1 ? "*" : "", name, dist[j]);
+  }
+  const char *knobs = x->pts[order[pick]].winner;
+  free(order);
+  free(dist);
+  return knobs;
+}
+
+/* One rule's tally over the held-out points of one variant. */
+typedef struct TTally {
+  int points, measured, unmeasured, failed, none, within2, within5, within10;
+  double sum, worst;
+} TTally;
+
+static void Transfer_one(const TReplay *x, TransferRule rule, int h, TTally *t, bool verbose, FILE *out) {
+  char from[600], shape[64];
+  const char *knobs = Transfer_pick(x, rule, h, from, sizeof from);
+  double score = 0;
+  int st = knobs ? TPoint_score(&x->pts[h], knobs, &score) : -1;
+  t->points++;
+  if (st == SCORE_OK) {
+    double loss = score / x->pts[h].best - 1;
+    t->measured++;
+    t->sum += loss;
+    if (loss > t->worst) t->worst = loss;
+    t->within2 += loss <= 0.02;
+    t->within5 += loss <= 0.05;
+    t->within10 += loss <= 0.10;
+  }
+  t->unmeasured += st == SCORE_UNMEASURED;
+  t->failed += st == SCORE_FAILED;
+  t->none += st < 0;
+  if (!verbose) return;
+  Shape_format(&x->pts[h].shape, shape, sizeof shape);
+  fprintf(out, "  %-9s %-32s %-10s ", x->v->name, shape, TransferRule_name(rule));
+  if (st == SCORE_OK) fprintf(out, "%+6.1f %%  from %s\n", 100 * (score / x->pts[h].best - 1), from);
+  else fprintf(out, "%s%s%s\n", st < 0 ? "no other point's knobs fit" : st == SCORE_FAILED
+               ? "failed there" : "not measured there", knobs ? "  from " : "", knobs ? from : "");
+}
+
+static void Transfer_summary(FILE *out, const char *variant, TransferRule rule, int k, const TTally *t) {
+  char name[32];
+  if (rule == TRANSFER_BEST_OF_K) snprintf(name, sizeof name, "best-of-%d", k);
+  else snprintf(name, sizeof name, "%s", TransferRule_name(rule));
+  fprintf(out, "%-9s %-11s %3d points: %3d scored, mean loss %5.1f %%, worst %5.1f %%, within 2/5/10 %%: "
+          "%d/%d/%d; not measured there %d, failed there %d, nothing fits %d\n", variant, name, t->points,
+          t->measured, t->measured ? 100 * t->sum / t->measured : 0.0, 100 * t->worst, t->within2,
+          t->within5, t->within10, t->unmeasured, t->failed, t->none);
+}
+
+bool Transfer_replay(const Session *s, unsigned rules, int k, const char *variant, bool verbose,
+                     FILE *out, char *err, size_t errsize) {
+  int replayed = 0;
+  for (int i = 0; i < s->plan.nvariants; i++) {
+    const char *name = s->plan.variants[i].name;
+    bool dup = false;
+    for (int j = 0; j < i; j++) dup |= strcmp(s->plan.variants[j].name, name) == 0;
+    if (dup || (variant && strcmp(variant, name) != 0)) continue;
+    TReplay x = {.v = Registry_find(name), .k = k > 0 ? k : TRANSFER_K_DEFAULT};
+    if (!x.v) continue;
+    x.n = Transfer_points(s, name, &x.pts);
+    if (s->has_device && s->device.cc_major >= 0) {
+      x.dev = (DeviceProps){.cc = s->device.cc_major * 10 + s->device.cc_minor,
+                            .sm_count = s->device.sm_count, .l2_bytes = s->device.l2_bytes};
+      x.has_dev = true;
+      x.sms = s->device.sm_count;
+    }
+    if (x.n >= 2) {
+      replayed++;
+      TTally tally[TRANSFER_NRULES];
+      memset(tally, 0, sizeof tally);
+      for (int h = 0; h < x.n; h++)
+        for (int r = 0; r < TRANSFER_NRULES; r++)
+          if (rules & (1u << r)) Transfer_one(&x, (TransferRule)r, h, &tally[r], verbose, out);
+      for (int r = 0; r < TRANSFER_NRULES; r++)
+        if (rules & (1u << r)) Transfer_summary(out, name, (TransferRule)r, x.k, &tally[r]);
+    }
+    Transfer_freePoints(x.pts, x.n);
+  }
+  if (replayed == 0) {
+    snprintf(err, errsize, "%s holds no variant with two complete searches or more%s%s (make one "
+             "with benchtop tune --grid)", s->path[0] ? s->path : "the session",
+             variant ? " of " : "", variant ? variant : "");
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,46 @@
+/* Transfer rules: which tuned problem's knobs a problem that was never tuned takes. The tuned
+ * table's lookup uses TRANSFER_RULE_DEFAULT; `benchtop tune --transfer-eval` replays every rule
+ * on a grid session (leave one grid point out, transfer to it from the others, score the pick
+ * with the p50s measured there), so the default can follow the data. docs/tuning.md has the
+ * rules and how to read the replay. */
+#ifndef BENCHTOP_TUNE_TRANSFER_H
+#define BENCHTOP_TUNE_TRANSFER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kernels/shape.h"
+#include "sessions/session.h"
+
+typedef enum TransferRule {
+  TRANSFER_NEAREST,   /* the nearest tuned problem by TunedTable_distance (shape ratios) */
+  TRANSFER_FEATURE,   /* the nearest in features: tiles per SM wave, S, D, causal, dtype, heads */
+  TRANSFER_BEST_OF_K, /* of the winners of the k nearest problems, the best on average over them
+                         (needs each problem's scores: a replay rule, not the table's) */
+  TRANSFER_NRULES
+} TransferRule;
+
+/* What the tuned table's lookup uses (a distance rule: NEAREST or FEATURE). */
+#define TRANSFER_RULE_DEFAULT TRANSFER_NEAREST
+#define TRANSFER_K_DEFAULT 3
+#define TRANSFER_SMS_DEFAULT 132 /* SMs assumed when the device does not say (an H100 SXM) */
+
+const char *TransferRule_name(TransferRule r);
+/* "nearest", "feature", "best-of-k"; false when none matches. */
+bool TransferRule_parse(const char *name, TransferRule *out);
+
+/* How far apart two problems are under a distance rule (BEST_OF_K ranks by NEAREST's): 0 the
+ * same problem. sms: the device's SM count (<= 0: TRANSFER_SMS_DEFAULT). */
+double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms);
+
+/* The leave-one-out replay of rules on a grid session (tune --grid, every search complete): for
+ * each variant, each grid point in turn is held out and given the knobs a rule picks from the
+ * others (only knobs the variant accepts there), and its loss is that setting's recorded p50
+ * there against the best recorded there; a setting never measured there is counted apart.
+ * rules: a bit per TransferRule; k for BEST_OF_K; variant NULL: every variant. Prints a line
+ * per point and rule when verbose, then a summary per variant and rule. False with one line
+ * in err when the session holds no grid to replay. */
+bool Transfer_replay(const Session *s, unsigned rules, int k, const char *variant, bool verbose,
+                     FILE *out, char *err, size_t errsize);
+
+#endif

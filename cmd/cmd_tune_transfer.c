@@ -1,0 +1,40 @@
+/* benchtop tune --transfer-eval SESSION.json: the transfer rules replayed leave-one-out on a grid
+ * session (bench/tune/tune_transfer.h), no GPU needed. Part of cmd_tune.c's command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/tune/tune_transfer.h"
+#include "cmd/cmd_tune.h"
+#include "cmd/commands.h"
+#include "common/text.h"
+#include "common/util.h"
+
+int TuneCmd_transfer(const char *path, const char *rule, int k, const char *variant) {
+  unsigned rules = 0;
+  TransferRule r;
+  if (strcmp(rule, "all") == 0) rules = (1u << TRANSFER_NRULES) - 1;
+  else if (TransferRule_parse(rule, &r)) rules = 1u << r;
+  else return Command_usageError(&Cmd_tune, "--rule takes all, nearest, feature or best-of-k, not '%.40s'", rule);
+  if (variant && strchr(variant, ','))
+    return Command_usageError(&Cmd_tune, "--transfer-eval takes one variant with -v (or none: every one)");
+  Session s;
+  char err[4096 + 512];
+  if (!Session_load(path, &s, err, sizeof err)) {
+    fputs("benchtop tune: ", stderr);
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+    return BT_EXIT_FAILED;
+  }
+  printf("leave-one-out transfer of tuned knobs on %s: each grid point held out gets the knobs a "
+         "rule picks from the others; loss = that setting's recorded p50 there / the best recorded "
+         "there - 1 (the points a rule took them from, * the one picked, distance in brackets)\n", path);
+  bool ok = Transfer_replay(&s, rules, k, variant, true, stdout, err, sizeof err);
+  Session_free(&s);
+  if (!ok) {
+    fputs("benchtop tune: ", stderr);
+    Text_print(stderr, err);
+    fputc('\n', stderr);
+    return BT_EXIT_FAILED;
+  }
+  return BT_EXIT_OK;
+}
