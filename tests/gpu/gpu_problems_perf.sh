@@ -40,7 +40,7 @@ run decode-mma mma "$DEC" --knob split=auto
 # Then as a user would: tune fa3 at the two prefill problems and decode at its problem (under
 # the same protocol) and run what the tune found (--knob auto from a table of this call's own).
 if [ "${PERF_TUNE:-1}" = 1 ]; then
-  export BENCHTOP_TUNED_TABLE=$OUTDIR/perf-tuned-table.json
+  export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-table.json
   "${ENV[@]}" "$BT" tune -v fa3 -s 4x32/8x2048x128:causal:bf16,1x32/8x8192x128:causal:bf16 --cold-l2 \
     --budget "${PERF_TUNE_BUDGET:-40}" --metrics none -o "$OUTDIR/tune-fa3.json" > "$OUTDIR/tune-fa3.out" 2>&1 ||
     echo "tune fa3: exit $?"
@@ -63,7 +63,7 @@ for f in glob.glob(out + "/perf-*.json"):
         s = json.load(open(f))
     except Exception as e:
         print("unreadable %s: %s" % (f, e)); continue
-    for r in s["records"]:
+    for r in s.get("records", []):
         dev = r.get("device") or dev
         if r["status"] != "pass":
             continue
