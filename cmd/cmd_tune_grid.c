@@ -37,6 +37,29 @@ Tuner *Grid_unitTuner(const GridRun *g, const GridUnit *u, const DeviceInfo *d, 
   return t;
 }
 
+void Grid_saySkipped(const GridRun *g, char **notes) {
+  int nv = g->cli->req.plan.nvariants, np = g->grid->nproblems;
+  for (int v = 0; v < nv; v++) {
+    int n = 0, first = -1;
+    for (int p = 0; p < np; p++)
+      if (notes[p * nv + v]) {
+        n++;
+        if (first < 0) first = p * nv + v;
+      }
+    for (int p = 0; n > 0 && p < np; p++) {
+      const char *note = notes[p * nv + v];
+      if (n == np && np > 1 && p * nv + v != first) continue; /* one line for all of them */
+      if (!note) continue;
+      if (n == np && np > 1)
+        fprintf(stderr, "benchtop tune: skipped %s at all %d problems (e.g. ", g->cli->req.plan.variants[v].name, np);
+      else
+        fprintf(stderr, "benchtop tune: skipped ");
+      Text_print(stderr, note);
+      fputs(n == np && np > 1 ? ")\n" : "\n", stderr);
+    }
+  }
+}
+
 /* Before a worker starts: every unit's space as any GPU would see it. A unit with nothing to
  * search is skipped (said); a grid with nothing left, or one that plans more measurements
  * than a plan may hold, is one line. */
@@ -71,14 +94,8 @@ static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
              g->cli->req.plan.nvariants, PLAN_ENTRIES_MAX);
   else
     ok = true;
-  for (int i = 0; i < g->nunits; i++) {
-    if (ok && notes[i]) {
-      fprintf(stderr, "benchtop tune: skipped ");
-      Text_print(stderr, notes[i]);
-      fputc('\n', stderr);
-    }
-    free(notes[i]);
-  }
+  if (ok) Grid_saySkipped(g, notes);
+  for (int i = 0; i < g->nunits; i++) free(notes[i]);
   free(notes);
   return ok;
 }

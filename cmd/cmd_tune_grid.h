@@ -46,6 +46,9 @@ typedef struct GridRun {
  * the variant has nothing to search there on device d. */
 Tuner *Grid_unitTuner(const GridRun *g, const GridUnit *u, const DeviceInfo *d, char *err,
                       size_t errsize);
+/* Says why units were skipped (notes[i]: unit i's reason, NULL when not skipped now): a line
+ * each, or one for a variant skipped at every problem. */
+void Grid_saySkipped(const GridRun *g, char **notes);
 /* Runs the units still to do, to their end, a stop by --time or a signal. Returns the exit
  * code. */
 int Grid_loop(GridRun *g);

@@ -58,10 +58,15 @@ def tuned_lines(path):
     return done
 
 
-def skipped(paths):
+def skipped(paths, problems):
+    """{(variant, problem)} the runs said they skip (a line each, or one for all problems)."""
     out = set()
     for p in paths:
         for line in open(p) if os.path.exists(p) else []:
+            m = re.match(r"benchtop tune: skipped (\S+) at all \d+ problems", line)
+            if m:
+                out.update((m.group(1), q) for q in problems)
+                continue
             m = re.match(r"benchtop tune: skipped (\S+) at (\S+):", line)
             if m:
                 out.add((m.group(1), m.group(2)))
@@ -97,7 +102,7 @@ def grid_report(out, grid, variants, root):
     check(s["tune"] and not over, "every search holds its own records only, within its budget (%d searches; %s)"
           % (len(s["tune"]), "over: %s" % over[:3] if over else "none over"))
     problems = grid_problems(grid_file(grid, root))
-    skip = skipped([os.path.join(out, "grid-1.err"), os.path.join(out, "grid-2.err")])
+    skip = skipped([os.path.join(out, "grid-1.err"), os.path.join(out, "grid-2.err")], problems)
     table = load(os.path.join(out, "grid-table.json")) or {"entries": []}
     have = {(e["variant"], e["shape"]) for e in table["entries"]}
     want = [(v, p) for p in problems for v in variants.split(",") if (v, p) not in skip]
