@@ -115,6 +115,14 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "with a budget of 8, this run would give it 9" "$T/budget.err" && [ "$sum" = "$(md5sum < "$T/full-session.json")" ] \
   && ok "another --budget: refused, the session left as it is" || { bad "another budget rc $rc"; cat "$T/budget.err"; }
 
+# --- a grid tuned with --cold-l2 makes cold-L2 entries (which then win for cold-L2 runs) ----
+printf 'budget 4\n2x8x512x64\n' > "$T/one.grid"
+BENCHTOP_TUNED_TABLE=$T/cold.json "$BT" tune -v mma --grid "$T/one.grid" --cold-l2 -o "$T/cold-session.json" \
+  > /dev/null 2> "$T/cold.err"
+rc=$?
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['entries']; sys.exit(0 if len(e) == 1 and e[0]['cold_l2'] else 1)" \
+  "$T/cold.json" && [ $rc -eq 0 ] && ok "--cold-l2: the grid's entries are cold-L2 ones" || { bad "--cold-l2 rc $rc"; cat "$T/cold.err"; }
+
 # --- --devices all: every GPU measures, the same table -------------------------------------
 FAKE_GPUS=4 BENCHTOP_TUNED_TABLE=$T/four.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
   -o "$T/four-session.json" --devices all > /dev/null 2> "$T/four.err"
