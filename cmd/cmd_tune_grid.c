@@ -94,9 +94,7 @@ static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
              g->cli->req.plan.nvariants, PLAN_ENTRIES_MAX);
   else
     ok = true;
-  if (ok) Grid_saySkipped(g, notes);
-  for (int i = 0; i < g->nunits; i++) free(notes[i]);
-  free(notes);
+  g->skip_notes = notes; /* said once the session is known to be usable */
   return ok;
 }
 
@@ -213,6 +211,7 @@ static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t err
   if (!Session_openOutput(g->s, path, resume ? SESSION_OUT_APPEND : SESSION_OUT_NEW, &existing, err,
                           errsize))
     return false;
+  g->resumed = resume;
   if (resume) Grid_resume(g);
   return true;
 }
@@ -289,7 +288,7 @@ static int Grid_conclude(GridRun *g, const char *table_out, int rc) {
   char err[512];
   if (rc == BT_EXIT_USAGE) return rc; /* refused at the worker's hello: nothing ran, nothing saved */
   if (rc == BT_EXIT_NO_GPU || !g->s->has_device) {
-    if (g->s->nrecords == 0 && g->done_before == 0) Session_discardOutput(g->s);
+    if (!g->resumed) Session_discardOutput(g->s); /* claimed for nothing: a resumed one stays as it was */
     return rc;
   }
   if (!Session_autosave(g->s, err, sizeof err)) {
@@ -362,9 +361,12 @@ int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool
     Text_print(stderr, err);
     fputc('\n', stderr);
   } else {
+    Grid_saySkipped(&g, g.skip_notes);
     rc = Grid_loop(&g);
     rc = Grid_conclude(&g, table_out, rc);
   }
+  for (int i = 0; g.skip_notes && i < g.nunits; i++) free(g.skip_notes[i]);
+  free(g.skip_notes);
   free(g.units);
   Session_free(&s);
   return rc;

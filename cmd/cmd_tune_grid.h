@@ -34,9 +34,10 @@ typedef struct GridRun {
   const TuneGrid *grid;
   Session *s;
   GridUnit *units;
+  char **skip_notes;     /* per unit, why the check before the worker skipped it (or NULL) */
   int nunits, next, active, max_active, jobs, cc, rc;
   RunnerPool *r;
-  bool ready, cancelled, finished, tty, waiting_finish, unsaved;
+  bool ready, cancelled, finished, tty, unsaved, resumed;
   double t0, deadline, saved_ms, drawn_ms, save_cost_ms;
   int measured_now, planned_now; /* measurements of this run, taken and planned (the ETA) */
   int done_now, done_before, skipped;
