@@ -168,35 +168,51 @@ static int KernelClock_byCorr(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int KernelClock_spans(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
-                      double *span_us) {
-  uint64_t *first = Util_xmalloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
-  uint64_t *last = Util_xcalloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
-  for (int i = 0; i < n; i++) first[i] = UINT64_MAX;
+static int KernelClock_byMarkThenStart(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b; /* {mark, start, end} */
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int KernelClock_busy(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
+                     double *busy_us) {
+  /* Each timed kernel as {mark, start, end}, sorted by mark then start: a mark's busy time is
+   * the length of the union of its intervals, so the host's launch gaps between the kernels of
+   * one run never count, and kernels that overlap count once. */
+  uint64_t (*iv)[3] = Util_xmalloc(sizeof *iv * (nk ? nk : 1));
+  size_t niv = 0;
   if (nm) qsort(m, nm, sizeof *m, KernelClock_byCorr);
   for (size_t i = 0; i < nk; i++) {
     KcExt key = {k[i].corr, 0};
     const KcExt *x = nm ? bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr) : NULL;
     if (!x || x->id < 1 || x->id > (uint64_t)n) continue; /* not a timed launch (e.g. a flush) */
-    size_t at = (size_t)(x->id - 1);
-    if (k[i].start < first[at]) first[at] = k[i].start;
-    if (k[i].end > last[at]) last[at] = k[i].end;
+    if (k[i].end <= k[i].start) continue;
+    iv[niv][0] = x->id - 1;
+    iv[niv][1] = k[i].start;
+    iv[niv][2] = k[i].end;
+    niv++;
   }
-  int missing = 0;
-  for (int i = 0; i < n; i++) {
-    if (first[i] == UINT64_MAX || last[i] <= first[i]) {
-      span_us[i] = NAN;
-      missing++;
-    } else {
-      span_us[i] = (double)(last[i] - first[i]) / 1000.0;
+  if (niv) qsort(iv, niv, sizeof *iv, KernelClock_byMarkThenStart);
+  for (int i = 0; i < n; i++) busy_us[i] = NAN;
+  for (size_t i = 0; i < niv;) {
+    uint64_t mark = iv[i][0], total = 0, lo = iv[i][1], hi = iv[i][2];
+    for (i++; i < niv && iv[i][0] == mark; i++) {
+      if (iv[i][1] > hi) { /* a gap: close the covered run */
+        total += hi - lo;
+        lo = iv[i][1];
+      }
+      if (iv[i][2] > hi) hi = iv[i][2];
     }
+    total += hi - lo;
+    busy_us[mark] = (double)total / 1000.0;
   }
-  free(first);
-  free(last);
+  free(iv);
+  int missing = 0;
+  for (int i = 0; i < n; i++) missing += isnan(busy_us[i]);
   return missing;
 }
 
-bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
+bool KernelClock_end(int n, double *busy_us, char *err, size_t errsize) {
   CUptiResult fr = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   KernelClock_disableAll();
   if (KernelClock_failed(fr, "cuptiActivityFlushAll", err, errsize)) return false;
@@ -206,7 +222,7 @@ bool KernelClock_end(int n, double *span_us, char *err, size_t errsize) {
     snprintf(err, errsize, "CUPTI dropped %zu activity records", kc.dropped);
     ok = false;
   }
-  int missing = ok ? KernelClock_spans(kc.kernels, kc.nkernels, kc.ext, kc.next, n, span_us) : 0;
+  int missing = ok ? KernelClock_busy(kc.kernels, kc.nkernels, kc.ext, kc.next, n, busy_us) : 0;
   if (ok && missing > 0) {
     snprintf(err, errsize,
              "no kernel timestamps for %d of %d launches (%zu kernel records, %zu correlations%s)",

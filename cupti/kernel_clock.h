@@ -7,9 +7,12 @@
  *   KernelClock_begin(err)            enables kernel and external-correlation records
  *   KernelClock_mark(i) ... launches ... KernelClock_unmark()   for i = 1..n
  *   (anything launched outside a mark, e.g. an L2 flush, is not counted)
- *   KernelClock_end(n, span_us, err)  synchronise first; flushes, disables, and gives per mark
- *                                     the span from its first kernel's start to its last
- *                                     kernel's end (NAN for a mark that had no kernel)
+ *   KernelClock_end(n, busy_us, err)  synchronise first; flushes, disables, and gives per mark
+ *                                     the time its kernels kept the GPU busy: the union of
+ *                                     their intervals, so the host's launch gaps between the
+ *                                     kernels of a several-kernel variant never count (they
+ *                                     vary from process to process); NAN for a mark that had
+ *                                     no kernel
  *   KernelClock_lastBreakdown(...)    then, per kernel of a launch: name, median duration and
  *                                     the median gap before it
  * Activity tracing is process-wide in CUPTI; it is on only between begin and end, so
@@ -31,7 +34,7 @@ void KernelClock_mark(uint64_t id);
 void KernelClock_unmark(void);
 /* False with one line in err when records were lost or tracing failed; tracing is off either
  * way afterwards. */
-bool KernelClock_end(int n, double *span_us, char *err, size_t errsize);
+bool KernelClock_end(int n, double *busy_us, char *err, size_t errsize);
 
 /* The per-kernel breakdown of the last begin..end: out[0..count) in launch order, share left
  * NAN (the caller knows the p50 it is a share of). Each timed launch ran its variant `repeats`
@@ -53,11 +56,11 @@ typedef struct KernelClockMark {
   uint32_t corr;
   uint64_t id;
 } KernelClockMark;
-/* span_us[i] for mark i+1: its first kernel's start to its last kernel's end, NAN when it has
- * no kernel. Kernels whose correlation has no mark in 1..n are ignored. Sorts marks in place.
- * Returns how many marks had no kernel. */
-int KernelClock_spans(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
-                      double *span_us);
+/* busy_us[i] for mark i+1: the length of the union of its kernels' [start, end) intervals,
+ * NAN when it has no kernel. Kernels whose correlation has no mark in 1..n are ignored. Sorts
+ * marks in place. Returns how many marks had no kernel. */
+int KernelClock_busy(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
+                     double *busy_us);
 /* KernelClock_lastBreakdown's arithmetic: the kernels of marks 1..n (sorted in place). Marks
  * that ran the most common number of kernels count; names[k.name] names a kernel. */
 int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm,

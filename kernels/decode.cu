@@ -11,7 +11,7 @@ dtypes    fp16 bf16
 supports  gqa kv_cache
 knob warps  WARPS    {4, 8}    : warps per block; each takes 16 keys of every 16*warps-key tile
 knob stages STAGES   {2, 3}    : K/V tiles in flight (cp.async)
-knob split  SPLIT_KV {auto=0, 1, 2, 4, 8, 16, 32} : key-range splits per KV head, merged by a combine step (auto: about three blocks per SM)
+knob split  SPLIT_KV {auto=0, 1, 2, 4, 8, 16, 32} : key-range splits per KV head, merged by a combine step (auto: one wave of the blocks the SMs hold)
 
 require Sq <= 16 : decode: one to 16 queries per head (Sq <= 16); longer query blocks run on mma or fa3
 
@@ -20,10 +20,14 @@ let block_n = 16 * warps
 let rows    = Hq / Hkv * Sq
 let blocks  = B * Hkv * cdiv(rows, 16)
 let ktiles  = cdiv(Skv, block_n)
-let auto_splits = max(1, min(cdiv(3 * sms, blocks), cdiv(ktiles, 4), 64))
-splits split == "auto" ? auto_splits : min(split, ktiles)
 # the Q tile [16][D], stages of K and V tiles [block_n][D]; the warps' partial O (fp32) reuse the ring
 let smem    = (16 * D + stages * 2 * block_n * D) * 2
+# blocks one SM holds as its shared memory allows (1 KiB reserved a block) and 2048 threads
+let per_sm  = max(1, min((smem_optin + 1024) / (smem + 1024), 2048 / (32 * warps)))
+# auto: the splits that fill one wave of resident blocks, each split keeping >= 4 key tiles (a
+# second, partial wave left SMs idle: 448 blocks in 264 slots ran at 82 % of the copy rate)
+let auto_splits = max(1, min(sms * per_sm / blocks, cdiv(ktiles, 4), 64))
+splits split == "auto" ? auto_splits : min(split, ktiles)
 require smem <= smem_optin : decode: Q + stages*K/V tiles exceed this GPU's shared memory (fewer warps or stages)
 
 kernel attn_fwd grid(splits, B * Hkv, cdiv(rows, 16)) block(32 * warps) smem(smem)

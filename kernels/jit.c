@@ -12,7 +12,7 @@
 #include "common/util.h"
 #include "kernels/jit_source.h"
 
-#define JIT_MAX_OPTS 24
+#define JIT_MAX_OPTS 32 /* 8 fixed, a define per knob (KNOB_MAX), HEAD_DIM and BT_BF16 */
 
 
 bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsupported, char *arch,
@@ -188,14 +188,21 @@ static bool Jit_cachePaths(uint64_t key, char *cubin, char *info, size_t size) {
   return true;
 }
 
-static bool Jit_cacheLoad(uint64_t key, JitOutput *out) {
+/* A cubin's log holds ptxas' resource report; one without it (NVRTC's own cache served the
+ * build, so ptxas never ran) would leave the build's spills unknown. PTX has no report. */
+static bool Jit_logComplete(const char *log, bool ptx_only) {
+  return ptx_only || strstr(log, "bytes stack frame, ") != NULL;
+}
+
+static bool Jit_cacheLoad(uint64_t key, bool ptx_only, JitOutput *out) {
   char cpath[4200], lpath[4200];
   if (!Jit_cachePaths(key, cpath, lpath, sizeof cpath)) return false;
   size_t n = 0;
   char *cubin = Util_readFile(cpath, &n, 256u << 20);
   if (!cubin) return false;
   char *log = Util_readFile(lpath, NULL, 16u << 20);
-  if (!log) {
+  if (!log || !Jit_logComplete(log, ptx_only)) { /* compiled again, and stored with its report */
+    free(log);
     free(cubin);
     return false;
   }
@@ -205,8 +212,9 @@ static bool Jit_cacheLoad(uint64_t key, JitOutput *out) {
   return true;
 }
 
-static void Jit_cacheStore(uint64_t key, const JitOutput *out) {
+static void Jit_cacheStore(uint64_t key, bool ptx_only, const JitOutput *out) {
   char cpath[4200], lpath[4200], dir[4096], err[256];
+  if (!Jit_logComplete(out->log, ptx_only)) return;
   if (!Util_cacheDir(dir, sizeof dir) || !Jit_cachePaths(key, cpath, lpath, sizeof cpath)) return;
   strncat(dir, "/jit", sizeof dir - strlen(dir) - 1);
   if (!Util_mkdirs(dir)) return; /* the cache is an optimisation: a read-only home still works */
@@ -287,6 +295,14 @@ static int Jit_options(const char *arch, bool ptx_only, const char *const *defin
     owned[nopt] = NULL;
     opts[nopt++] = fixed[i];
   }
+  /* NVRTC 12.9 and newer keep a cache of their own (under $HOME, where a driver is installed);
+   * a build served from it carries no ptxas report, so no spill counts. Ours keeps the log. */
+  int vmaj = 0, vmin = 0;
+  Jit_nvrtcVersion(&vmaj, &vmin);
+  if (vmaj > 12 || (vmaj == 12 && vmin >= 9)) {
+    owned[nopt] = NULL;
+    opts[nopt++] = "--no-cache";
+  }
   for (int i = 0; i < ndefines && nopt < JIT_MAX_OPTS; i++) {
     owned[nopt] = Util_asprintf("-D%s", defines[i]);
     opts[nopt] = owned[nopt]; nopt++;
@@ -329,13 +345,13 @@ bool Jit_compileSource(const char *name, const char *source, const char *const *
 
   bool ok = false;
   double t0 = Util_nowMs();
-  if (use_cache && Jit_cacheLoad(key, out)) {
+  if (use_cache && Jit_cacheLoad(key, ptx_only, out)) {
     out->build.cache_hit = true;
     ok = true;
   } else {
     if (!Jit_nvrtcBuild(name, source, hdr_src, opts, nopt, arch, ptx_only, out, err, errsize))
       goto done;
-    if (use_cache) Jit_cacheStore(key, out);
+    if (use_cache) Jit_cacheStore(key, ptx_only, out);
     ok = true;
   }
   out->build.compile_ms = Util_nowMs() - t0;

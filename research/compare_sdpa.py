@@ -6,7 +6,8 @@ the timed launches, L2 flushed before each) and PyTorch SDPA's cuDNN, FlashAtten
 memory-efficient backends, fp16, on the same shapes, by two clocks, each the same on both sides:
 
 - kernel time (what benchtop's p50 is): CUPTI kernel timestamps. benchtop: its default clock,
-  first kernel start to last kernel end of a launch (its kernels go back to back). SDPA:
+  the busy time of a launch's kernels, in blocks after pauses where launches would keep the GPU
+  busy for 2 ms or more; SDPA is timed in the same blocks (block_plan). SDPA:
   torch.profiler (Kineto, which reads the same CUPTI activity records), an L2 flush kernel
   before every call, the summed durations of each call's kernels and memsets (a cuDNN call
   waits on the host between its memset and its kernel, so its span is not GPU time).
@@ -183,18 +184,51 @@ def torch_device_cuda():
     return DeviceType.CUDA
 
 
+# benchtop's timing protocol (bench/worker/measure_time.c): launches that would keep the GPU busy
+# back to back for this long are timed in eight blocks, the first after 200 ms of idle and the
+# others after 30 ms, each block opened by about 2 ms of untimed launches; sustained load puts
+# an H100 in a slower state that the pauses avoid (docs/statistics.md), so both sides must
+# follow the same protocol for their times to compare.
+PAUSE_BUSY_MS, PAUSE_LAUNCH_MS, BLOCKS, FIRST_PAUSE_S, PAUSE_S, BLOCK_WARM_MS = 2.0, 5.0, 8, 0.2, 0.03, 2.0
+
+
+def block_plan(reps, launch_ms):
+    """(pause seconds, untimed launches, timed launches) per block, as benchtop times them."""
+    if not (launch_ms < PAUSE_LAUNCH_MS and reps * launch_ms >= PAUSE_BUSY_MS):
+        return [(0.0, 0, reps)]
+    warm = max(1, int(BLOCK_WARM_MS / max(launch_ms, 1e-3)))
+    sizes = [reps // BLOCKS + (1 if i < reps % BLOCKS else 0) for i in range(BLOCKS)]
+    return [(FIRST_PAUSE_S if i == 0 else PAUSE_S, warm, n) for i, n in enumerate(sizes) if n]
+
+
 def kernel_time(fn, flush, reps=100, warmup=20, kernels_only=False):
-    """Median GPU busy time of fn() by CUPTI timestamps (torch.profiler), L2 flushed before each."""
+    """Median GPU busy time of fn() by CUPTI timestamps (torch.profiler), L2 flushed before each,
+    in benchtop's blocks after pauses where benchtop would pause."""
     import statistics
+    import time
     import torch
     from torch.profiler import ProfilerActivity, profile
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        flush.fill_(1)
+        fn()
+    torch.cuda.synchronize()
+    plan = block_plan(reps, (time.perf_counter() - t0) * 1e3 / 5)
+    timed, n = [], 0
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            flush.fill_(1)
-            fn()
+        for pause, warm, count in plan:
+            if pause:
+                torch.cuda.synchronize()
+                time.sleep(pause)
+            for i in range(warm + count):
+                flush.fill_(1)
+                fn()
+                if i >= warm:
+                    timed.append(n)
+                n += 1
         torch.cuda.synchronize()
     activities = sorted((e.start_ns(), e.duration_ns(), e.name())
                         for e in prof.profiler.kineto_results.events()
@@ -204,9 +238,9 @@ def kernel_time(fn, flush, reps=100, warmup=20, kernels_only=False):
     if os.environ.get("COMPARE_SDPA_NAMES"):  # what one call runs, for the record
         log("compare_sdpa: one call: %s" % sorted(set("%s %.2f us" % (n[:60], d / 1000.0) for _, d, n in activities[:8])))
     busy = kernel_busy_us(activities, kernels_only)
-    if len(busy) != reps:
-        raise RuntimeError("kernel timestamps for %d of %d calls" % (len(busy), reps))
-    return statistics.median(busy)
+    if len(busy) != n:
+        raise RuntimeError("kernel timestamps for %d of %d calls" % (len(busy), n))
+    return statistics.median(busy[i] for i in timed)
 
 
 def time_sdpa(shapes):

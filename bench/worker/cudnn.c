@@ -100,8 +100,10 @@ typedef struct CudnnPlan {
   int64_t workspace_bytes;
   const void *pack_ptrs[CUDNN_UIDS]; /* the pointers the variant pack was made with */
   float scale, lowest;               /* by-value tensors: the pack points at these */
-  int *seq_lens;                     /* the graph's, when padded (else NULL) */
+  int32_t skv, sq;                   /* by-value lengths of an unpadded bottom-right diagonal */
+  int *seq_q, *seq_kv;               /* the graph's, when padded (else NULL) */
   bool masked;                       /* the graph selects the lowest score somewhere */
+  bool shift_values;                 /* the graph reads skv and sq by value */
   unsigned long long used;
 } CudnnPlan;
 
@@ -136,19 +138,26 @@ static void Plan_drop(CudnnPlan *p) {
 }
 
 static void Graph_drop(CudnnGraph *gr) {
-  if (gr->seq_lens) cudaFree(gr->seq_lens);
-  gr->seq_lens = NULL;
+  if (gr->seq_q) cudaFree(gr->seq_q);
+  if (gr->seq_kv) cudaFree(gr->seq_kv);
+  gr->seq_q = gr->seq_kv = NULL;
   CudnnGraph_free(&api, gr);
 }
 
-/* Padded graphs read the sequence lengths from the device: B copies of S. */
-static bool Graph_seqLens(CudnnGraph *gr, char *err, size_t errsize) {
-  int *host = Util_xcalloc((size_t)gr->B, sizeof *host);
-  for (int i = 0; i < gr->B; i++) host[i] = gr->S;
-  bool ok = cudaMalloc((void **)&gr->seq_lens, sizeof *host * (size_t)gr->B) == cudaSuccess &&
-            cudaMemcpy(gr->seq_lens, host, sizeof *host * (size_t)gr->B, cudaMemcpyHostToDevice) == cudaSuccess;
+/* B copies of len on the device, in *out. */
+static bool Graph_lengths(int B, int len, int **out) {
+  int *host = Util_xcalloc((size_t)B, sizeof *host);
+  for (int i = 0; i < B; i++) host[i] = len;
+  bool ok = cudaMalloc((void **)out, sizeof *host * (size_t)B) == cudaSuccess &&
+            cudaMemcpy(*out, host, sizeof *host * (size_t)B, cudaMemcpyHostToDevice) == cudaSuccess;
   free(host);
-  if (!ok) snprintf(err, errsize, "cannot allocate cuDNN's %d sequence lengths on the GPU", gr->B);
+  return ok;
+}
+
+/* Padded graphs read the sequence lengths from the device: B copies of S and of Skv. */
+static bool Graph_seqLens(CudnnGraph *gr, char *err, size_t errsize) {
+  bool ok = Graph_lengths(gr->B, gr->S, &gr->seq_q) && Graph_lengths(gr->B, gr->Skv, &gr->seq_kv);
+  if (!ok) snprintf(err, errsize, "cannot allocate cuDNN's 2 x %d sequence lengths on the GPU", gr->B);
   return ok;
 }
 
@@ -170,7 +179,8 @@ static CudnnGraph *Cudnn_graph(CudnnState *st, const Shape *s, int *serial, char
   for (int i = 0; i < CUDNN_GRAPHS_KEPT; i++) {
     CudnnGraph *gr = &st->graphs[i];
     if (st->graph_serials[i] && gr->B == s->B && gr->H == s->H && gr->S == s->S && gr->D == s->D &&
-        gr->causal == s->causal) {
+        gr->causal == s->causal && gr->Hkv == Shape_hkv(s) && gr->Skv == Shape_skv(s) &&
+        gr->bf16 == (s->dtype == SHAPE_BF16)) {
       st->graph_used[i] = ++st->clock;
       *serial = st->graph_serials[i];
       return gr;
@@ -186,7 +196,8 @@ static CudnnGraph *Cudnn_graph(CudnnState *st, const Shape *s, int *serial, char
   CudnnGraph *gr = &st->graphs[slot];
   memset(gr, 0, sizeof *gr);
   *gr = (CudnnGraph){.B = s->B, .H = s->H, .S = s->S, .D = s->D, .causal = s->causal,
-                     .padded = api.version <= 91500 && s->S % 128 != 0};
+                     .Hkv = Shape_hkv(s), .Skv = Shape_skv(s), .bf16 = s->dtype == SHAPE_BF16};
+  gr->padded = api.version <= 91500 && (gr->S % 128 != 0 || gr->Skv % 128 != 0);
   if ((gr->padded && !Graph_seqLens(gr, err, errsize)) ||
       !CudnnGraph_build(&api, st->handle, gr, err, errsize)) {
     Graph_drop(gr);
@@ -242,8 +253,12 @@ static bool Cudnn_makePlan(CudnnState *st, CudnnGraph *gr, int serial, int engin
     return false;
   }
   p->graph_serial = serial;
-  p->seq_lens = gr->seq_lens;
+  p->seq_q = gr->seq_q;
+  p->seq_kv = gr->seq_kv;
   p->masked = gr->causal || gr->padded;
+  p->shift_values = CudnnGraph_shifted(gr) && !gr->padded;
+  p->skv = gr->Skv;
+  p->sq = gr->S;
   p->engine = engine;
   p->used = ++st->clock;
   return true;
@@ -280,7 +295,8 @@ bool Cudnn_prepare(Gpu *g, const Variant *v, const KnobValues *kv, const Shape *
 
 /* The variant pack of these buffers, remade only when the pointers change. */
 static bool Plan_pack(CudnnPlan *p, const AttnParams *ap, char *err, size_t errsize) {
-  const void *ptrs[CUDNN_UIDS] = {ap->q, ap->k, ap->v, ap->o, &p->scale, &p->lowest, p->seq_lens};
+  const void *ptrs[CUDNN_UIDS] = {ap->q, ap->k, ap->v, ap->o, &p->scale, &p->lowest,
+                                  p->seq_q, p->seq_kv, &p->skv, &p->sq};
   if (p->pack && memcmp(ptrs, p->pack_ptrs, sizeof ptrs) == 0 && p->scale == ap->scale) return true;
   if (p->pack) api.unmake(p->pack);
   p->pack = NULL;
@@ -288,13 +304,16 @@ static bool Plan_pack(CudnnPlan *p, const AttnParams *ap, char *err, size_t errs
   /* the masked score: older cuDNN wants the lowest float, 9.10 on -inf (as the frontend does) */
   p->lowest = api.version >= 91000 ? -INFINITY : -FLT_MAX;
   memcpy(p->pack_ptrs, ptrs, sizeof ptrs);
-  /* the graph's non-virtual tensors only: the mask value when it masks, the lengths when padded */
+  /* the graph's non-virtual tensors only: the mask value when it masks, the lengths when padded,
+   * the by-value lengths when they shift an unpadded diagonal */
   int64_t uids[CUDNN_UIDS];
   void *data[CUDNN_UIDS];
   int64_t n = 0;
   for (int i = 0; i < CUDNN_UIDS; i++) {
     int64_t uid = CUDNN_UID_Q + i;
-    if ((uid == CUDNN_UID_NEG && !p->masked) || (uid == CUDNN_UID_SEQ && !p->seq_lens)) continue;
+    if ((uid == CUDNN_UID_NEG && !p->masked) || ((uid == CUDNN_UID_SEQ_Q || uid == CUDNN_UID_SEQ_KV) && !p->seq_q) ||
+        ((uid == CUDNN_UID_SKV || uid == CUDNN_UID_SQ) && !p->shift_values))
+      continue;
     uids[n] = uid;
     data[n++] = (void *)ptrs[i];
   }
@@ -317,7 +336,8 @@ static bool Plan_pack(CudnnPlan *p, const AttnParams *ap, char *err, size_t errs
 
 bool Cudnn_run(Gpu *g, const Variant *v, const KnobValues *kv, const AttnParams *ap, char *err,
                size_t errsize) {
-  Shape s = {.B = ap->B, .H = ap->H, .S = ap->S, .D = ap->D, .causal = ap->causal != 0};
+  Shape s = {.B = ap->B, .H = ap->H, .S = ap->S, .D = ap->D, .causal = ap->causal != 0,
+             .Hkv = ap->Hkv, .Skv = ap->Skv, .dtype = ap->dtype == 1 ? SHAPE_BF16 : SHAPE_FP16};
   double built;
   bool refused;
   if (!Cudnn_prepare(g, v, kv, &s, &built, &refused, err, errsize)) return false;

@@ -1,11 +1,13 @@
 /* The operation graph cuDNN's fused flash-attention engine recognises (what the cuDNN
  * frontend's sdpa node lowers to for inference):
- *   S = Q K^T (matmul; K given as a [B, H, D, S] view by its strides), S = S * scale (a
- *   by-value scalar), causal: S = (row >= col) ? S : lowest (GEN_INDEX on axes 2 and 3,
- *   CMP_GE, BINARY_SELECT), softmax as max / sub / exp / sum / div with the log-sum-exp stats
- *   as a virtual output, O = P V (matmul). Every intermediate is a virtual fp32 tensor but P
- *   (fp16: bmm2's A operand takes the I/O type). Padded (see CudnnGraph): the GEMMs read the
- *   sequence lengths from a device tensor and a padding mask precedes the causal one. */
+ *   S = Q K^T (matmul; K given as a [B, Hkv, D, Skv] view by its strides: with fewer key/value
+ *   heads than query heads the engine shares each among its group), S = S * scale (a by-value
+ *   scalar), causal: S = (row [+ Skv - S] >= col) ? S : lowest (GEN_INDEX on axes 2 and 3, the
+ *   bottom-right shift as an add and a subtract of the lengths, CMP_GE, BINARY_SELECT),
+ *   softmax as max / sub / exp / sum / div with the log-sum-exp stats as a virtual output,
+ *   O = P V (matmul). Every intermediate is a virtual fp32 tensor but P (bmm2's A operand takes
+ *   the I/O type, fp16 or bf16). Padded (see CudnnGraph): the GEMMs read the sequence lengths
+ *   from device tensors and a padding mask precedes the causal one. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,10 +102,10 @@ static bool B_reduce(Builder *b, cudnnReduceTensorOp_t mode, cudnnBackendDescrip
          B_final(b, *op, what);
 }
 
-/* C = A B; with seq (padded problems) the GEMM's M and N (bmm1) or M and K (bmm2) read the
- * sequence lengths tensor, and bmm1 pads with zeros past them. */
+/* C = A B; with seq (padded problems: the query and key length tensors) the GEMM's M and N
+ * (bmm1) or M and K (bmm2) read the sequence lengths, and bmm1 pads with zeros past them. */
 static bool B_matmul(Builder *b, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t bm,
-                     cudnnBackendDescriptor_t c, cudnnBackendDescriptor_t seq, bool second,
+                     cudnnBackendDescriptor_t c, const cudnnBackendDescriptor_t seq[2], bool second,
                      cudnnBackendDescriptor_t *op) {
   const char *what = "describing a matmul node of the attention graph";
   cudnnDataType_t prec = CUDNN_DATA_FLOAT;
@@ -111,39 +113,40 @@ static bool B_matmul(Builder *b, cudnnBackendDescriptor_t a, cudnnBackendDescrip
   cudnnBackendDescriptor_t m;
   cudnnBackendAttributeName_t other = second ? CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC
                                              : CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC;
+  const bool padded = seq[0] != NULL;
   return B_keep(b, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &m, what) &&
          B_set(b, m, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &prec, what) &&
-         (!seq || second || B_set(b, m, CUDNN_ATTR_MATMUL_PADDING_VALUE, CUDNN_TYPE_DOUBLE, 1, &zero, what)) &&
+         (!padded || second || B_set(b, m, CUDNN_ATTR_MATMUL_PADDING_VALUE, CUDNN_TYPE_DOUBLE, 1, &zero, what)) &&
          B_final(b, m, what) &&
          B_keep(b, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, op, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &bm, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c, what) &&
          B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &m, what) &&
-         (!seq || (B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                         1, &seq, what) &&
-                   B_set(b, *op, other, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &seq, what))) &&
+         (!padded || (B_set(b, *op, CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                            1, &seq[0], what) &&
+                      B_set(b, *op, other, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &seq[1], what))) &&
          B_final(b, *op, what);
 }
 
-/* The padding mask cuDNN <= 9.15 needs when the keys are not a multiple of 128 (the cuDNN
- * frontend applies the same workaround): row < S and col < S, with S read from the seq tensor,
- * else the lowest score. */
-static bool B_padding(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescriptor_t seq,
+/* The padding mask cuDNN <= 9.15 needs when the lengths are not a multiple of 128 (the cuDNN
+ * frontend applies the same workaround): row < Sq and col < Skv, both read from the length
+ * tensors, else the lowest score. */
+static bool B_padding(Builder *b, cudnnBackendDescriptor_t s, const cudnnBackendDescriptor_t seq[2],
                       cudnnBackendDescriptor_t neg, cudnnBackendDescriptor_t *ops, int *nops,
                       cudnnBackendDescriptor_t *out) {
   const CudnnGraph *g = b->g;
-  const int64_t B = g->B, H = g->H, S = g->S;
-  const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
+  const int64_t B = g->B, H = g->H, S = g->S, K = g->Skv;
+  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   cudnnBackendDescriptor_t row, col, rmask, cmask, mask, y;
   return B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) &&
          B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s, NULL, NULL, row, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) &&
          B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s, NULL, NULL, col, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &rmask) &&
-         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, row, seq, NULL, rmask, &ops[(*nops)++]) &&
+         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, row, seq[0], NULL, rmask, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &cmask) &&
-         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, col, seq, NULL, cmask, &ops[(*nops)++]) &&
+         B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, col, seq[1], NULL, cmask, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) &&
          B_pointwise(b, CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, -1, rmask, cmask, NULL, mask, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &y) &&
@@ -151,49 +154,77 @@ static bool B_padding(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescri
          (*out = y, true);
 }
 
-/* S (fp32, virtual) = Q K^T * scale, masked when causal; the last node's output in *s. */
-static bool B_scores(Builder *b, cudnnBackendDescriptor_t seq, cudnnBackendDescriptor_t *ops, int *nops,
-                     cudnnBackendDescriptor_t *s) {
+/* The causal mask on s: keep (row [+ Skv - Sq] >= col), else the lowest score. The shift is
+ * added as the frontend does, Skv then minus Sq, from the length tensors when padded and from
+ * by-value int32 scalars otherwise. */
+static bool B_causal(Builder *b, cudnnBackendDescriptor_t s, const cudnnBackendDescriptor_t seq[2],
+                     cudnnBackendDescriptor_t neg, cudnnBackendDescriptor_t *ops, int *nops,
+                     cudnnBackendDescriptor_t *out) {
   const CudnnGraph *g = b->g;
-  const int64_t B = g->B, H = g->H, S = g->S, D = g->D;
-  const int64_t io_dims[4] = {B, H, S, D}, io_str[4] = {H * S * D, S * D, D, 1};
-  const int64_t kt_dims[4] = {B, H, D, S}, kt_str[4] = {H * S * D, S * D, 1, D};
-  const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
+  const int64_t B = g->B, H = g->H, S = g->S, K = g->Skv;
+  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
+  const int64_t one[4] = {1, 1, 1, 1};
+  cudnnBackendDescriptor_t row, col, mask, y;
+  if (!B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) ||
+      !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s, NULL, NULL, row, &ops[(*nops)++]))
+    return false;
+  if (CudnnGraph_shifted(g)) {
+    cudnnBackendDescriptor_t skv = seq[1], sq = seq[0], plus, shifted;
+    if ((!g->padded && (!B_tensor(b, CUDNN_UID_SKV, CUDNN_DATA_INT32, one, one, true, &skv) ||
+                        !B_tensor(b, CUDNN_UID_SQ, CUDNN_DATA_INT32, one, one, true, &sq))) ||
+        !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &plus) ||
+        !B_pointwise(b, CUDNN_POINTWISE_ADD, CUDNN_DATA_INT32, -1, row, skv, NULL, plus, &ops[(*nops)++]) ||
+        !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &shifted) ||
+        !B_pointwise(b, CUDNN_POINTWISE_SUB, CUDNN_DATA_INT32, -1, plus, sq, NULL, shifted, &ops[(*nops)++]))
+      return false;
+    row = shifted;
+  }
+  return B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) &&
+         B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s, NULL, NULL, col, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) &&
+         B_pointwise(b, CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, -1, row, col, NULL, mask, &ops[(*nops)++]) &&
+         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &y) &&
+         B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s, neg, mask, y, &ops[(*nops)++]) &&
+         (*out = y, true);
+}
+
+static cudnnDataType_t B_ioType(const CudnnGraph *g) {
+  return g->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+}
+
+/* S (fp32, virtual) = Q K^T * scale, masked when causal; the last node's output in *s. */
+static bool B_scores(Builder *b, const cudnnBackendDescriptor_t seq[2], cudnnBackendDescriptor_t *ops,
+                     int *nops, cudnnBackendDescriptor_t *s) {
+  const CudnnGraph *g = b->g;
+  const int64_t B = g->B, H = g->H, S = g->S, D = g->D, Hk = g->Hkv, K = g->Skv;
+  const int64_t q_dims[4] = {B, H, S, D}, q_str[4] = {H * S * D, S * D, D, 1};
+  const int64_t kt_dims[4] = {B, Hk, D, K}, kt_str[4] = {Hk * K * D, K * D, 1, D};
+  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   const int64_t one[4] = {1, 1, 1, 1};
   cudnnBackendDescriptor_t q, kt, s0, scale, s1, neg = NULL;
-  if (!B_tensor(b, CUDNN_UID_Q, CUDNN_DATA_HALF, io_dims, io_str, false, &q) ||
-      !B_tensor(b, CUDNN_UID_K, CUDNN_DATA_HALF, kt_dims, kt_str, false, &kt) ||
+  if (!B_tensor(b, CUDNN_UID_Q, B_ioType(g), q_dims, q_str, false, &q) ||
+      !B_tensor(b, CUDNN_UID_K, B_ioType(g), kt_dims, kt_str, false, &kt) ||
       !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s0) ||
       !B_matmul(b, q, kt, s0, seq, false, &ops[(*nops)++]) ||
       !B_tensor(b, CUDNN_UID_SCALE, CUDNN_DATA_FLOAT, one, one, true, &scale) ||
       !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s1) ||
       !B_pointwise(b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, -1, s0, scale, NULL, s1, &ops[(*nops)++]) ||
-      ((seq || g->causal) && !B_tensor(b, CUDNN_UID_NEG, CUDNN_DATA_FLOAT, one, one, true, &neg)))
+      ((g->padded || g->causal) && !B_tensor(b, CUDNN_UID_NEG, CUDNN_DATA_FLOAT, one, one, true, &neg)))
     return false;
-  if (seq && !B_padding(b, s1, seq, neg, ops, nops, &s1)) return false;
+  if (g->padded && !B_padding(b, s1, seq, neg, ops, nops, &s1)) return false;
+  if (g->causal && !B_causal(b, s1, seq, neg, ops, nops, &s1)) return false;
   *s = s1;
-  if (!g->causal) return true;
-  cudnnBackendDescriptor_t row, col, mask, s2;
-  if (!B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) ||
-      !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s1, NULL, NULL, row, &ops[(*nops)++]) ||
-      !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) ||
-      !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s1, NULL, NULL, col, &ops[(*nops)++]) ||
-      !B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) ||
-      !B_pointwise(b, CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, -1, row, col, NULL, mask, &ops[(*nops)++]) ||
-      !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s2) ||
-      !B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s1, neg, mask, s2, &ops[(*nops)++]))
-    return false;
-  *s = s2;
   return true;
 }
 
 /* P = softmax(S) along the keys, then O = P V. */
-static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDescriptor_t seq,
+static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, const cudnnBackendDescriptor_t seq[2],
                         cudnnBackendDescriptor_t *ops, int *nops) {
   const CudnnGraph *g = b->g;
-  const int64_t B = g->B, H = g->H, S = g->S, D = g->D;
-  const int64_t io_dims[4] = {B, H, S, D}, io_str[4] = {H * S * D, S * D, D, 1};
-  const int64_t ss_dims[4] = {B, H, S, S}, ss_str[4] = {H * S * S, S * S, S, 1};
+  const int64_t B = g->B, H = g->H, S = g->S, D = g->D, Hk = g->Hkv, K = g->Skv;
+  const int64_t o_dims[4] = {B, H, S, D}, o_str[4] = {H * S * D, S * D, D, 1};
+  const int64_t v_dims[4] = {B, Hk, K, D}, v_str[4] = {Hk * K * D, K * D, D, 1};
+  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   const int64_t row_dims[4] = {B, H, S, 1}, row_str[4] = {H * S, S, 1, 1};
   cudnnBackendDescriptor_t mx, sub, ex, sum, lg, stats, p, v, o;
   return B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &mx) &&
@@ -210,11 +241,11 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, cudnnBackendDesc
          B_pointwise(b, CUDNN_POINTWISE_LOG, CUDNN_DATA_FLOAT, -1, sum, NULL, NULL, lg, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &stats) &&
          B_pointwise(b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, -1, mx, lg, NULL, stats, &ops[(*nops)++]) &&
-         /* P in the I/O type: the fused engine takes bmm2's A operand as fp16 */
-         B_tensor(b, 0, CUDNN_DATA_HALF, ss_dims, ss_str, false, &p) &&
+         /* P in the I/O type: the fused engine takes bmm2's A operand as fp16 or bf16 */
+         B_tensor(b, 0, B_ioType(g), ss_dims, ss_str, false, &p) &&
          B_pointwise(b, CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, -1, ex, sum, NULL, p, &ops[(*nops)++]) &&
-         B_tensor(b, CUDNN_UID_V, CUDNN_DATA_HALF, io_dims, io_str, false, &v) &&
-         B_tensor(b, CUDNN_UID_O, CUDNN_DATA_HALF, io_dims, io_str, false, &o) &&
+         B_tensor(b, CUDNN_UID_V, B_ioType(g), v_dims, v_str, false, &v) &&
+         B_tensor(b, CUDNN_UID_O, B_ioType(g), o_dims, o_str, false, &o) &&
          B_matmul(b, p, v, o, seq, true, &ops[(*nops)++]);
 }
 
@@ -236,8 +267,9 @@ static bool B_configs(Builder *b, cudnnHandle_t h) {
     return false;
   if (count <= 0) {
     snprintf(b->err, b->errsize, "cuDNN's heuristics offer no engine for this attention graph "
-             "(B=%d H=%d S=%d D=%d%s): cuDNN does not support this problem", g->B, g->H, g->S, g->D,
-             g->causal ? " causal" : "");
+             "(B=%d Hq=%d Hkv=%d Sq=%d Skv=%d D=%d %s%s): cuDNN %zu.%zu does not support this problem",
+             g->B, g->H, g->Hkv, g->S, g->Skv, g->D, g->bf16 ? "bf16" : "fp16", g->causal ? " causal" : "",
+             b->a->version / 10000, b->a->version / 100 % 100);
     return false;
   }
   g->configs = Util_xcalloc((size_t)count, sizeof *g->configs);
@@ -256,11 +288,12 @@ static bool B_configs(Builder *b, cudnnHandle_t h) {
 
 bool CudnnGraph_build(const CudnnApi *a, cudnnHandle_t h, CudnnGraph *g, char *err, size_t errsize) {
   Builder b = {.a = a, .g = g, .next_uid = 100, .err = err, .errsize = errsize};
-  cudnnBackendDescriptor_t ops[24], s, seq = NULL;
+  cudnnBackendDescriptor_t ops[32], s, seq[2] = {NULL, NULL};
   int nops = 0;
   const char *what = "finalizing the attention operation graph";
   const int64_t seq_dims[4] = {g->B, 1, 1, 1}, seq_str[4] = {1, 1, 1, 1};
-  if (g->padded && !B_tensor(&b, CUDNN_UID_SEQ, CUDNN_DATA_INT32, seq_dims, seq_str, false, &seq))
+  if (g->padded && (!B_tensor(&b, CUDNN_UID_SEQ_Q, CUDNN_DATA_INT32, seq_dims, seq_str, false, &seq[0]) ||
+                    !B_tensor(&b, CUDNN_UID_SEQ_KV, CUDNN_DATA_INT32, seq_dims, seq_str, false, &seq[1])))
     return false;
   if (!B_scores(&b, seq, ops, &nops, &s) || !B_softmaxPv(&b, s, seq, ops, &nops) ||
       !B_keep(&b, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g->graph, what) ||

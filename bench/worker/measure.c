@@ -65,7 +65,7 @@ static void Measure_kernelFacts(Gpu *g, const Variant *v, const LaunchPlan *plan
   if (have) {
     rec->build.regs = fa.numRegs;
     rec->build.smem_static = (int)fa.sharedSizeBytes;
-    /* No ptxas report when NVRTC served the build from its own cache: the loaded kernel's local
+    /* No ptxas report for a PTX build (the driver compiles it): the loaded kernel's local
      * memory (stack frame, spills included) is the next best fact. */
     if (rec->build.stack_bytes < 0) rec->build.stack_bytes = (int)fa.localSizeBytes;
   }

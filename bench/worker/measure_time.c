@@ -36,15 +36,18 @@ typedef struct TimedLaunches {
  * MEASURE_AUTO_PAUSE_BUSY_MS): eight blocks, each after an idle gap of at least
  * MEASURE_PAUSE_MS, the first after MEASURE_FIRST_PAUSE_MS (the warm-up's load takes longer to
  * wear off: 27 ms left the first block 12 % slow at 4x16x2048x128 on an H100, 200 ms did not;
- * 15 ms sufficed between blocks, 2 ms did not). */
-#define MEASURE_AUTO_PAUSE_BUSY_MS 5.0
+ * 15 ms sufficed between blocks, 2 ms did not). 4.2 ms back to back (cuDNN at
+ * 4x16x2048x128:causal, 30 reps) still caught the slow state in replays (+6 to +9 %); runs of
+ * under 1 ms (the 2x8x512x64 ladder) agreed from process to process. */
+#define MEASURE_AUTO_PAUSE_BUSY_MS 2.0
 #define MEASURE_AUTO_PAUSE_LAUNCH_MS 5.0
 #define MEASURE_PAUSE_MS 30.0
 #define MEASURE_FIRST_PAUSE_MS 200.0
 
 /* Whether the timed launches go in blocks after pauses: --span asks; --span 0 (span_s < 0) or a
  * graph never; by default where reps launches of launch_ms (the warm-up's mean) would run back
- * to back for 5 ms or more, unless one launch is long itself (a slow kernel: reps are few). */
+ * to back for MEASURE_AUTO_PAUSE_BUSY_MS or more, unless one launch is long itself (a slow
+ * kernel: reps are few). */
 static bool Measure_pauses(const RunOptions *o, double launch_ms, int reps) {
   if (o->graph || o->span_s < 0) return false;
   if (o->span_s > 0) return true;

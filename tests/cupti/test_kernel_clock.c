@@ -1,4 +1,4 @@
-/* KernelClock_spans, the CPU part of the kernel-timestamp clock: which kernels belong to which
+/* KernelClock_busy, the CPU part of the kernel-timestamp clock: which kernels belong to which
  * timed launch, and the span each launch gets. No GPU needed. */
 #include <math.h>
 #include <stdio.h>
@@ -57,8 +57,8 @@ static void Test_breakdown(void) {
 }
 
 int main(void) {
-  /* Launch 1: one kernel. Launch 2: two kernels (a split and its combine) with a gap, the span
-   * covers both. Launch 3: nothing recorded. A flush kernel (corr 50) has no mark and an API
+  /* Launch 1: one kernel. Launch 2: two kernels (a split and its combine) with a host gap of
+   * 0.8 us between them, which is not GPU work and does not count. Launch 3: nothing recorded. A flush kernel (corr 50) has no mark and an API
    * call of launch 2 (corr 21) launched no kernel; mark 9 is out of range. */
   KernelClockKernel k[] = {
       {10, 1000, 9500, 0},   /* launch 1 */
@@ -69,17 +69,24 @@ int main(void) {
   };
   KernelClockMark m[] = {{22, 2}, {10, 1}, {20, 2}, {21, 2}, {90, 9}};
   double span[3];
-  int missing = KernelClock_spans(k, 5, m, 5, 3, span);
-  CHECKF(fabs(span[0] - 8.5) < 1e-12, "launch 1 span %g us, want 8.5", span[0]);
-  CHECKF(fabs(span[1] - 6.0) < 1e-12, "launch 2 span %g us, want 6.0 (41000..47000 ns)", span[1]);
+  int missing = KernelClock_busy(k, 5, m, 5, 3, span);
+  CHECKF(fabs(span[0] - 8.5) < 1e-12, "launch 1 busy %g us, want 8.5", span[0]);
+  CHECKF(fabs(span[1] - 5.2) < 1e-12, "launch 2 busy %g us, want 5.2 (4.0 + 1.2, not the 6.0 span)",
+         span[1]);
   CHECKF(isnan(span[2]), "launch 3 has no kernel, span %g", span[2]);
   CHECKF(missing == 1, "missing %d, want 1", missing);
 
   /* No marks at all: every launch is missing, nothing crashes. */
   double one[1];
-  CHECKF(KernelClock_spans(k, 5, NULL, 0, 1, one) == 1 && isnan(one[0]), "no marks");
+  CHECKF(KernelClock_busy(k, 5, NULL, 0, 1, one) == 1 && isnan(one[0]), "no marks");
   /* No launches asked for. */
-  CHECKF(KernelClock_spans(k, 5, m, 5, 0, one) == 0, "n = 0");
+  CHECKF(KernelClock_busy(k, 5, m, 5, 0, one) == 0, "n = 0");
+  /* Overlapping kernels (two streams) count once; one inside another adds nothing; kernels
+   * recorded out of order are sorted. */
+  KernelClockKernel o[] = {{1, 5000, 6000, 0}, {1, 1000, 4000, 0}, {1, 2000, 3000, 1}, {1, 3500, 5500, 1}};
+  KernelClockMark om[] = {{1, 1}};
+  CHECKF(KernelClock_busy(o, 4, om, 1, 1, one) == 0 && fabs(one[0] - 5.0) < 1e-12,
+         "overlapping kernels: busy %g us, want 5.0 (1000..6000 ns)", one[0]);
   Test_breakdown();
-  return Check_done("kernel clock spans and breakdown");
+  return Check_done("kernel clock busy times and breakdown");
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The cudnn rung on the GPU: (1) verified against the fp32 reference on the ladder's shapes and a
-# held-out set (ragged S, causal, D 64/128); (2) its p50 (kernel timestamps, L2 flushed) within
+# held-out set (ragged S, causal, D 64/128, bf16, grouped-query heads, decode and chunked prefill
+# with bottom-right causal, D 256); (2) its p50 (kernel timestamps, L2 flushed) within
 # 5 % of the cuDNN SDPA kernel time PyTorch's profiler reports (research/compare_sdpa.py's
 # kernel_time) at the four headline shapes, mma and fa3 measured beside it in the same run;
 # (3) `tune -v cudnn` at two problems lists every engine the heuristics offer (refused ranks
@@ -19,7 +20,9 @@ if grep -q "unavailable" "$OUTDIR/list.txt"; then
 fi
 
 # (1) verification
-SHAPES=${CUDNN_SHAPES:-1x8x512x64,2x8x512x64,2x8x512x64:causal,1x2x4097x64,3x4x300x128:causal,4x16x2048x128:causal,2x4x1000x128,2x3x777x64:causal,1x4x129x128,2x2x2048x64:causal}
+SHAPES=${CUDNN_SHAPES:-1x8x512x64,2x8x512x64,2x8x512x64:causal,1x2x4097x64,3x4x300x128:causal,4x16x2048x128:causal,2x4x1000x128,2x3x777x64:causal,1x4x129x128,2x2x2048x64:causal,\
+2x8x512x64:bf16,3x4x300x128:causal:bf16,2x8/2x512x64,4x32/8x2048x128:causal:bf16,2x32/8x1/4096x128:bf16,8x32/8x1/8192x128:bf16,\
+1x8/8x16/777x128:causal:bf16,2x8/2x256/2048x128:causal,1x4/4x300/1000x64:causal:bf16,1x4/1x1/2048x256:bf16,1x4x256x256:causal}
 "$BT" run -v cudnn -s "$SHAPES" --reps 5 --warmup 2 --metrics none --seed "${SEED:-$(date +%s)}" \
   --format json -o "$OUTDIR/verify.json" > "$OUTDIR/verify.out" 2>&1
 python3 - "$OUTDIR/verify.json" <<'PY' || fail=1

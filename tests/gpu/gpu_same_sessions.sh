@@ -2,7 +2,8 @@
 # Two builds run the same plan with the same seed on this GPU; their sessions must be equal up
 # to what is measured or dated: timings, errors (split-KV sums in any order), clocks, times,
 # compile times, cache hits, the floors
-# and metric values (ratios of timings), the measured device ceilings, the host and revision.
+# and metric values (ratios of timings), the measured device ceilings and launch latency, the host
+# and revision (SAME_IGNORE_SOURCE=1: also the kernel source hashes, counted apart).
 # Used to show a refactoring left benchtop's behaviour alone.
 #   gpu_same_sessions.sh A_BENCHTOP B_BENCHTOP [VARIANTS] [SHAPES]
 set -u
@@ -17,10 +18,14 @@ for side in A B; do
     > "$OUTDIR/$side.out" 2>&1 || { echo "FAIL gpu_same_sessions: $side exited $?"; tail -n 5 "$OUTDIR/$side.out"; exit 1; }
 done
 python3 - "$OUTDIR/A.json" "$OUTDIR/B.json" <<'PY'
-import json, sys
+import json, os, sys
 MEASURED = {"created", "host", "revision", "version", "timing", "clocks", "compile_ms", "cache_hit",
             "floors", "metrics", "peak_tflops", "peak_gbs", "ceilings", "launch_ms", "seconds",
-            "p50_us", "gap_before_us", "error"}
+            "p50_us", "gap_before_us", "share", "error", "launch_us"}
+# SAME_IGNORE_SOURCE=1: kernel sources changed between A and B on purpose (the source hashes are
+# then counted, not compared).
+if os.environ.get("SAME_IGNORE_SOURCE") == "1":
+    MEASURED.add("source_hash")
 def strip(x):
     if isinstance(x, dict):
         return {k: strip(v) for k, v in x.items() if k not in MEASURED}
@@ -49,6 +54,9 @@ walk(a, b, "session")
 for d in diffs[:40]:
     print("  " + d)
 n = len(a.get("records", []))
+ra, rb = (json.load(open(p)).get("records", []) for p in sys.argv[1:3])
+src = sum(1 for x, y in zip(ra, rb) if (x.get("build") or {}).get("source_hash") != (y.get("build") or {}).get("source_hash"))
+print("  records whose kernel source hash differs: %d of %d%s" % (src, n, " (not compared)" if "source_hash" in MEASURED else ""))
 print("%s gpu_same_sessions: %d records, %d differences beyond timings and dates"
       % ("PASS" if not diffs and n else "FAIL", n, len(diffs)))
 sys.exit(0 if not diffs and n else 1)

@@ -14,6 +14,7 @@
 # acceptance 2 and one for acceptance 3.
 #
 #   bash tests/gpu/gpu_tune.sh BENCHTOP small   # 2x8x512x64, 2x8x512x64:causal, 4x16x2048x128
+#   bash tests/gpu/gpu_tune.sh BENCHTOP small-fa3   # ... one variant (small-mma: the other)
 #   bash tests/gpu/gpu_tune.sh BENCHTOP large   # 8x16x4096x64 (--reps 30: ~1-3 ms launches)
 #   bash tests/gpu/gpu_tune.sh BENCHTOP large-fa3   # ... fa3 alone (its exhaustive run is ~4 min)
 #   bash tests/gpu/gpu_tune.sh BENCHTOP large-mma   # ... mma alone
@@ -73,6 +74,8 @@ part() { # name shapes reps [variants]
 
 case $PART in
   small) part small "2x8x512x64,2x8x512x64:causal,4x16x2048x128" 100 ;;
+  small-fa3) part small "2x8x512x64,2x8x512x64:causal,4x16x2048x128" 100 fa3 ;;
+  small-mma) part small "2x8x512x64,2x8x512x64:causal,4x16x2048x128" 100 mma ;;
   large) part large "8x16x4096x64" 30 ;;
   large-fa3) part large "8x16x4096x64" 30 fa3 ;;
   large-mma) part large "8x16x4096x64" 30 mma ;;

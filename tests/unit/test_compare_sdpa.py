@@ -72,5 +72,14 @@ for bad in ("8x32/5x1x64x128", "1x8x512/256x64:causal", "1x8x512x64:causal:causa
     except ValueError:
         check(True, "")
 
+# SDPA is timed by benchtop's protocol: back to back under 2 ms of launches, else eight blocks
+# after pauses (200 ms, then 30 ms), each opened by ~2 ms of untimed launches, all reps timed.
+check(compare_sdpa.block_plan(100, 0.007) == [(0.0, 0, 100)], "a small problem runs back to back")
+plan = compare_sdpa.block_plan(30, 0.14)
+check(len(plan) == 8 and plan[0][0] == 0.2 and all(p[0] == 0.03 for p in plan[1:]) and
+      sum(p[2] for p in plan) == 30 and all(p[1] == 14 for p in plan),
+      "4.2 ms of launches: eight blocks after pauses (%r)" % (plan,))
+check(compare_sdpa.block_plan(3, 20.0) == [(0.0, 0, 3)], "a slow kernel is not paused")
+
 print("compare_sdpa: %d checks, %d failed" % (checks, failed))
 sys.exit(1 if failed else 0)

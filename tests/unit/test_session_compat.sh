@@ -26,7 +26,7 @@ def normal(path):
     def blank(o):
         if isinstance(o, dict):
             for k in list(o):
-                if k in ("created", "host", "revision", "timing", "seed", "p50_us", "gap_before_us", "x_floor") or \
+                if k in ("created", "host", "revision", "timing", "seed", "p50_us", "gap_before_us", "share", "x_floor") or \
                         k.endswith("_ms") or k.startswith("achieved_"):
                     o[k] = "*"
                 else:
