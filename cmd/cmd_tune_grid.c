@@ -174,8 +174,9 @@ static void Grid_resume(GridRun *g) {
   s->dirty = true;
   fprintf(stderr, "benchtop tune: resuming %s: %d of %d searches done", s->path, g->done_before,
           g->nunits - g->skipped);
-  if (redo) fprintf(stderr, "; %d cut short or measured with an older kernel source (%d) are searched "
-                           "again (%d of their records dropped)", redo, edited, dropped);
+  if (redo > edited) fprintf(stderr, "; %d cut short are searched again", redo - edited);
+  if (edited) fprintf(stderr, "; %d measured with an older kernel source are searched again", edited);
+  if (redo) fprintf(stderr, " (%d records dropped)", dropped);
   fputc('\n', stderr);
 }
 
