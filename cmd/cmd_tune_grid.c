@@ -37,6 +37,29 @@ Tuner *Grid_unitTuner(const GridRun *g, const GridUnit *u, const DeviceInfo *d, 
   return t;
 }
 
+void Grid_saySkipped(const GridRun *g, char **notes) {
+  int nv = g->cli->req.plan.nvariants, np = g->grid->nproblems;
+  for (int v = 0; v < nv; v++) {
+    int n = 0, first = -1;
+    for (int p = 0; p < np; p++)
+      if (notes[p * nv + v]) {
+        n++;
+        if (first < 0) first = p * nv + v;
+      }
+    for (int p = 0; n > 0 && p < np; p++) {
+      const char *note = notes[p * nv + v];
+      if (n == np && np > 1 && p * nv + v != first) continue; /* one line for all of them */
+      if (!note) continue;
+      if (n == np && np > 1)
+        fprintf(stderr, "benchtop tune: skipped %s at all %d problems (e.g. ", g->cli->req.plan.variants[v].name, np);
+      else
+        fprintf(stderr, "benchtop tune: skipped ");
+      Text_print(stderr, note);
+      fputs(n == np && np > 1 ? ")\n" : "\n", stderr);
+    }
+  }
+}
+
 /* Before a worker starts: every unit's space as any GPU would see it. A unit with nothing to
  * search is skipped (said); a grid with nothing left, or one that plans more measurements
  * than a plan may hold, is one line. */
@@ -71,15 +94,7 @@ static bool Grid_probe(GridRun *g, char *err, size_t errsize) {
              g->cli->req.plan.nvariants, PLAN_ENTRIES_MAX);
   else
     ok = true;
-  for (int i = 0; i < g->nunits; i++) {
-    if (ok && notes[i]) {
-      fprintf(stderr, "benchtop tune: skipped ");
-      Text_print(stderr, notes[i]);
-      fputc('\n', stderr);
-    }
-    free(notes[i]);
-  }
-  free(notes);
+  g->skip_notes = notes; /* said once the session is known to be usable */
   return ok;
 }
 
@@ -159,8 +174,9 @@ static void Grid_resume(GridRun *g) {
   s->dirty = true;
   fprintf(stderr, "benchtop tune: resuming %s: %d of %d searches done", s->path, g->done_before,
           g->nunits - g->skipped);
-  if (redo) fprintf(stderr, "; %d cut short or measured with an older kernel source (%d) are searched "
-                           "again (%d of their records dropped)", redo, edited, dropped);
+  if (redo > edited) fprintf(stderr, "; %d cut short are searched again", redo - edited);
+  if (edited) fprintf(stderr, "; %d measured with an older kernel source are searched again", edited);
+  if (redo) fprintf(stderr, " (%d records dropped)", dropped);
   fputc('\n', stderr);
 }
 
@@ -196,6 +212,7 @@ static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t err
   if (!Session_openOutput(g->s, path, resume ? SESSION_OUT_APPEND : SESSION_OUT_NEW, &existing, err,
                           errsize))
     return false;
+  g->resumed = resume;
   if (resume) Grid_resume(g);
   return true;
 }
@@ -272,7 +289,7 @@ static int Grid_conclude(GridRun *g, const char *table_out, int rc) {
   char err[512];
   if (rc == BT_EXIT_USAGE) return rc; /* refused at the worker's hello: nothing ran, nothing saved */
   if (rc == BT_EXIT_NO_GPU || !g->s->has_device) {
-    if (g->s->nrecords == 0 && g->done_before == 0) Session_discardOutput(g->s);
+    if (!g->resumed) Session_discardOutput(g->s); /* claimed for nothing: a resumed one stays as it was */
     return rc;
   }
   if (!Session_autosave(g->s, err, sizeof err)) {
@@ -345,9 +362,12 @@ int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool
     Text_print(stderr, err);
     fputc('\n', stderr);
   } else {
+    Grid_saySkipped(&g, g.skip_notes);
     rc = Grid_loop(&g);
     rc = Grid_conclude(&g, table_out, rc);
   }
+  for (int i = 0; g.skip_notes && i < g.nunits; i++) free(g.skip_notes[i]);
+  free(g.skip_notes);
   free(g.units);
   Session_free(&s);
   return rc;

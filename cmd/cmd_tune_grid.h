@@ -34,9 +34,10 @@ typedef struct GridRun {
   const TuneGrid *grid;
   Session *s;
   GridUnit *units;
+  char **skip_notes;     /* per unit, why the check before the worker skipped it (or NULL) */
   int nunits, next, active, max_active, jobs, cc, rc;
   RunnerPool *r;
-  bool ready, cancelled, finished, tty, waiting_finish, unsaved;
+  bool ready, cancelled, finished, tty, unsaved, resumed;
   double t0, deadline, saved_ms, drawn_ms, save_cost_ms;
   int measured_now, planned_now; /* measurements of this run, taken and planned (the ETA) */
   int done_now, done_before, skipped;
@@ -46,6 +47,9 @@ typedef struct GridRun {
  * the variant has nothing to search there on device d. */
 Tuner *Grid_unitTuner(const GridRun *g, const GridUnit *u, const DeviceInfo *d, char *err,
                       size_t errsize);
+/* Says why units were skipped (notes[i]: unit i's reason, NULL when not skipped now): a line
+ * each, or one for a variant skipped at every problem. */
+void Grid_saySkipped(const GridRun *g, char **notes);
 /* Runs the units still to do, to their end, a stop by --time or a signal. Returns the exit
  * code. */
 int Grid_loop(GridRun *g);

@@ -108,15 +108,13 @@ static void Grid_onHello(GridRun *g, const RunnerEvent *ev) {
   g->max_active = 2 * gpus;
   int jobs = g->cli->jobs >= 0 ? g->cli->jobs : Prebuild_defaultJobs();
   g->jobs = jobs > 0 ? (jobs / g->max_active > 0 ? jobs / g->max_active : 1) : 0;
+  char **notes = Util_xcalloc((size_t)g->nunits + 1, sizeof *notes);
   for (int i = 0; i < g->nunits; i++) {
     GridUnit *u = &g->units[i];
     if (u->state == UNIT_SKIPPED) continue;
     Tuner *t = Grid_unitTuner(g, u, &ev->device, err, sizeof err);
     if (!t) {
-      Grid_clearLine(g);
-      fprintf(stderr, "benchtop tune: skipped ");
-      Text_print(stderr, err);
-      fputc('\n', stderr);
+      notes[i] = Util_xstrdup(err);
       if (u->state == UNIT_DONE) g->done_before--;
       u->state = UNIT_SKIPPED;
       g->skipped++;
@@ -129,14 +127,18 @@ static void Grid_onHello(GridRun *g, const RunnerEvent *ev) {
       Tuner_free(t);
       if (!Grid_sameBudget(g, u, err, sizeof err)) {
         Grid_fatal(g, err, BT_EXIT_USAGE);
-        return;
+        break;
       }
       continue;
     }
     u->t = t;
     g->planned_now += p.budget;
   }
-  g->ready = true;
+  Grid_clearLine(g);
+  if (!g->finished) Grid_saySkipped(g, notes);
+  for (int i = 0; i < g->nunits; i++) free(notes[i]);
+  free(notes);
+  if (!g->finished) g->ready = true;
 }
 
 static GridUnit *Grid_unitOf(GridRun *g, const Record *r) {

@@ -2,7 +2,9 @@
 # benchtop tune --grid on the GPU, and how well its table serves problems it never tuned.
 #
 #   bash tests/gpu/gpu_grid.sh BENCHTOP grid      # (a) ~8-9 min on 4 H100s
-#   bash tests/gpu/gpu_grid.sh BENCHTOP heldout   # (b) ~8 min on 4 H100s, needs (a)'s table
+#   bash tests/gpu/gpu_grid.sh BENCHTOP heldout   # (b) ~10 min on 4 H100s, needs (a)'s table:
+#                                                 # HELDOUT_SLICE=1/2, then 2/2, in two calls,
+#                                                 # then grid_report.py heldout DIR1 DIR2
 #   bash tests/gpu/gpu_grid.sh BENCHTOP all       # both (two device calls are safer)
 #
 # (a) grid: `tune -v fa3,mma --grid default --devices all`, stopped once by SIGINT after

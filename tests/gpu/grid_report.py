@@ -6,8 +6,8 @@ grid_report.py grid OUTDIR GRID VARIANTS ROOT
     finished, measured no search twice (none of the first run's searches again, none with more
     records than its budget), and the table has an entry for every problem and variant of the
     grid that the variant runs. One line per check, then `grid: PASS|FAIL, N of M checks`.
-grid_report.py heldout OUTDIR
-    (b) per held-out problem and variant: the best the full tune found and the knobs the grid's
+grid_report.py heldout OUTDIR [OUTDIR...]
+    (b) (several OUTDIRs: the slices of HELDOUT_SLICE, judged together) per held-out problem and variant: the best the full tune found and the knobs the grid's
     table gave the plain run, both measured again by the referee in interleaved rounds (medians
     over rounds), and the table's loss against the best. PASS when >= 90 % are within 5 % and all
     within 10 %."""
@@ -58,10 +58,15 @@ def tuned_lines(path):
     return done
 
 
-def skipped(paths):
+def skipped(paths, problems):
+    """{(variant, problem)} the runs said they skip (a line each, or one for all problems)."""
     out = set()
     for p in paths:
         for line in open(p) if os.path.exists(p) else []:
+            m = re.match(r"benchtop tune: skipped (\S+) at all \d+ problems", line)
+            if m:
+                out.update((m.group(1), q) for q in problems)
+                continue
             m = re.match(r"benchtop tune: skipped (\S+) at (\S+):", line)
             if m:
                 out.add((m.group(1), m.group(2)))
@@ -97,7 +102,7 @@ def grid_report(out, grid, variants, root):
     check(s["tune"] and not over, "every search holds its own records only, within its budget (%d searches; %s)"
           % (len(s["tune"]), "over: %s" % over[:3] if over else "none over"))
     problems = grid_problems(grid_file(grid, root))
-    skip = skipped([os.path.join(out, "grid-1.err"), os.path.join(out, "grid-2.err")])
+    skip = skipped([os.path.join(out, "grid-1.err"), os.path.join(out, "grid-2.err")], problems)
     table = load(os.path.join(out, "grid-table.json")) or {"entries": []}
     have = {(e["variant"], e["shape"]) for e in table["entries"]}
     want = [(v, p) for p in problems for v in variants.split(",") if (v, p) not in skip]
@@ -122,10 +127,10 @@ def rounds(session):
     return {k: statistics.median(v) for k, v in p50s.items()}
 
 
-def heldout_report(out):
-    units = [l.split() for l in open(os.path.join(out, "heldout-units.txt")) if l.strip()]
+def heldout_report(outs):
+    units = [(out, l.split()) for out in outs for l in open(os.path.join(out, "heldout-units.txt")) if l.strip()]
     rows, losses = [], []
-    for tag, problem, v, _reps in units:
+    for out, (tag, problem, v, _reps) in units:
         ref, auto = load(os.path.join(out, "ref-%s.json" % tag)), load(os.path.join(out, "refauto-%s.json" % tag))
         best = rounds(ref)
         plain = rounds(auto)
@@ -161,7 +166,7 @@ def heldout_report(out):
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "grid":
         sys.exit(grid_report(*sys.argv[2:]))
-    if len(sys.argv) == 3 and sys.argv[1] == "heldout":
-        sys.exit(heldout_report(sys.argv[2]))
+    if len(sys.argv) >= 3 and sys.argv[1] == "heldout":
+        sys.exit(heldout_report(sys.argv[2:]))
     print(__doc__)
     sys.exit(2)

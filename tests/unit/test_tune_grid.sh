@@ -103,7 +103,7 @@ cp "$T/full-session.json" "$T/edit-session.json"
 FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_KERNEL_DIR=$T/kdir BENCHTOP_TUNED_TABLE=$T/edit.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
   -o "$T/edit-session.json" > "$T/edit.out" 2> "$T/edit.err"
 rc=$?
-[ $rc -eq 0 ] && grep -q "resuming .*: 6 of 12 searches done; 6 cut short or measured with an older kernel source (6)" "$T/edit.err" \
+[ $rc -eq 0 ] && grep -q "resuming .*: 6 of 12 searches done; 6 measured with an older kernel source are searched again (48 records dropped)" "$T/edit.err" \
   && [ "$(grep -c ' mma ' "$T/edit.out")" -eq 6 ] && [ "$(grep -c ' fa3 ' "$T/edit.out")" -eq 0 ] \
   && ok "an edited kernel: its searches run again, the others are kept" || { bad "edited kernel rc $rc"; cat "$T/edit.err"; }
 
@@ -114,6 +114,14 @@ FAKE_DEVICE="NVIDIA H100 80GB HBM3" "$BT" tune -v fa3,mma --grid "$T/small.grid"
 rc=$?
 [ $rc -eq 2 ] && grep -q "with a budget of 8, this run would give it 9" "$T/budget.err" && [ "$sum" = "$(md5sum < "$T/full-session.json")" ] \
   && ok "another --budget: refused, the session left as it is" || { bad "another budget rc $rc"; cat "$T/budget.err"; }
+
+# --- a grid tuned with --cold-l2 makes cold-L2 entries (which then win for cold-L2 runs) ----
+printf 'budget 4\n2x8x512x64\n' > "$T/one.grid"
+BENCHTOP_TUNED_TABLE=$T/cold.json "$BT" tune -v mma --grid "$T/one.grid" --cold-l2 -o "$T/cold-session.json" \
+  > /dev/null 2> "$T/cold.err"
+rc=$?
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['entries']; sys.exit(0 if len(e) == 1 and e[0]['cold_l2'] else 1)" \
+  "$T/cold.json" && [ $rc -eq 0 ] && ok "--cold-l2: the grid's entries are cold-L2 ones" || { bad "--cold-l2 rc $rc"; cat "$T/cold.err"; }
 
 # --- --devices all: every GPU measures, the same table -------------------------------------
 FAKE_GPUS=4 BENCHTOP_TUNED_TABLE=$T/four.json "$BT" tune -v fa3,mma --grid "$T/small.grid" \
