@@ -69,7 +69,8 @@ PY
 
 # Text on stdout: the title, the legend; a filter keeps only what matches; ASCII only with --ascii.
 "$BT" plot "$FIX" --kind sweep --x S -o - --width 90 --height 26 >"$WORK/sweep.txt" || fail "plot -o -"
-grep -q '^p50 sweep of S - NVIDIA H100 80GB HBM3, 2026-11-27' "$WORK/sweep.txt" || fail "text title"
+TITLE=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print("p50 sweep of S - %s, %s" % (s["device"]["name"], s["created"][:10]))' "$FIX")
+grep -qF "$TITLE" "$WORK/sweep.txt" && [ "$(grep -c "^p50 sweep of S - " "$WORK/sweep.txt")" -ge 1 ] || fail "text title (want: $TITLE)"
 grep -Eq 'mma block_m=[^ ]+ 2x8x\*x64 \(4\)' "$WORK/sweep.txt" || fail "sweep line of 4"
 "$BT" plot "$FIX" --kind tune -o - --filter variant:fa3 --ascii >"$WORK/tune.txt" || fail "tune text"
 grep -q 'fa3 2x8x512x64 (6)' "$WORK/tune.txt" && grep -q W "$WORK/tune.txt" || fail "tune: 6 measurements, a winner"
