@@ -12,7 +12,7 @@
 #include "kernels/jit.h"
 #include "kernels/registry.h"
 
-enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_VERBOSE, CK_LIST_PRESETS, CK_KERNELS, CK_NOPTS };
+enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_SHARD, CK_VERBOSE, CK_LIST_PRESETS, CK_KERNELS, CK_NOPTS };
 
 static const CommandOption ck_options[] = {
   [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
@@ -22,6 +22,9 @@ static const CommandOption ck_options[] = {
   [CK_ALL_KNOBS] = {.name = "all-knobs", .value = CMD_FLAG,
                     .help = "every knob setting the variant's check accepts, not only the "
                             "shipped presets"},
+  [CK_SHARD] = {.name = "shard", .value = CMD_TEXT, .arg = "I/N",
+                .help = "only every N-th build, from the I-th (1 <= I <= N <= 64): N such runs "
+                        "together build everything once"},
   [CK_VERBOSE] = {.name = "verbose", .short_name = 'V', .value = CMD_FLAG,
                   .help = "print the compiler log of failures, spills and ptxas warnings"},
   /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
@@ -36,6 +39,10 @@ static int CheckKernels_archCc(const char *arch) {
   if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 200) return -1;
   return cc;
 }
+
+/* --shard I/N: builds are numbered in the order they come; this run makes those whose number
+ * is I-1 modulo N (all when N is 1). */
+static struct { long next; int index, count; } ck_shard = {0, 0, 1};
 
 /* One variant x preset x D x dtype x arch; returns false on a failure (already printed). */
 static bool CheckKernels_build(const Variant *v, const char *preset, int D, ShapeDtype dtype,
@@ -115,6 +122,7 @@ static bool CheckKernels_one(const Variant *v, const char *preset, int D, const 
   bool ok = true;
   for (int dt = SHAPE_FP16; dt <= SHAPE_BF16; dt++)
     if (v->dtypes & (1u << dt)) {
+      if (ck_shard.next++ % ck_shard.count != ck_shard.index) continue; /* another shard's */
       ok &= CheckKernels_build(v, preset, D, (ShapeDtype)dt, arch_list_item, verbose, nskipped);
       (*attempted)++;
     }
@@ -157,6 +165,15 @@ static int CheckKernels_exec(const CommandArgs *a) {
   bool verbose = CommandArgs_has(a, CK_VERBOSE), all_knobs = CommandArgs_has(a, CK_ALL_KNOBS);
   if (only && !Registry_find(only))
     return Command_usageError(&Cmd_checkKernels, "unknown variant '%s' (benchtop list variants)", only);
+  const char *shard = CommandArgs_text(a, CK_SHARD, NULL);
+  if (shard) {
+    int i = 0, n = 0;
+    char end = 0;
+    if (sscanf(shard, "%d/%d%c", &i, &n, &end) != 2 || n < 1 || n > 64 || i < 1 || i > n)
+      return Command_usageError(&Cmd_checkKernels, "--shard takes I/N with 1 <= I <= N <= 64, not '%s'", shard);
+    ck_shard.index = i - 1;
+    ck_shard.count = n;
+  }
   char *list = Util_xstrdup(archs);
   char *save = NULL;
   int failures = 0, compiled = 0, skipped = 0;
