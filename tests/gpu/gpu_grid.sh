@@ -37,6 +37,9 @@ set -u
 export XDG_CACHE_HOME=${GRID_CACHE:-/tmp/benchtop-gpu-grid-cache}
 mkdir -p "$XDG_CACHE_HOME"
 ROOT=$(cd "$HERE/../.." && pwd)
+# A carried build's marker names the source tree of the machine it was built on: the shipped
+# grids are named here, as they are for the shipped tables.
+export BENCHTOP_GRIDS=${BENCHTOP_GRIDS:-$ROOT/kernels/grids}
 require_gpu
 PART=${2:-all}
 START=$(date +%s)
