@@ -12,6 +12,7 @@
 
 #include "cmd/cmd_tune_grid.h"
 #include "cmd/commands.h"
+#include "cmd/stop_signals.h"
 #include "common/text.h"
 #include "common/util.h"
 
@@ -320,12 +321,8 @@ static void Grid_endRunning(GridRun *g) {
 }
 
 int Grid_loop(GridRun *g) {
-  struct sigaction sa, old_int, old_term, old_hup;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = Grid_onSignal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
+  StopSignals sig;
+  StopSignals_install(&sig, Grid_onSignal);
   Grid_interrupted = 0;
   g->t0 = g->saved_ms = Util_nowMs();
   if (g->cli->req.time_s > 0) g->deadline = g->t0 + 1000.0 * g->cli->req.time_s;
@@ -345,9 +342,7 @@ int Grid_loop(GridRun *g) {
   Grid_endRunning(g);
   RunnerPool_free(g->r);
   g->r = NULL;
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
+  StopSignals_restore(&sig);
   if (g->cancelled && g->rc == BT_EXIT_OK) g->rc = BT_EXIT_INTERRUPTED;
   return g->rc;
 }

@@ -12,6 +12,7 @@
 #include "bench/tune/tune_prebuild.h"
 #include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
+#include "cmd/stop_signals.h"
 #include "common/text.h"
 #include "common/util.h"
 #include "sessions/catalog.h"
@@ -288,19 +289,13 @@ static int Tune_conclude(TuneCli *cli, Tuner *t, Session *s, int rc) {
 
 
 int TuneCmd_search(TuneCli *cli, Session *s) {
-  struct sigaction sa, old_int, old_term, old_hup;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = Tune_onSignal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
+  StopSignals sig;
+  StopSignals_install(&sig, Tune_onSignal);
   Tune_interrupted = 0;
   Tuner *t = Tuner_new(&cli->req);
   int rc = Tune_loop(cli, t, s);
   rc = Tune_conclude(cli, t, s, rc);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
+  StopSignals_restore(&sig);
   Tuner_free(t);
   return rc;
 }

@@ -1,4 +1,5 @@
 #include "cmd/run_loop.h"
+#include "cmd/stop_signals.h"
 
 #include <errno.h>
 #include <math.h>
@@ -208,7 +209,7 @@ typedef struct RunState {
   MetricColumns mc;
   ExportLayout layout;
   char noted[256], clock_noted[256], save_err[1024], line[8400];
-  struct sigaction old_int, old_term, old_hup, old_pipe;
+  StopSignals signals;
 } RunState;
 
 /* The plan's entries of this shard, each with its own seed and place in the whole plan. */
@@ -237,24 +238,11 @@ static bool RunLoop_entries(RunState *st, const RunSpread *spread) {
 }
 
 static void RunLoop_trapSignals(RunState *st) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = RunLoop_onSignal;
-  sigaction(SIGINT, &sa, &st->old_int);
-  sigaction(SIGTERM, &sa, &st->old_term);
-  sigaction(SIGHUP, &sa, &st->old_hup);
-  /* A closed stdout (`| head`) is an error on write, not a silent death mid-plan. */
-  sa.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &sa, &st->old_pipe);
+  StopSignals_install(&st->signals, RunLoop_onSignal);
   RunLoop_interrupts = 0;
 }
 
-static void RunLoop_restoreSignals(const RunState *st) {
-  sigaction(SIGINT, &st->old_int, NULL);
-  sigaction(SIGTERM, &st->old_term, NULL);
-  sigaction(SIGHUP, &st->old_hup, NULL);
-  sigaction(SIGPIPE, &st->old_pipe, NULL);
-}
+static void RunLoop_restoreSignals(const RunState *st) { StopSignals_restore(&st->signals); }
 
 /* The output's columns widened to every entry's knobs. */
 static void RunLoop_fitColumns(RunState *st) {

@@ -14,6 +14,15 @@ fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 
+# --- stdout closed early (`| true`): the tune goes on and saves every record, exit 0 (a
+# --- SIGPIPE used to end it silently with nothing saved) ----------------------------------
+"$BT" tune -v mma -s 2x8x512x64 --budget 10 --metrics none -o "$T/pipe.json" 2> "$T/pipe.err" | true
+rc=${PIPESTATUS[0]}
+n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["records"]))' "$T/pipe.json" 2> /dev/null)
+[ $rc -eq 0 ] && [ "$n" = 10 ] && ok "stdout closed: the tune's 10 records saved, exit 0" \
+  || { bad "stdout closed: exit $rc, ${n:-no} records"; tail -3 "$T/pipe.err"; }
+rm -f "$T/tuned.json"
+
 # --- a budget of 20 on two shapes of mma (115 configurations each after refusals) ----------
 "$BT" tune -v mma -s 2x8x512x64,2x8x512x64:causal --budget 20 --metrics none -o "$T/t.json" \
   > "$T/out.txt" 2> "$T/err.txt"

@@ -40,6 +40,19 @@ if a != b or len(a) != 12:
 PY
 }
 
+# --- stdout closed early (`| true`): the grid goes on, saves every search and both tables,
+# --- exit 0 (a SIGPIPE ended it silently, nothing saved) --------------------------------
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/pipe.json \
+  "$BT" tune -v fa3,mma --grid "$T/small.grid" -o "$T/pipe-session.json" --table-out "$T/pipe-GH100.json" \
+  2> "$T/pipe.err" | true
+rc=${PIPESTATUS[0]}
+python3 - "$T/pipe-session.json" "$T/pipe-GH100.json" <<'PY' && [ $rc -eq 0 ] \
+  && ok "stdout closed: the grid finished, 12 searches and the table saved, exit 0" || { bad "stdout closed: exit $rc"; tail -3 "$T/pipe.err"; }
+import json, sys
+s, t = (json.load(open(p)) for p in sys.argv[1:])
+assert len(s["tune"]) == 12 and len(t["entries"]) == 12, (len(s["tune"]), len(t["entries"]))
+PY
+
 # --- an unstopped run: a line per search, progress lines, both tables ---------------------
 FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_TUNED_TABLE=$T/full.json \
   "$BT" tune -v fa3,mma --grid "$T/small.grid" -o "$T/full-session.json" --table-out "$T/GH100.json" \
