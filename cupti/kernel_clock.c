@@ -168,45 +168,64 @@ static int KernelClock_byCorr(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int KernelClock_byMarkThenStart(const void *a, const void *b) {
-  const uint64_t *x = a, *y = b; /* {mark, start, end} */
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return (x[1] > y[1]) - (x[1] < y[1]);
+typedef struct KcPlaced {
+  int mark;       /* 0..n-1 */
+  uint64_t start, end;
+  uint32_t name;
+} KcPlaced;
+
+static int KernelClock_byMarkStart(const void *a, const void *b) {
+  const KcPlaced *x = a, *y = b;
+  if (x->mark != y->mark) return x->mark < y->mark ? -1 : 1;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Each kernel of a timed launch (marks 1..n) with its mark, sorted by mark, then start: launch
+ * order within the mark. Kernels of no such mark (an L2 flush) are left out. Sorts m in place;
+ * the caller frees the array (*np entries). */
+static KcPlaced *KernelClock_place(const KernelClockKernel *k, size_t nk, KernelClockMark *m,
+                                   size_t nm, int n, size_t *np) {
+  KcPlaced *p = Util_xmalloc(sizeof *p * (nk ? nk : 1));
+  *np = 0;
+  if (nm) qsort(m, nm, sizeof *m, KernelClock_byCorr);
+  for (size_t i = 0; i < nk && nm; i++) {
+    KcExt key = {k[i].corr, 0};
+    const KcExt *x = bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr);
+    if (!x || x->id < 1 || x->id > (uint64_t)n) continue;
+    p[(*np)++] = (KcPlaced){(int)(x->id - 1), k[i].start, k[i].end, k[i].name};
+  }
+  if (*np) qsort(p, *np, sizeof *p, KernelClock_byMarkStart);
+  return p;
 }
 
 int KernelClock_busy(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm, int n,
                      double *busy_us) {
-  /* Each timed kernel as {mark, start, end}, sorted by mark then start: a mark's busy time is
-   * the length of the union of its intervals, so the host's launch gaps between the kernels of
-   * one run never count, and kernels that overlap count once. */
-  uint64_t (*iv)[3] = Util_xmalloc(sizeof *iv * (nk ? nk : 1));
-  size_t niv = 0;
-  if (nm) qsort(m, nm, sizeof *m, KernelClock_byCorr);
-  for (size_t i = 0; i < nk; i++) {
-    KcExt key = {k[i].corr, 0};
-    const KcExt *x = nm ? bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr) : NULL;
-    if (!x || x->id < 1 || x->id > (uint64_t)n) continue; /* not a timed launch (e.g. a flush) */
-    if (k[i].end <= k[i].start) continue;
-    iv[niv][0] = x->id - 1;
-    iv[niv][1] = k[i].start;
-    iv[niv][2] = k[i].end;
-    niv++;
-  }
-  if (niv) qsort(iv, niv, sizeof *iv, KernelClock_byMarkThenStart);
+  /* A mark's busy time is the length of the union of its kernels' intervals, so the host's
+   * launch gaps between the kernels of one run never count, and kernels that overlap count
+   * once. Intervals come sorted by start within each mark. */
+  size_t np;
+  KcPlaced *p = KernelClock_place(k, nk, m, nm, n, &np);
   for (int i = 0; i < n; i++) busy_us[i] = NAN;
-  for (size_t i = 0; i < niv;) {
-    uint64_t mark = iv[i][0], total = 0, lo = iv[i][1], hi = iv[i][2];
-    for (i++; i < niv && iv[i][0] == mark; i++) {
-      if (iv[i][1] > hi) { /* a gap: close the covered run */
-        total += hi - lo;
-        lo = iv[i][1];
-      }
-      if (iv[i][2] > hi) hi = iv[i][2];
+  uint64_t total = 0, lo = 0, hi = 0;
+  int mark = -1;
+  for (size_t i = 0; i <= np; i++) {
+    if (i < np && p[i].end <= p[i].start) continue; /* no duration: nothing timed */
+    if (i == np || p[i].mark != mark) { /* close the mark before */
+      if (mark >= 0) busy_us[mark] = (double)(total + hi - lo) / 1000.0;
+      if (i == np) break;
+      mark = p[i].mark;
+      total = 0;
+      lo = p[i].start;
+      hi = p[i].end;
+      continue;
     }
-    total += hi - lo;
-    busy_us[mark] = (double)total / 1000.0;
+    if (p[i].start > hi) { /* a gap: close the covered run */
+      total += hi - lo;
+      lo = p[i].start;
+    }
+    if (p[i].end > hi) hi = p[i].end;
   }
-  free(iv);
+  free(p);
   int missing = 0;
   for (int i = 0; i < n; i++) missing += isnan(busy_us[i]);
   return missing;
@@ -245,34 +264,13 @@ static double KernelClock_median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-typedef struct KcPlaced {
-  int mark;       /* 0..n-1 */
-  uint64_t start, end;
-  uint32_t name;
-} KcPlaced;
-
-static int KernelClock_byMarkStart(const void *a, const void *b) {
-  const KcPlaced *x = a, *y = b;
-  if (x->mark != y->mark) return x->mark < y->mark ? -1 : 1;
-  return (x->start > y->start) - (x->start < y->start);
-}
-
 int KernelClock_breakdown(const KernelClockKernel *k, size_t nk, KernelClockMark *m, size_t nm,
                           int n, int repeats, const char *const *names, size_t nnames,
                           KernelSpan *out, int max) {
   if (n <= 0 || nk == 0 || nm == 0 || max <= 0) return 0;
   if (repeats < 1) repeats = 1;
-  qsort(m, nm, sizeof *m, KernelClock_byCorr);
-  /* Each kernel of a timed launch with its mark, in launch order within the mark. */
-  KcPlaced *p = Util_xmalloc(sizeof *p * nk);
-  size_t np = 0;
-  for (size_t i = 0; i < nk; i++) {
-    KcExt key = {k[i].corr, 0};
-    const KcExt *x = bsearch(&key, m, nm, sizeof *m, KernelClock_byCorr);
-    if (!x || x->id < 1 || x->id > (uint64_t)n) continue;
-    p[np++] = (KcPlaced){(int)(x->id - 1), k[i].start, k[i].end, k[i].name};
-  }
-  qsort(p, np, sizeof *p, KernelClock_byMarkStart);
+  size_t np;
+  KcPlaced *p = KernelClock_place(k, nk, m, nm, n, &np);
   /* The number of kernels most launches ran: launches that ran another are left out. */
   int *count = Util_xcalloc((size_t)n, sizeof *count);
   for (size_t i = 0; i < np; i++) count[p[i].mark]++;
