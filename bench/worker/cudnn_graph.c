@@ -64,6 +64,14 @@ static bool B_tensor(Builder *b, int64_t uid, cudnnDataType_t type, const int64_
          B_final(b, *out, what);
 }
 
+/* A virtual tensor of the scores' shape [B, H, Sq, Skv], contiguous. */
+static bool B_scoreTensor(Builder *b, cudnnDataType_t type, cudnnBackendDescriptor_t *out) {
+  const CudnnGraph *g = b->g;
+  const int64_t H = g->H, S = g->S, K = g->Skv;
+  const int64_t dims[4] = {g->B, H, S, K}, str[4] = {H * S * K, S * K, K, 1};
+  return B_tensor(b, 0, type, dims, str, false, out);
+}
+
 /* y = mode(x[, b[, t]]) computed in prec; axis >= 0 for GEN_INDEX. */
 static bool B_pointwise(Builder *b, cudnnPointwiseMode_t mode, cudnnDataType_t prec, int64_t axis,
                         cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t in_b,
@@ -135,21 +143,18 @@ static bool B_matmul(Builder *b, cudnnBackendDescriptor_t a, cudnnBackendDescrip
 static bool B_padding(Builder *b, cudnnBackendDescriptor_t s, const cudnnBackendDescriptor_t seq[2],
                       cudnnBackendDescriptor_t neg, cudnnBackendDescriptor_t *ops, int *nops,
                       cudnnBackendDescriptor_t *out) {
-  const CudnnGraph *g = b->g;
-  const int64_t B = g->B, H = g->H, S = g->S, K = g->Skv;
-  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   cudnnBackendDescriptor_t row, col, rmask, cmask, mask, y;
-  return B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) &&
+  return B_scoreTensor(b, CUDNN_DATA_INT32, &row) &&
          B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s, NULL, NULL, row, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) &&
+         B_scoreTensor(b, CUDNN_DATA_INT32, &col) &&
          B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s, NULL, NULL, col, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &rmask) &&
+         B_scoreTensor(b, CUDNN_DATA_BOOLEAN, &rmask) &&
          B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, row, seq[0], NULL, rmask, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &cmask) &&
+         B_scoreTensor(b, CUDNN_DATA_BOOLEAN, &cmask) &&
          B_pointwise(b, CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, -1, col, seq[1], NULL, cmask, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) &&
+         B_scoreTensor(b, CUDNN_DATA_BOOLEAN, &mask) &&
          B_pointwise(b, CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, -1, rmask, cmask, NULL, mask, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &y) &&
+         B_scoreTensor(b, CUDNN_DATA_FLOAT, &y) &&
          B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s, neg, mask, y, &ops[(*nops)++]) &&
          (*out = y, true);
 }
@@ -161,29 +166,27 @@ static bool B_causal(Builder *b, cudnnBackendDescriptor_t s, const cudnnBackendD
                      cudnnBackendDescriptor_t neg, cudnnBackendDescriptor_t *ops, int *nops,
                      cudnnBackendDescriptor_t *out) {
   const CudnnGraph *g = b->g;
-  const int64_t B = g->B, H = g->H, S = g->S, K = g->Skv;
-  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   const int64_t one[4] = {1, 1, 1, 1};
   cudnnBackendDescriptor_t row, col, mask, y;
-  if (!B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &row) ||
+  if (!B_scoreTensor(b, CUDNN_DATA_INT32, &row) ||
       !B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 2, s, NULL, NULL, row, &ops[(*nops)++]))
     return false;
   if (CudnnGraph_shifted(g)) {
     cudnnBackendDescriptor_t skv = seq[1], sq = seq[0], plus, shifted;
     if ((!g->padded && (!B_tensor(b, CUDNN_UID_SKV, CUDNN_DATA_INT32, one, one, true, &skv) ||
                         !B_tensor(b, CUDNN_UID_SQ, CUDNN_DATA_INT32, one, one, true, &sq))) ||
-        !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &plus) ||
+        !B_scoreTensor(b, CUDNN_DATA_INT32, &plus) ||
         !B_pointwise(b, CUDNN_POINTWISE_ADD, CUDNN_DATA_INT32, -1, row, skv, NULL, plus, &ops[(*nops)++]) ||
-        !B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &shifted) ||
+        !B_scoreTensor(b, CUDNN_DATA_INT32, &shifted) ||
         !B_pointwise(b, CUDNN_POINTWISE_SUB, CUDNN_DATA_INT32, -1, plus, sq, NULL, shifted, &ops[(*nops)++]))
       return false;
     row = shifted;
   }
-  return B_tensor(b, 0, CUDNN_DATA_INT32, ss_dims, ss_str, false, &col) &&
+  return B_scoreTensor(b, CUDNN_DATA_INT32, &col) &&
          B_pointwise(b, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, 3, s, NULL, NULL, col, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_BOOLEAN, ss_dims, ss_str, false, &mask) &&
+         B_scoreTensor(b, CUDNN_DATA_BOOLEAN, &mask) &&
          B_pointwise(b, CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, -1, row, col, NULL, mask, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &y) &&
+         B_scoreTensor(b, CUDNN_DATA_FLOAT, &y) &&
          B_pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, -1, s, neg, mask, y, &ops[(*nops)++]) &&
          (*out = y, true);
 }
@@ -199,15 +202,14 @@ static bool B_scores(Builder *b, const cudnnBackendDescriptor_t seq[2], cudnnBac
   const int64_t B = g->B, H = g->H, S = g->S, D = g->D, Hk = g->Hkv, K = g->Skv;
   const int64_t q_dims[4] = {B, H, S, D}, q_str[4] = {H * S * D, S * D, D, 1};
   const int64_t kt_dims[4] = {B, Hk, D, K}, kt_str[4] = {Hk * K * D, K * D, 1, D};
-  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   const int64_t one[4] = {1, 1, 1, 1};
   cudnnBackendDescriptor_t q, kt, s0, scale, s1, neg = NULL;
   if (!B_tensor(b, CUDNN_UID_Q, B_ioType(g), q_dims, q_str, false, &q) ||
       !B_tensor(b, CUDNN_UID_K, B_ioType(g), kt_dims, kt_str, false, &kt) ||
-      !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s0) ||
+      !B_scoreTensor(b, CUDNN_DATA_FLOAT, &s0) ||
       !B_matmul(b, q, kt, s0, seq, false, &ops[(*nops)++]) ||
       !B_tensor(b, CUDNN_UID_SCALE, CUDNN_DATA_FLOAT, one, one, true, &scale) ||
-      !B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &s1) ||
+      !B_scoreTensor(b, CUDNN_DATA_FLOAT, &s1) ||
       !B_pointwise(b, CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, -1, s0, scale, NULL, s1, &ops[(*nops)++]) ||
       ((g->padded || g->causal) && !B_tensor(b, CUDNN_UID_NEG, CUDNN_DATA_FLOAT, one, one, true, &neg)))
     return false;
@@ -224,14 +226,13 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, const cudnnBacke
   const int64_t B = g->B, H = g->H, S = g->S, D = g->D, Hk = g->Hkv, K = g->Skv;
   const int64_t o_dims[4] = {B, H, S, D}, o_str[4] = {H * S * D, S * D, D, 1};
   const int64_t v_dims[4] = {B, Hk, K, D}, v_str[4] = {Hk * K * D, K * D, D, 1};
-  const int64_t ss_dims[4] = {B, H, S, K}, ss_str[4] = {H * S * K, S * K, K, 1};
   const int64_t row_dims[4] = {B, H, S, 1}, row_str[4] = {H * S, S, 1, 1};
   cudnnBackendDescriptor_t mx, sub, ex, sum, lg, stats, p, v, o;
   return B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &mx) &&
          B_reduce(b, CUDNN_REDUCE_TENSOR_MAX, s, mx, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &sub) &&
+         B_scoreTensor(b, CUDNN_DATA_FLOAT, &sub) &&
          B_pointwise(b, CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, -1, s, mx, NULL, sub, &ops[(*nops)++]) &&
-         B_tensor(b, 0, CUDNN_DATA_FLOAT, ss_dims, ss_str, false, &ex) &&
+         B_scoreTensor(b, CUDNN_DATA_FLOAT, &ex) &&
          B_pointwise(b, CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, -1, sub, NULL, NULL, ex, &ops[(*nops)++]) &&
          B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &sum) &&
          B_reduce(b, CUDNN_REDUCE_TENSOR_ADD, ex, sum, &ops[(*nops)++]) &&
@@ -242,7 +243,7 @@ static bool B_softmaxPv(Builder *b, cudnnBackendDescriptor_t s, const cudnnBacke
          B_tensor(b, 0, CUDNN_DATA_FLOAT, row_dims, row_str, false, &stats) &&
          B_pointwise(b, CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, -1, mx, lg, NULL, stats, &ops[(*nops)++]) &&
          /* P in the I/O type: the fused engine takes bmm2's A operand as fp16 or bf16 */
-         B_tensor(b, 0, B_ioType(g), ss_dims, ss_str, false, &p) &&
+         B_scoreTensor(b, B_ioType(g), &p) &&
          B_pointwise(b, CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, -1, ex, sum, NULL, p, &ops[(*nops)++]) &&
          B_tensor(b, CUDNN_UID_V, B_ioType(g), v_dims, v_str, false, &v) &&
          B_tensor(b, CUDNN_UID_O, B_ioType(g), o_dims, o_str, false, &o) &&
