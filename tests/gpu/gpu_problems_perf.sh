@@ -106,8 +106,8 @@ s = "8x32/8x1/8192x128:bf16"
 d = best.get(("decode", s))
 if d:
     ceil = d["device"].get("peak_gbs") if d.get("device") else dev.get("peak_gbs")
-    b, hq, hkv, sq, skv, dd = 8, 32, 8, 1, 8192, 128
-    gbs = 2.0 * b * dd * (2 * hq * sq + 2 * hkv * skv) / (d["timing"]["p50"] * 1e3)
+    import sdpa_problems  # the problem's bytes, one formula for both sides
+    gbs = sdpa_problems.bytes_moved(s) / (d["timing"]["p50"] * 1e3)
     verdict(bool(ceil) and gbs >= 0.8 * ceil, "decode at %s: %.0f GB/s, %.0f %% of the copy ceiling %s GB/s" % (
         s, gbs, 100 * gbs / ceil if ceil else 0, "%.0f" % ceil if ceil else "-"))
     for bk in ("cudnn", "flash"):
