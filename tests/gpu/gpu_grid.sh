@@ -89,27 +89,37 @@ grid_part() {
   return "${PIPESTATUS[0]}"
 }
 
-# One held-out unit: TAG PROBLEM VARIANT REPS, on the GPU its queue runs on.
+# One held-out unit: TAG PROBLEM VARIANT REPS, on the GPU its queue runs on. HELDOUT_PHASE
+# best: the full tune only (it needs no table: --no-table), kept across calls (a finished tune
+# is not run again); judge: the referee's rounds for a unit whose tune finished; all: both.
 heldout_unit() {
-  local tag=$1 problem=$2 v=$3 reps=$4 budget=()
+  local tag=$1 problem=$2 v=$3 reps=$4 budget=() phase=${HELDOUT_PHASE:-all}
   [ -n "${HELDOUT_BUDGET:-}" ] && budget=(--budget "$HELDOUT_BUDGET")
   if [ "$(date +%s)" -ge "$DEADLINE" ]; then echo "SKIP $tag: the deadline passed"; return; fi
   local t0=$(date +%s)
-  "$BT" tune -v "$v" -s "$problem" --metrics none --reps "$reps" --seed 1 --no-table --jobs "$JOBS" \
-    "${budget[@]}" -o "$OUTDIR/ex-$tag.json" > "$OUTDIR/ex-$tag.log" 2>&1
-  cp "$OUTDIR/ex-$tag.json" "$OUTDIR/st-$tag.json"
-  bash "$HERE/tune_referee.sh" "$BT" "$OUTDIR" "$tag" "$v" "$reps" "${GRID_REFEREE_ROUNDS:-3}" \
-    > "$OUTDIR/ref-$tag.log" 2>&1
-  echo "$tag $problem $v: $(( $(date +%s) - t0 )) s"
+  if [ "$phase" != judge ] && [ ! -f "$OUTDIR/ex-$tag.done" ]; then
+    rm -f "$OUTDIR/ex-$tag.json"
+    "$BT" tune -v "$v" -s "$problem" --metrics none --reps "$reps" --seed 1 --no-table --jobs "$JOBS" \
+      "${budget[@]}" -o "$OUTDIR/ex-$tag.json" > "$OUTDIR/ex-$tag.log" 2>&1 && touch "$OUTDIR/ex-$tag.done"
+  fi
+  if [ "$phase" != best ]; then
+    [ -f "$OUTDIR/ex-$tag.done" ] || { echo "SKIP $tag: its tune did not finish"; return; }
+    cp "$OUTDIR/ex-$tag.json" "$OUTDIR/st-$tag.json"
+    rm -f "$OUTDIR/ref-$tag.json" "$OUTDIR/refauto-$tag.json"
+    bash "$HERE/tune_referee.sh" "$BT" "$OUTDIR" "$tag" "$v" "$reps" "${GRID_REFEREE_ROUNDS:-3}" \
+      > "$OUTDIR/ref-$tag.log" 2>&1
+  fi
+  echo "$tag $problem $v ($phase): $(( $(date +%s) - t0 )) s"
 }
 
 heldout_part() {
-  local table=${GRID_TABLE:-$OUTDIR/grid-table.json}
-  [ -f "$table" ] || { echo "FAIL heldout: no grid table $table (run the grid part first, or set GRID_TABLE)"; return 1; }
-  local chip
-  chip=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chip"])' "$table") || return 1
+  local table=${GRID_TABLE:-$OUTDIR/grid-table.json} chip=GH100
+  if [ "${HELDOUT_PHASE:-all}" != best ]; then
+    [ -f "$table" ] || { echo "FAIL heldout: no grid table $table (run the grid part first, or set GRID_TABLE)"; return 1; }
+    chip=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chip"])' "$table") || return 1
+  fi
   mkdir -p "$OUTDIR/gridtable"
-  [ "$table" -ef "$OUTDIR/gridtable/$chip.json" ] || cp "$table" "$OUTDIR/gridtable/$chip.json"
+  [ -f "$table" ] && ! [ "$table" -ef "$OUTDIR/gridtable/$chip.json" ] && cp "$table" "$OUTDIR/gridtable/$chip.json"
   # Plain runs and --knob auto read the grid's table alone: no table of the user's, no other shipped one.
   export BENCHTOP_TUNED_TABLE=$OUTDIR/no-table-of-the-user.json BENCHTOP_SHIPPED_TUNED=$OUTDIR/gridtable
   python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" > "$OUTDIR/heldout.txt" || return 1
@@ -142,17 +152,34 @@ PY
   done
   wait
   cat "$OUTDIR"/heldout-gpu*.log
+  [ "${HELDOUT_PHASE:-all}" = best ] && return 0
   python3 "$HERE/grid_report.py" heldout "$OUTDIR" | tee "$OUTDIR/report-heldout.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+# The grid resumed from OUTDIR/grid.json (a session carried from an earlier device call), on
+# these GPUs, until it finishes or the deadline; then its report.
+resume_part() {
+  local budget=()
+  [ -n "${GRID_BUDGET:-}" ] && budget=(--budget "$GRID_BUDGET")
+  export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-grid.json
+  local t0=$(date +%s) left=$(( DEADLINE - $(date +%s) ))
+  "$BT" tune -v "$VARIANTS" --grid "${GRID:-default}" --devices "$(IFS=,; echo "${GPUS[*]}")" "${budget[@]}" \
+    -o "$OUTDIR/grid.json" --table-out "$OUTDIR/grid-table.json" --time "$left" > "$OUTDIR/grid-3.out" 2> "$OUTDIR/grid-3.err"
+  echo "grid run 3: exit $? after $(( $(date +%s) - t0 )) s (resumed on GPUs ${GPUS[*]}, --time $left)" | tee -a "$OUTDIR/grid-runs.txt"
+  tail -n 4 "$OUTDIR/grid-3.err"
+  python3 "$HERE/grid_report.py" grid "$OUTDIR" "${GRID:-default}" "$VARIANTS" "$ROOT" | tee "$OUTDIR/report-grid.txt"
   return "${PIPESTATUS[0]}"
 }
 
 rc=0
 case $PART in
   grid) grid_part || rc=1 ;;
+  resume) resume_part || rc=1 ;;
   heldout) heldout_part || rc=1 ;;
   all) grid_part || rc=1
        heldout_part || rc=1 ;;
-  *) echo "usage: gpu_grid.sh BENCHTOP grid|heldout|all"; exit 2 ;;
+  *) echo "usage: gpu_grid.sh BENCHTOP grid|resume|heldout|all"; exit 2 ;;
 esac
 echo "gpu_grid $PART: $(( $(date +%s) - START )) s"
 exit $rc

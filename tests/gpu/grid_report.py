@@ -79,20 +79,23 @@ def grid_report(out, grid, variants, root):
         checks.append(ok)
         print(("PASS " if ok else "FAIL ") + what)
     runs = open(os.path.join(out, "grid-runs.txt")).read() if os.path.exists(os.path.join(out, "grid-runs.txt")) else ""
-    m1 = re.search(r"grid run 1: exit (\d+)", runs)
-    m2 = re.search(r"grid run 2: exit (\d+)", runs)
-    rc1, rc2 = (int(m1.group(1)) if m1 else -1), (int(m2.group(1)) if m2 else -1)
+    # Runs 1 (stopped by SIGINT) and 2 (resumed), and any later resumption (run 3: a session
+    # carried to another device call): the last run must finish the grid.
+    exits = {int(n): int(rc) for n, rc in re.findall(r"grid run (\d+): exit (\d+)", runs)}
+    rc1, last = exits.get(1, -1), max(exits) if exits else 2
     check(rc1 == 130, "run 1 stopped by SIGINT kept its finished searches (exit %d)" % rc1)
-    err2 = open(os.path.join(out, "grid-2.err")).read() if os.path.exists(os.path.join(out, "grid-2.err")) else ""
-    m = re.search(r"resuming .*: (\d+) of (\d+) searches done", err2)
+    def text(name):
+        path = os.path.join(out, name)
+        return open(path).read() if os.path.exists(path) else ""
+    m = re.search(r"resuming .*: (\d+) of (\d+) searches done", text("grid-2.err"))
     check(m is not None, "run 2 resumed the session (%s)" % (m.group(0) if m else "no 'resuming' line"))
-    m = re.search(r"(\d+) searches done now, (\d+) before, (\d+) skipped, (\d+) to do", err2)
-    check(rc2 == 0 and m is not None and m.group(4) == "0",
-          "run 2 finished the grid (exit %d; %s)" % (rc2, m.group(0) if m else "no summary line"))
-    first, second = tuned_lines(os.path.join(out, "grid-1.out")), tuned_lines(os.path.join(out, "grid-2.out"))
-    again = first & second
-    check(not again, "no search of run 1 measured again in run 2 (%d then %d searches%s)"
-          % (len(first), len(second), "; again: %s" % sorted(again)[:3] if again else ""))
+    m = re.search(r"(\d+) searches done now, (\d+) before, (\d+) skipped, (\d+) to do", text("grid-%d.err" % last))
+    check(exits.get(last, -1) == 0 and m is not None and m.group(4) == "0",
+          "run %d finished the grid (exit %d; %s)" % (last, exits.get(last, -1), m.group(0) if m else "no summary line"))
+    tuned = [tuned_lines(os.path.join(out, "grid-%d.out" % n)) for n in sorted(exits) or [1, 2]]
+    again = set().union(*[a & b for i, a in enumerate(tuned) for b in tuned[i + 1:]]) if len(tuned) > 1 else set()
+    check(not again, "no search measured again by a later run (%s searches%s)"
+          % (" then ".join(str(len(t)) for t in tuned), "; again: %s" % sorted(again)[:3] if again else ""))
     s = load(os.path.join(out, "grid.json")) or {"records": [], "tune": []}
     count = {}
     for r in s["records"]:
@@ -102,7 +105,7 @@ def grid_report(out, grid, variants, root):
     check(s["tune"] and not over, "every search holds its own records only, within its budget (%d searches; %s)"
           % (len(s["tune"]), "over: %s" % over[:3] if over else "none over"))
     problems = grid_problems(grid_file(grid, root))
-    skip = skipped([os.path.join(out, "grid-1.err"), os.path.join(out, "grid-2.err")], problems)
+    skip = skipped([os.path.join(out, "grid-%d.err" % n) for n in sorted(exits) or [1, 2]], problems)
     table = load(os.path.join(out, "grid-table.json")) or {"entries": []}
     have = {(e["variant"], e["shape"]) for e in table["entries"]}
     want = [(v, p) for p in problems for v in variants.split(",") if (v, p) not in skip]
