@@ -58,6 +58,9 @@ bool TunedTable_noteIsTuned(const char *note);
  * the sequence length and (weighted 2) the head dimension, plus a half for causal against
  * not. 0: the same shape. */
 double TunedTable_distance(const Shape *a, const Shape *b);
+/* The distance given another problem that the transfer rule cannot tell apart from the one
+ * asked for (its features equal): above 0, which means tuned at this very problem. */
+#define TUNED_SAME_FEATURES 1e-9
 /* The chip of a device name ("NVIDIA H100 80GB HBM3" -> "GH100"); false when it is unknown. */
 bool TunedTable_chipOf(const char *device, char *chip, size_t size);
 

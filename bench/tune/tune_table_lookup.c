@@ -70,7 +70,10 @@ static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *t
                                 bool stale) {
   if (strcmp(c->variant, p->v->name) != 0) return;
   int pd = (c->cold_l2 != p->cold_l2) + (c->graph != p->graph);
-  double dist = Transfer_distance(TRANSFER_RULE_DEFAULT, &c->shape, &p->shape, p->sms);
+  /* 0 only at this very problem: another with the same features is a transfer, not a tune. */
+  double dist = Shape_equal(&c->shape, &p->shape)
+                    ? 0
+                    : fmax(Transfer_distance(TRANSFER_RULE_DEFAULT, &c->shape, &p->shape, p->sms), TUNED_SAME_FEATURES);
   if (p->found && (pd > p->best.protocol_distance ||
                    (pd == p->best.protocol_distance && dist >= p->best.distance)))
     return;
@@ -243,6 +246,8 @@ static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note
   char shape[64], where[128];
   Shape_format(&t->shape, shape, sizeof shape);
   if (t->distance == 0) snprintf(where, sizeof where, "tuned at this shape");
+  else if (t->distance <= TUNED_SAME_FEATURES)
+    snprintf(where, sizeof where, "nearest tuned shape %s (the same features)", shape);
   else snprintf(where, sizeof where, "nearest tuned shape %s (distance %.3g)", shape, t->distance);
   int len = snprintf(note, size, TUNED_NOTE_PREFIX "%.63s%s: %s, p50 %.4g us%s, %.10s%s", t->table,
                      t->shipped ? " (shipped)" : "", where, t->p50, t->distance == 0 ? "" : " there",

@@ -39,7 +39,9 @@ double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms
   double group = ((double)a->H / Shape_hkv(a)) / ((double)b->H / Shape_hkv(b));
   return fabs(Transfer_waves(a, sms) - Transfer_waves(b, sms)) + fabs(log2((double)a->S / b->S)) +
          2 * fabs(log2((double)a->D / b->D)) + fabs(log2(skv)) + fabs(log2(group)) +
-         (a->causal != b->causal ? 0.5 : 0.0) + (a->dtype != b->dtype ? 0.5 : 0.0);
+         (a->causal != b->causal ? 0.5 : 0.0) + (a->dtype != b->dtype ? 0.5 : 0.0) +
+         /* problems of equal features: the nearer shape first */
+         1e-6 * TunedTable_distance(a, b);
 }
 
 /* One grid point of one variant: every setting measured there, with its mean recorded p50. */

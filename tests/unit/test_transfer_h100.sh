@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The transfer rules replayed on a real grid: tests/tune/data/h100-grid.json is the session of
-# `tune -v fa3,mma --grid default --budget 20` on four H100s (1779 records; samples, counters and
-# build details left out to keep it small). Each grid point is held out in turn and each rule
+# `tune -v fa3,mma --grid default` (its own budget, 30) on H100s (2622 records; samples,
+# counters and build details left out to keep it small). Each grid point is held out in turn and each rule
 # picks knobs for it from the others (`tune --transfer-eval`). Checks: every rule scores the 45
 # points of both variants; the numbers the choice of the default rule rests on (docs/tuning.md)
 # come out as recorded; and the default rule (bench/tune/tune_transfer.h) is within one point of
@@ -30,8 +30,8 @@ def check(ok, what):
 check(len(rows) == 6 and all(r["points"] == 45 for r in rows.values()),
       "every rule scores the 45 grid points of fa3 and mma (%d summaries)" % len(rows))
 # What docs/tuning.md reports from this data (the mean loss of each rule, within 0.05 %).
-want = {("fa3", "nearest"): 2.7, ("fa3", "feature"): 2.0, ("fa3", "best-of-3"): 1.4,
-        ("mma", "nearest"): 5.4, ("mma", "feature"): 5.5, ("mma", "best-of-3"): 14.9}
+want = {("fa3", "nearest"): 5.8, ("fa3", "feature"): 4.2, ("fa3", "best-of-3"): 5.4,
+        ("mma", "nearest"): 7.3, ("mma", "feature"): 5.9, ("mma", "best-of-3"): 11.1}
 for k, w in want.items():
     got = rows.get(k, {}).get("mean")
     check(got is not None and abs(got - w) <= 0.05, "%s %s: mean loss %s %%, recorded %.1f %%" % (k[0], k[1], got, w))
