@@ -5,6 +5,7 @@
 #   bash tests/gpu/gpu_grid.sh BENCHTOP heldout   # (b) ~10 min on 4 H100s, needs (a)'s table:
 #                                                 # HELDOUT_SLICE=1/2, then 2/2, in two calls,
 #                                                 # then grid_report.py heldout DIR1 DIR2
+#   bash tests/gpu/gpu_grid.sh BENCHTOP resume    # (a) again from OUTDIR/grid.json of an earlier call
 #   bash tests/gpu/gpu_grid.sh BENCHTOP all       # both (two device calls are safer)
 #
 # (a) grid: `tune -v fa3,mma --grid default --devices all`, stopped once by SIGINT after
@@ -30,6 +31,8 @@
 # GRID_TABLE (part b's table; default OUTDIR/grid-table.json), HELDOUT_COUNT (24),
 # HELDOUT_BUDGET (--budget of the held-out tunes; default: the default strategy's),
 # HELDOUT_SLICE (I/N: part b on every N-th unit only, to spread it over N device calls),
+# HELDOUT_PHASE (best: part b's tunes only, no table needed, kept across calls; judge: the
+# referee's rounds for units whose tune finished; all, the default: both),
 # GRID_GPUS (GPUs to use; default: all that nvidia-smi lists or CUDA_VISIBLE_DEVICES names),
 # GRID_DEADLINE (seconds, default 570: no new step starts after it), GRID_CACHE (JIT cache).
 set -u
