@@ -39,7 +39,7 @@ enum {
   TUNE_REPS, TUNE_WARMUP, TUNE_COLD_L2, TUNE_GRAPH, TUNE_TIMING, TUNE_SEED, TUNE_WATCHDOG,
   TUNE_DEVICES, TUNE_JOBS, TUNE_NO_TABLE, TUNE_OUTPUT, TUNE_FORMAT, TUNE_SIMULATE, TUNE_RUNS, TUNE_NOISE,
   TUNE_L2_PERSIST, TUNE_KERNELS, TUNE_GRID, TUNE_TABLE_OUT,
-  TUNE_TRANSFER_EVAL, TUNE_RULE, TUNE_K,
+  TUNE_TRANSFER_EVAL, TUNE_RULE, TUNE_K, TUNE_HELDOUT,
   TUNE_NOPTS
 };
 
@@ -118,6 +118,10 @@ static const CommandOption tune_options[] = {
   [TUNE_K] = {.name = "k", .value = CMD_INT, .arg = "N",
               .help = "with --transfer-eval: the nearest points best-of-k chooses among (default 3)",
               .lo = 1, .hi = 64},
+  [TUNE_HELDOUT] = {.name = "heldout", .value = CMD_TEXT, .arg = "SESSION.json",
+                    .help = "with --transfer-eval: score the rules on this tune session's problems "
+                            "(off the grid; every grid point counts) instead of leaving grid points "
+                            "out; may be repeated", .complete = CMD_COMPLETE_SESSION, .flags = CMD_OPT_REPEAT},
 };
 
 /* The plan from -v, -s, --knob (which narrows the space) and --metrics; false with the usage
@@ -210,8 +214,13 @@ static int Tune_exec(const CommandArgs *a) {
     goto out;
   if (CommandArgs_has(a, TUNE_TRANSFER_EVAL)) {
     static const char *const rules[] = {"all", "nearest", "feature", "best-of-k"};
-    rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), rules[CommandArgs_choice(a, TUNE_RULE, 0)],
-                          (int)CommandArgs_int(a, TUNE_K, 3), CommandArgs_text(a, TUNE_VARIANTS, NULL));
+    int nheld = CommandArgs_count(a, TUNE_HELDOUT);
+    const char **held = Util_xcalloc((size_t)nheld + 1, sizeof *held);
+    for (int i = 0; i < nheld; i++) held[i] = CommandArgs_nth(a, TUNE_HELDOUT, i);
+    rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), held, nheld,
+                          rules[CommandArgs_choice(a, TUNE_RULE, 0)], (int)CommandArgs_int(a, TUNE_K, 3),
+                          CommandArgs_text(a, TUNE_VARIANTS, NULL));
+    free(held);
     goto out;
   }
   if (CommandArgs_has(a, TUNE_GRID) || CommandArgs_has(a, TUNE_TABLE_OUT)) {

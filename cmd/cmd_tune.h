@@ -34,8 +34,10 @@ int TuneCmd_simulate(const char *path, const TuneRequest *req, bool strategy_giv
  * on from cli->out_path when it holds this grid; the tuned table written once all are done, and
  * the shipped form to table_out (NULL: none). Returns the exit code. */
 /* --transfer-eval SESSION.json: the transfer rules (rule: all or one name) replayed on a grid
- * session (cmd_tune_transfer.c); variant NULL: every one. Returns the exit code. */
-int TuneCmd_transfer(const char *path, const char *rule, int k, const char *variant);
+ * session (cmd_tune_transfer.c), leaving each grid point out in turn, or scored on the nheld
+ * --heldout sessions' problems; variant NULL: every one. Returns the exit code. */
+int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const char *rule, int k,
+                     const char *variant);
 int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool seed_given);
 
 #endif

@@ -1,6 +1,7 @@
 /* benchtop tune --transfer-eval SESSION.json: the transfer rules replayed leave-one-out on a grid
  * session (bench/tune/tune_transfer.h), no GPU needed. Part of cmd_tune.c's command. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/tune/tune_transfer.h"
@@ -9,7 +10,15 @@
 #include "common/text.h"
 #include "common/util.h"
 
-int TuneCmd_transfer(const char *path, const char *rule, int k, const char *variant) {
+static int TuneCmd_loadFailed(const char *err) {
+  fputs("benchtop tune: ", stderr);
+  Text_print(stderr, err);
+  fputc('\n', stderr);
+  return BT_EXIT_FAILED;
+}
+
+int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const char *rule, int k,
+                     const char *variant) {
   unsigned rules = 0;
   TransferRule r;
   if (strcmp(rule, "all") == 0) rules = (1u << TRANSFER_NRULES) - 1;
@@ -19,22 +28,28 @@ int TuneCmd_transfer(const char *path, const char *rule, int k, const char *vari
     return Command_usageError(&Cmd_tune, "--transfer-eval takes one variant with -v (or none: every one)");
   Session s;
   char err[4096 + 512];
-  if (!Session_load(path, &s, err, sizeof err)) {
-    fputs("benchtop tune: ", stderr);
-    Text_print(stderr, err);
-    fputc('\n', stderr);
-    return BT_EXIT_FAILED;
+  if (!Session_load(path, &s, err, sizeof err)) return TuneCmd_loadFailed(err);
+  Session *hs = Util_xcalloc((size_t)nheld + 1, sizeof *hs);
+  int loaded = 0, rc = BT_EXIT_OK;
+  for (; loaded < nheld; loaded++)
+    if (!Session_load(held[loaded], &hs[loaded], err, sizeof err)) {
+      rc = TuneCmd_loadFailed(err);
+      break;
+    }
+  if (rc == BT_EXIT_OK) {
+    if (nheld == 0)
+      printf("leave-one-out transfer of tuned knobs on %s: each grid point held out gets the knobs a "
+             "rule picks from the others; loss = that setting's recorded p50 there / the best recorded "
+             "there - 1 (the points a rule took them from, * the one picked, distance in brackets)\n", path);
+    else
+      printf("transfer of tuned knobs from the grid %s to the problems of %d held-out session(s): each "
+             "gets the knobs a rule picks from every grid point; loss = that setting's p50 recorded by "
+             "the held-out search there / the best it recorded there - 1\n", path, nheld);
+    if (!Transfer_replayHeldout(&s, hs, nheld, rules, k, variant, true, stdout, err, sizeof err))
+      rc = TuneCmd_loadFailed(err);
   }
-  printf("leave-one-out transfer of tuned knobs on %s: each grid point held out gets the knobs a "
-         "rule picks from the others; loss = that setting's recorded p50 there / the best recorded "
-         "there - 1 (the points a rule took them from, * the one picked, distance in brackets)\n", path);
-  bool ok = Transfer_replay(&s, rules, k, variant, true, stdout, err, sizeof err);
+  for (int i = 0; i < loaded; i++) Session_free(&hs[i]);
+  free(hs);
   Session_free(&s);
-  if (!ok) {
-    fputs("benchtop tune: ", stderr);
-    Text_print(stderr, err);
-    fputc('\n', stderr);
-    return BT_EXIT_FAILED;
-  }
-  return BT_EXIT_OK;
+  return rc;
 }

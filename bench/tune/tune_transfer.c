@@ -140,15 +140,16 @@ static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) 
          Registry_refusal(x->v, at, &kv, x->has_dev ? &x->dev : NULL, err, sizeof err) == NULL;
 }
 
-/* The rule's pick for point h from the others: its knobs, the point(s) they came from in
- * `from`. NULL when no other point's winner fits h. */
-static const char *Transfer_pick(const TReplay *x, TransferRule rule, int h, char *from, size_t size) {
-  const TPoint *held = &x->pts[h];
+/* The rule's pick for the held-out point from the grid's points but skip (-1: none, all of
+ * them count): its knobs, the point(s) they came from in `from`. NULL when no point's winner
+ * fits there. */
+static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoint *held, int skip, char *from,
+                                 size_t size) {
   int *order = Util_xmalloc(sizeof *order * (size_t)(x->n + 1)), m = 0;
   double *dist = Util_xmalloc(sizeof *dist * (size_t)(x->n + 1));
   TransferRule metric = rule == TRANSFER_FEATURE ? TRANSFER_FEATURE : TRANSFER_NEAREST;
   for (int j = 0; j < x->n; j++) {
-    if (j == h || !Transfer_fits(x, x->pts[j].winner, &held->shape)) continue;
+    if (j == skip || !Transfer_fits(x, x->pts[j].winner, &held->shape)) continue;
     double d = Transfer_distance(metric, &held->shape, &x->pts[j].shape, x->sms);
     int at = m++;
     while (at > 0 && dist[at - 1] > d) { /* stable: at equal distance the earlier point first */
@@ -199,14 +200,15 @@ typedef struct TTally {
   double sum, worst;
 } TTally;
 
-static void Transfer_one(const TReplay *x, TransferRule rule, int h, TTally *t, bool verbose, FILE *out) {
+static void Transfer_one(const TReplay *x, TransferRule rule, const TPoint *held, int skip, TTally *t,
+                         bool verbose, FILE *out) {
   char from[600], shape[64];
-  const char *knobs = Transfer_pick(x, rule, h, from, sizeof from);
+  const char *knobs = Transfer_pick(x, rule, held, skip, from, sizeof from);
   double score = 0;
-  int st = knobs ? TPoint_score(&x->pts[h], knobs, &score) : -1;
+  int st = knobs ? TPoint_score(held, knobs, &score) : -1;
   t->points++;
   if (st == SCORE_OK) {
-    double loss = score / x->pts[h].best - 1;
+    double loss = score / held->best - 1;
     t->measured++;
     t->sum += loss;
     if (loss > t->worst) t->worst = loss;
@@ -218,9 +220,9 @@ static void Transfer_one(const TReplay *x, TransferRule rule, int h, TTally *t, 
   t->failed += st == SCORE_FAILED;
   t->none += st < 0;
   if (!verbose) return;
-  Shape_format(&x->pts[h].shape, shape, sizeof shape);
+  Shape_format(&held->shape, shape, sizeof shape);
   fprintf(out, "  %-9s %-32s %-10s ", x->v->name, shape, TransferRule_name(rule));
-  if (st == SCORE_OK) fprintf(out, "%+6.1f %%  from %s\n", 100 * (score / x->pts[h].best - 1), from);
+  if (st == SCORE_OK) fprintf(out, "%+6.1f %%  from %s\n", 100 * (score / held->best - 1), from);
   else fprintf(out, "%s%s%s\n", st < 0 ? "no other point's knobs fit" : st == SCORE_FAILED
                ? "failed there" : "not measured there", knobs ? "  from " : "", knobs ? from : "");
 }
@@ -237,6 +239,11 @@ static void Transfer_summary(FILE *out, const char *variant, TransferRule rule, 
 
 bool Transfer_replay(const Session *s, unsigned rules, int k, const char *variant, bool verbose,
                      FILE *out, char *err, size_t errsize) {
+  return Transfer_replayHeldout(s, NULL, 0, rules, k, variant, verbose, out, err, errsize);
+}
+
+bool Transfer_replayHeldout(const Session *s, const Session *held, int nheld, unsigned rules, int k,
+                            const char *variant, bool verbose, FILE *out, char *err, size_t errsize) {
   int replayed = 0;
   for (int i = 0; i < s->plan.nvariants; i++) {
     const char *name = s->plan.variants[i].name;
@@ -252,22 +259,38 @@ bool Transfer_replay(const Session *s, unsigned rules, int k, const char *varian
       x.has_dev = true;
       x.sms = s->device.sm_count;
     }
-    if (x.n >= 2) {
+    /* Held-out points: the complete searches of the other sessions (every grid point counts),
+     * or else each grid point in turn (the others count). */
+    TPoint *hp = NULL;
+    int nh = 0;
+    for (int f = 0; f < nheld; f++) {
+      TPoint *more;
+      int m = Transfer_points(&held[f], name, &more);
+      hp = Util_xrealloc(hp, sizeof *hp * (size_t)(nh + m + 1));
+      memcpy(hp + nh, more, sizeof *hp * (size_t)m);
+      nh += m;
+      free(more);
+    }
+    if (x.n >= (nheld ? 1 : 2) && (nheld == 0 || nh > 0)) {
       replayed++;
       TTally tally[TRANSFER_NRULES];
       memset(tally, 0, sizeof tally);
-      for (int h = 0; h < x.n; h++)
+      for (int h = 0; h < (nheld ? nh : x.n); h++)
         for (int r = 0; r < TRANSFER_NRULES; r++)
-          if (rules & (1u << r)) Transfer_one(&x, (TransferRule)r, h, &tally[r], verbose, out);
+          if (rules & (1u << r))
+            Transfer_one(&x, (TransferRule)r, nheld ? &hp[h] : &x.pts[h], nheld ? -1 : h, &tally[r], verbose, out);
       for (int r = 0; r < TRANSFER_NRULES; r++)
         if (rules & (1u << r)) Transfer_summary(out, name, (TransferRule)r, x.k, &tally[r]);
     }
+    Transfer_freePoints(hp, nh);
     Transfer_freePoints(x.pts, x.n);
   }
   if (replayed == 0) {
-    snprintf(err, errsize, "%s holds no variant with two complete searches or more%s%s (make one "
-             "with benchtop tune --grid)", s->path[0] ? s->path : "the session",
-             variant ? " of " : "", variant ? variant : "");
+    snprintf(err, errsize, nheld ? "no variant has both a complete search in %s and one in the held-out "
+                                   "sessions%s%s (held-out sessions: benchtop tune -o at problems off the grid)"
+                                 : "%s holds no variant with two complete searches or more%s%s (make one "
+                                   "with benchtop tune --grid)",
+             s->path[0] ? s->path : "the session", variant ? " of " : "", variant ? variant : "");
     return false;
   }
   return true;

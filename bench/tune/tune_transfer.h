@@ -42,5 +42,11 @@ double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms
  * in err when the session holds no grid to replay. */
 bool Transfer_replay(const Session *s, unsigned rules, int k, const char *variant, bool verbose,
                      FILE *out, char *err, size_t errsize);
+/* The same rules trained on every grid point of s and scored on problems off the grid: the
+ * complete searches of the nheld sessions in held (tune sessions at other problems, each
+ * search's recorded p50s as the judge). False with one line in err when no variant has points
+ * on both sides. */
+bool Transfer_replayHeldout(const Session *s, const Session *held, int nheld, unsigned rules, int k,
+                            const char *variant, bool verbose, FILE *out, char *err, size_t errsize);
 
 #endif

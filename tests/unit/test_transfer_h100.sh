@@ -5,23 +5,38 @@
 # picks knobs for it from the others (`tune --transfer-eval`). Checks: every rule scores the 45
 # points of both variants; the numbers the choice of the default rule rests on (docs/tuning.md)
 # come out as recorded; and the default rule (bench/tune/tune_transfer.h) is within one point of
-# the best rule by problems served within 5 % of their best, summed over fa3 and mma.
+# the best rule by problems served within 5 % of their best, summed over fa3 and mma. Then the
+# rules trained on the whole grid and scored on problems off it (--heldout: the held-out tunes
+# of tests/gpu/gpu_grid.sh in DATA's folder, heldout/*.json, 9 problems x fa3 and mma): their
+# numbers as recorded, and the default rule serving the most of them within 5 %.
 #   test_transfer_h100.sh BENCHTOP DATA.json TRANSFER_HEADER
 set -u
 BT=${1:?usage: test_transfer_h100.sh BENCHTOP DATA.json TRANSFER_HEADER} DATA=${2:?} HDR=${3:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$BT" tune --transfer-eval "$DATA" > "$T/out" 2> "$T/err" || { echo "FAIL --transfer-eval exit $?"; cat "$T/err"; exit 1; }
-python3 - "$T/out" "$HDR" <<'PY'
+held=()
+for f in "$(dirname "$DATA")"/heldout/*.json; do held+=(--heldout "$f"); done
+"$BT" tune --transfer-eval "$DATA" "${held[@]}" > "$T/held" 2> "$T/err" ||
+  { echo "FAIL --transfer-eval --heldout exit $?"; cat "$T/err"; exit 1; }
+# A held-out session that cannot be read: one line, exit 1, nothing scored.
+echo '{"schema": "benchtop.session/2", "records": [' > "$T/bad.json"
+"$BT" tune --transfer-eval "$DATA" --heldout "$T/bad.json" > "$T/badout" 2> "$T/baderr"
+rc=$?
+python3 - "$T/out" "$HDR" "$T/held" "$rc" "$T/badout" "$T/baderr" <<'PY'
 import re, sys
-out, hdr = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+out, hdr, held = open(sys.argv[1]).read(), open(sys.argv[2]).read(), open(sys.argv[3]).read()
+bad_rc, bad_out, bad_err = int(sys.argv[4]), open(sys.argv[5]).read(), open(sys.argv[6]).read()
 default = {"TRANSFER_NEAREST": "nearest", "TRANSFER_FEATURE": "feature", "TRANSFER_BEST_OF_K": "best-of-3"}[
     re.search(r"#define TRANSFER_RULE_DEFAULT (\w+)", hdr).group(1)]
-rows = {}
-for m in re.finditer(r"^(fa3|mma) +(nearest|feature|best-of-3) +(\d+) points: +(\d+) scored, mean loss +([\d.]+) %, "
-                     r"worst +([\d.]+) %, within 2/5/10 %: (\d+)/(\d+)/(\d+)", out, re.M):
-    v, rule, pts, scored, mean, worst, w2, w5, w10 = m.groups()
-    rows[(v, rule)] = dict(points=int(pts), scored=int(scored), mean=float(mean), w5=int(w5))
+def summaries(text):
+    rows = {}
+    for m in re.finditer(r"^(fa3|mma) +(nearest|feature|best-of-3) +(\d+) points: +(\d+) scored, mean loss +([\d.]+) %, "
+                         r"worst +([\d.]+) %, within 2/5/10 %: (\d+)/(\d+)/(\d+)", text, re.M):
+        v, rule, pts, scored, mean, worst, w2, w5, w10 = m.groups()
+        rows[(v, rule)] = dict(points=int(pts), scored=int(scored), mean=float(mean), w5=int(w5))
+    return rows
+rows = summaries(out)
 failed = 0
 def check(ok, what):
     global failed
@@ -39,6 +54,20 @@ total = {rule: sum(rows.get((v, rule), {}).get("w5", 0) for v in ("fa3", "mma"))
 best = max(total.values())
 check(total[default] >= best - 1, "the default rule (%s) serves %d problems within 5 %%, the best rule %d (%s)"
       % (default, total[default], best, ", ".join("%s %d" % kv for kv in total.items())))
+# Off the grid (docs/tuning.md): the mean loss of each rule, and the default serving the most.
+hrows = summaries(held)
+check(len(hrows) == 6 and all(r["points"] == 9 for r in hrows.values()),
+      "every rule scores the 9 held-out problems of fa3 and mma (%d summaries)" % len(hrows))
+want = {("fa3", "nearest"): 2.0, ("fa3", "feature"): 8.7, ("fa3", "best-of-3"): 1.7,
+        ("mma", "nearest"): 4.3, ("mma", "feature"): 13.1, ("mma", "best-of-3"): 5.7}
+for k, w in want.items():
+    got = hrows.get(k, {}).get("mean")
+    check(got is not None and abs(got - w) <= 0.05, "held out: %s %s: mean loss %s %%, recorded %.1f %%" % (k[0], k[1], got, w))
+total = {rule: sum(hrows.get((v, rule), {}).get("w5", 0) for v in ("fa3", "mma")) for rule in ("nearest", "feature", "best-of-3")}
+check(total[default] == max(total.values()), "held out: the default rule (%s) serves %d problems within 5 %%, the most (%s)"
+      % (default, total[default], ", ".join("%s %d" % kv for kv in total.items())))
+check(bad_rc == 1 and bad_err.count("\n") == 1 and "bad.json" in bad_err and "points:" not in bad_out,
+      "an unreadable held-out session: one line, exit 1, nothing scored (exit %d: %s)" % (bad_rc, bad_err.strip()[:120]))
 print("transfer rules on the H100 grid: %d failed" % failed)
 sys.exit(1 if failed else 0)
 PY
