@@ -31,11 +31,19 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
   if (!Session_load(path, &s, err, sizeof err)) return TuneCmd_loadFailed(err);
   Session *hs = Util_xcalloc((size_t)nheld + 1, sizeof *hs);
   int loaded = 0, rc = BT_EXIT_OK;
-  for (; loaded < nheld; loaded++)
+  for (; loaded < nheld && rc == BT_EXIT_OK; loaded++) {
     if (!Session_load(held[loaded], &hs[loaded], err, sizeof err)) {
       rc = TuneCmd_loadFailed(err);
       break;
     }
+    /* Knobs transfer within one GPU model: a held-out session of another is no evidence. */
+    const Session *h = &hs[loaded];
+    if (s.has_device && h->has_device && strcmp(s.device.name, h->device.name) != 0) {
+      snprintf(err, sizeof err, "%.1000s was measured on %.96s, the grid on %.96s: held-out sessions must come "
+               "from the grid's GPU model", held[loaded], h->device.name, s.device.name);
+      rc = TuneCmd_loadFailed(err);
+    }
+  }
   if (rc == BT_EXIT_OK) {
     if (nheld == 0)
       printf("leave-one-out transfer of tuned knobs on %s: each grid point held out gets the knobs a "

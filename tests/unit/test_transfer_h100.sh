@@ -23,10 +23,16 @@ for f in "$(dirname "$DATA")"/heldout/*.json; do held+=(--heldout "$f"); done
 echo '{"schema": "benchtop.session/2", "records": [' > "$T/bad.json"
 "$BT" tune --transfer-eval "$DATA" --heldout "$T/bad.json" > "$T/badout" 2> "$T/baderr"
 rc=$?
-python3 - "$T/out" "$HDR" "$T/held" "$rc" "$T/badout" "$T/baderr" <<'PY'
+# One measured on another GPU model: refused the same way.
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["device"]["name"] = "NVIDIA L4"
+json.dump(d, open(sys.argv[2], "w"))' "${held[1]}" "$T/l4.json"
+"$BT" tune --transfer-eval "$DATA" --heldout "${held[1]}" --heldout "$T/l4.json" > "$T/l4out" 2> "$T/l4err"
+l4rc=$?
+python3 - "$T/out" "$HDR" "$T/held" "$rc" "$T/badout" "$T/baderr" "$l4rc" "$T/l4out" "$T/l4err" <<'PY'
 import re, sys
 out, hdr, held = open(sys.argv[1]).read(), open(sys.argv[2]).read(), open(sys.argv[3]).read()
 bad_rc, bad_out, bad_err = int(sys.argv[4]), open(sys.argv[5]).read(), open(sys.argv[6]).read()
+l4_rc, l4_out, l4_err = int(sys.argv[7]), open(sys.argv[8]).read(), open(sys.argv[9]).read()
 default = {"TRANSFER_NEAREST": "nearest", "TRANSFER_FEATURE": "feature", "TRANSFER_BEST_OF_K": "best-of-3"}[
     re.search(r"#define TRANSFER_RULE_DEFAULT (\w+)", hdr).group(1)]
 def summaries(text):
@@ -68,6 +74,8 @@ check(total[default] == max(total.values()), "held out: the default rule (%s) se
       % (default, total[default], ", ".join("%s %d" % kv for kv in total.items())))
 check(bad_rc == 1 and bad_err.count("\n") == 1 and "bad.json" in bad_err and "points:" not in bad_out,
       "an unreadable held-out session: one line, exit 1, nothing scored (exit %d: %s)" % (bad_rc, bad_err.strip()[:120]))
+check(l4_rc == 1 and l4_err.count("\n") == 1 and "NVIDIA L4" in l4_err and "points:" not in l4_out,
+      "a held-out session of another GPU model: one line, exit 1, nothing scored (exit %d: %s)" % (l4_rc, l4_err.strip()[:120]))
 print("transfer rules on the H100 grid: %d failed" % failed)
 sys.exit(1 if failed else 0)
 PY
