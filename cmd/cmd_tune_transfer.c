@@ -10,7 +10,7 @@
 #include "common/text.h"
 #include "common/util.h"
 
-static int TuneCmd_loadFailed(const char *err) {
+static int TuneCmd_failed(const char *err) {
   fputs("benchtop tune: ", stderr);
   Text_print(stderr, err);
   fputc('\n', stderr);
@@ -28,20 +28,20 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
     return Command_usageError(&Cmd_tune, "--transfer-eval takes one variant with -v (or none: every one)");
   Session s;
   char err[4096 + 512];
-  if (!Session_load(path, &s, err, sizeof err)) return TuneCmd_loadFailed(err);
+  if (!Session_load(path, &s, err, sizeof err)) return TuneCmd_failed(err);
   Session *hs = Util_xcalloc((size_t)nheld + 1, sizeof *hs);
   int loaded = 0, rc = BT_EXIT_OK;
-  for (; loaded < nheld && rc == BT_EXIT_OK; loaded++) {
+  while (rc == BT_EXIT_OK && loaded < nheld) {
     if (!Session_load(held[loaded], &hs[loaded], err, sizeof err)) {
-      rc = TuneCmd_loadFailed(err);
+      rc = TuneCmd_failed(err);
       break;
     }
     /* Knobs transfer within one GPU model: a held-out session of another is no evidence. */
-    const Session *h = &hs[loaded];
+    const Session *h = &hs[loaded++];
     if (s.has_device && h->has_device && strcmp(s.device.name, h->device.name) != 0) {
       snprintf(err, sizeof err, "%.1000s was measured on %.96s, the grid on %.96s: held-out sessions must come "
-               "from the grid's GPU model", held[loaded], h->device.name, s.device.name);
-      rc = TuneCmd_loadFailed(err);
+               "from the grid's GPU model", held[loaded - 1], h->device.name, s.device.name);
+      rc = TuneCmd_failed(err);
     }
   }
   if (rc == BT_EXIT_OK) {
@@ -54,7 +54,7 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
              "gets the knobs a rule picks from every grid point; loss = that setting's p50 recorded by "
              "the held-out search there / the best it recorded there - 1\n", path, nheld);
     if (!Transfer_replayHeldout(&s, hs, nheld, rules, k, variant, true, stdout, err, sizeof err))
-      rc = TuneCmd_loadFailed(err);
+      rc = TuneCmd_failed(err);
   }
   for (int i = 0; i < loaded; i++) Session_free(&hs[i]);
   free(hs);

@@ -62,15 +62,33 @@ JOBS=$(( CORES / ${#GPUS[@]} > 0 ? CORES / ${#GPUS[@]} : 1 ))
 echo "output: $OUTDIR   GPUs: ${GPUS[*]}   cache: $XDG_CACHE_HOME"
 "$BT" --version
 
-grid_part() {
-  local sess=$OUTDIR/grid.json budget=()
+# The grid's command (GRID_CMD): its session OUTDIR/grid.json, the table beside it.
+grid_command() {
+  local budget=()
   [ -n "${GRID_BUDGET:-}" ] && budget=(--budget "$GRID_BUDGET")
-  local cmd=("$BT" tune -v "$VARIANTS" --grid "${GRID:-default}" --devices "$(IFS=,; echo "${GPUS[*]}")"
-             "${budget[@]}" -o "$sess" --table-out "$OUTDIR/grid-table.json")
+  GRID_CMD=("$BT" tune -v "$VARIANTS" --grid "${GRID:-default}" --devices "$(IFS=,; echo "${GPUS[*]}")"
+            "${budget[@]}" -o "$OUTDIR/grid.json" --table-out "$OUTDIR/grid-table.json")
   export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-grid.json
-  rm -f "$sess" "$OUTDIR/grid-table.json" "$BENCHTOP_TUNED_TABLE"
+}
+
+# Run N of the grid, resuming its session until it finishes or the time left (at least 30 s);
+# logged in grid-runs.txt; then the grid's report.
+grid_resume() {
+  local n=$1 left=$(( DEADLINE - $(date +%s) - $2 )) t0=$(date +%s)
+  [ $left -lt 30 ] && left=30
+  "${GRID_CMD[@]}" --time "$left" > "$OUTDIR/grid-$n.out" 2> "$OUTDIR/grid-$n.err"
+  echo "grid run $n: exit $? after $(( $(date +%s) - t0 )) s (resumed on GPUs ${GPUS[*]}, --time $left)" |
+    tee -a "$OUTDIR/grid-runs.txt"
+  tail -n 4 "$OUTDIR/grid-$n.err"
+  python3 "$HERE/grid_report.py" grid "$OUTDIR" "${GRID:-default}" "$VARIANTS" "$ROOT" | tee "$OUTDIR/report-grid.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+grid_part() {
+  grid_command
+  rm -f "$OUTDIR/grid.json" "$OUTDIR/grid-table.json" "$BENCHTOP_TUNED_TABLE"
   local t0=$(date +%s)
-  "${cmd[@]}" > "$OUTDIR/grid-1.out" 2> "$OUTDIR/grid-1.err" &
+  "${GRID_CMD[@]}" > "$OUTDIR/grid-1.out" 2> "$OUTDIR/grid-1.err" &
   local pid=$!
   # Stopped once a third of its searches are done (progress lines "grid: N/M tuned"), or after
   # GRID_STOP_AFTER seconds, whichever comes first.
@@ -82,14 +100,7 @@ grid_part() {
   kill -INT $pid 2> /dev/null
   wait $pid
   echo "grid run 1: exit $? after $(( $(date +%s) - t0 )) s (stopped by SIGINT)" | tee "$OUTDIR/grid-runs.txt"
-  local left=$(( DEADLINE - $(date +%s) - 60 ))
-  [ $left -lt 30 ] && left=30
-  t0=$(date +%s)
-  "${cmd[@]}" --time "$left" > "$OUTDIR/grid-2.out" 2> "$OUTDIR/grid-2.err"
-  echo "grid run 2: exit $? after $(( $(date +%s) - t0 )) s (resumed, --time $left)" | tee -a "$OUTDIR/grid-runs.txt"
-  tail -n 4 "$OUTDIR/grid-2.err"
-  python3 "$HERE/grid_report.py" grid "$OUTDIR" "${GRID:-default}" "$VARIANTS" "$ROOT" | tee "$OUTDIR/report-grid.txt"
-  return "${PIPESTATUS[0]}"
+  grid_resume 2 60
 }
 
 # One held-out unit: TAG PROBLEM VARIANT REPS, on the GPU its queue runs on. HELDOUT_PHASE
@@ -116,13 +127,13 @@ heldout_unit() {
 }
 
 heldout_part() {
-  local table=${GRID_TABLE:-$OUTDIR/grid-table.json} chip=GH100
-  if [ "${HELDOUT_PHASE:-all}" != best ]; then
+  local table=${GRID_TABLE:-$OUTDIR/grid-table.json} chip
+  mkdir -p "$OUTDIR/gridtable"
+  if [ "${HELDOUT_PHASE:-all}" != best ]; then # the tunes alone read no table
     [ -f "$table" ] || { echo "FAIL heldout: no grid table $table (run the grid part first, or set GRID_TABLE)"; return 1; }
     chip=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chip"])' "$table") || return 1
+    [ "$table" -ef "$OUTDIR/gridtable/$chip.json" ] || cp "$table" "$OUTDIR/gridtable/$chip.json"
   fi
-  mkdir -p "$OUTDIR/gridtable"
-  [ -f "$table" ] && ! [ "$table" -ef "$OUTDIR/gridtable/$chip.json" ] && cp "$table" "$OUTDIR/gridtable/$chip.json"
   # Plain runs and --knob auto read the grid's table alone: no table of the user's, no other shipped one.
   export BENCHTOP_TUNED_TABLE=$OUTDIR/no-table-of-the-user.json BENCHTOP_SHIPPED_TUNED=$OUTDIR/gridtable
   python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" > "$OUTDIR/heldout.txt" || return 1
@@ -160,19 +171,13 @@ PY
   return "${PIPESTATUS[0]}"
 }
 
-# The grid resumed from OUTDIR/grid.json (a session carried from an earlier device call), on
-# these GPUs, until it finishes or the deadline; then its report.
+# The grid resumed from OUTDIR/grid.json (a session carried from an earlier device call, with
+# its grid-runs.txt), on these GPUs: the next run's number, until it finishes or the deadline.
 resume_part() {
-  local budget=()
-  [ -n "${GRID_BUDGET:-}" ] && budget=(--budget "$GRID_BUDGET")
-  export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-grid.json
-  local t0=$(date +%s) left=$(( DEADLINE - $(date +%s) ))
-  "$BT" tune -v "$VARIANTS" --grid "${GRID:-default}" --devices "$(IFS=,; echo "${GPUS[*]}")" "${budget[@]}" \
-    -o "$OUTDIR/grid.json" --table-out "$OUTDIR/grid-table.json" --time "$left" > "$OUTDIR/grid-3.out" 2> "$OUTDIR/grid-3.err"
-  echo "grid run 3: exit $? after $(( $(date +%s) - t0 )) s (resumed on GPUs ${GPUS[*]}, --time $left)" | tee -a "$OUTDIR/grid-runs.txt"
-  tail -n 4 "$OUTDIR/grid-3.err"
-  python3 "$HERE/grid_report.py" grid "$OUTDIR" "${GRID:-default}" "$VARIANTS" "$ROOT" | tee "$OUTDIR/report-grid.txt"
-  return "${PIPESTATUS[0]}"
+  grid_command
+  local last
+  last=$(grep -o '^grid run [0-9]*' "$OUTDIR/grid-runs.txt" 2> /dev/null | awk '{ n = $3 } END { print n + 0 }')
+  grid_resume $((last + 1)) 0
 }
 
 rc=0

@@ -78,15 +78,14 @@ def grid_report(out, grid, variants, root):
     def check(ok, what):
         checks.append(ok)
         print(("PASS " if ok else "FAIL ") + what)
-    runs = open(os.path.join(out, "grid-runs.txt")).read() if os.path.exists(os.path.join(out, "grid-runs.txt")) else ""
-    # Runs 1 (stopped by SIGINT) and 2 (resumed), and any later resumption (run 3: a session
-    # carried to another device call): the last run must finish the grid.
-    exits = {int(n): int(rc) for n, rc in re.findall(r"grid run (\d+): exit (\d+)", runs)}
-    rc1, last = exits.get(1, -1), max(exits) if exits else 2
-    check(rc1 == 130, "run 1 stopped by SIGINT kept its finished searches (exit %d)" % rc1)
     def text(name):
         path = os.path.join(out, name)
         return open(path).read() if os.path.exists(path) else ""
+    # Runs 1 (stopped by SIGINT) and 2 (resumed), and any later resumption (run 3 on: a session
+    # carried to another device call): the last run must finish the grid.
+    exits = {int(n): int(rc) for n, rc in re.findall(r"grid run (\d+): exit (\d+)", text("grid-runs.txt"))}
+    rc1, last = exits.get(1, -1), max(exits) if exits else 2
+    check(rc1 == 130, "run 1 stopped by SIGINT kept its finished searches (exit %d)" % rc1)
     m = re.search(r"resuming .*: (\d+) of (\d+) searches done", text("grid-2.err"))
     check(m is not None, "run 2 resumed the session (%s)" % (m.group(0) if m else "no 'resuming' line"))
     m = re.search(r"(\d+) searches done now, (\d+) before, (\d+) skipped, (\d+) to do", text("grid-%d.err" % last))

@@ -48,15 +48,19 @@ def check(ok, what):
     global failed
     failed += not ok
     print("%s %s" % ("ok  " if ok else "FAIL", what))
+def recorded(rows, want, label):
+    """What docs/tuning.md reports from this data: the mean loss of each rule, within 0.05 %."""
+    for k, w in want.items():
+        got = rows.get(k, {}).get("mean")
+        check(got is not None and abs(got - w) <= 0.05, "%s%s %s: mean loss %s %%, recorded %.1f %%" % (label, k[0], k[1], got, w))
+def within5(rows):
+    """Problems each rule serves within 5 % of their best, fa3 and mma together."""
+    return {rule: sum(rows.get((v, rule), {}).get("w5", 0) for v in ("fa3", "mma")) for rule in ("nearest", "feature", "best-of-3")}
 check(len(rows) == 6 and all(r["points"] == 45 for r in rows.values()),
       "every rule scores the 45 grid points of fa3 and mma (%d summaries)" % len(rows))
-# What docs/tuning.md reports from this data (the mean loss of each rule, within 0.05 %).
-want = {("fa3", "nearest"): 5.8, ("fa3", "feature"): 4.2, ("fa3", "best-of-3"): 5.4,
-        ("mma", "nearest"): 7.3, ("mma", "feature"): 5.9, ("mma", "best-of-3"): 11.1}
-for k, w in want.items():
-    got = rows.get(k, {}).get("mean")
-    check(got is not None and abs(got - w) <= 0.05, "%s %s: mean loss %s %%, recorded %.1f %%" % (k[0], k[1], got, w))
-total = {rule: sum(rows.get((v, rule), {}).get("w5", 0) for v in ("fa3", "mma")) for rule in ("nearest", "feature", "best-of-3")}
+recorded(rows, {("fa3", "nearest"): 5.8, ("fa3", "feature"): 4.2, ("fa3", "best-of-3"): 5.4,
+                ("mma", "nearest"): 7.3, ("mma", "feature"): 5.9, ("mma", "best-of-3"): 11.1}, "")
+total = within5(rows)
 best = max(total.values())
 check(total[default] >= best - 1, "the default rule (%s) serves %d problems within 5 %%, the best rule %d (%s)"
       % (default, total[default], best, ", ".join("%s %d" % kv for kv in total.items())))
@@ -64,12 +68,9 @@ check(total[default] >= best - 1, "the default rule (%s) serves %d problems with
 hrows = summaries(held)
 check(len(hrows) == 6 and all(r["points"] == 9 for r in hrows.values()),
       "every rule scores the 9 held-out problems of fa3 and mma (%d summaries)" % len(hrows))
-want = {("fa3", "nearest"): 2.0, ("fa3", "feature"): 8.7, ("fa3", "best-of-3"): 1.7,
-        ("mma", "nearest"): 4.3, ("mma", "feature"): 13.1, ("mma", "best-of-3"): 5.7}
-for k, w in want.items():
-    got = hrows.get(k, {}).get("mean")
-    check(got is not None and abs(got - w) <= 0.05, "held out: %s %s: mean loss %s %%, recorded %.1f %%" % (k[0], k[1], got, w))
-total = {rule: sum(hrows.get((v, rule), {}).get("w5", 0) for v in ("fa3", "mma")) for rule in ("nearest", "feature", "best-of-3")}
+recorded(hrows, {("fa3", "nearest"): 2.0, ("fa3", "feature"): 8.7, ("fa3", "best-of-3"): 1.7,
+                 ("mma", "nearest"): 4.3, ("mma", "feature"): 13.1, ("mma", "best-of-3"): 5.7}, "held out: ")
+total = within5(hrows)
 check(total[default] == max(total.values()), "held out: the default rule (%s) serves %d problems within 5 %%, the most (%s)"
       % (default, total[default], ", ".join("%s %d" % kv for kv in total.items())))
 check(bad_rc == 1 and bad_err.count("\n") == 1 and "bad.json" in bad_err and "points:" not in bad_out,
