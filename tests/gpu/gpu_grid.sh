@@ -153,14 +153,21 @@ for k, u in enumerate(units):
     if k % parts == part - 1:
         print("%s %s %s %d" % u[1:])
 PY
-  local k=0
+  # The tunes alone deal only what is left to tune (kept from an earlier call), listed once
+  # before the queues start (a queue's finished tune must not change another's share).
+  local k=0 tag problem v reps
+  : > "$OUTDIR/heldout-queue.txt"
+  while read -r tag problem v reps; do
+    [ "${HELDOUT_PHASE:-all}" = best ] && [ -f "$OUTDIR/ex-$tag.done" ] && continue
+    echo "$tag $problem $v $reps" >> "$OUTDIR/heldout-queue.txt"
+  done < "$OUTDIR/heldout-units.txt"
   for g in "${GPUS[@]}"; do
     (
       export CUDA_VISIBLE_DEVICES=$g
       i=0
       while read -r tag problem v reps; do
         [ $(( i++ % ${#GPUS[@]} )) -eq $k ] && heldout_unit "$tag" "$problem" "$v" "$reps"
-      done < "$OUTDIR/heldout-units.txt"
+      done < "$OUTDIR/heldout-queue.txt"
     ) > "$OUTDIR/heldout-gpu$g.log" 2>&1 &
     k=$((k + 1))
   done
