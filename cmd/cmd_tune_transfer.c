@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tune/tune_table.h"
 #include "bench/tune/tune_transfer.h"
 #include "cmd/cmd_tune.h"
 #include "cmd/commands.h"
@@ -23,7 +24,7 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
   TransferRule r;
   if (strcmp(rule, "all") == 0) rules = (1u << TRANSFER_NRULES) - 1;
   else if (TransferRule_parse(rule, &r)) rules = 1u << r;
-  else return Command_usageError(&Cmd_tune, "--rule takes all, nearest, feature or best-of-k, not '%.40s'", rule);
+  else return Command_usageError(&Cmd_tune, "--rule takes all, nearest, feature, best-of-k or guarded, not '%.40s'", rule);
   if (variant && strchr(variant, ','))
     return Command_usageError(&Cmd_tune, "--transfer-eval takes one variant with -v (or none: every one)");
   Session s;
@@ -36,11 +37,16 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
       rc = TuneCmd_failed(err);
       break;
     }
-    /* Knobs transfer within one GPU model: a held-out session of another is no evidence. */
+    /* Knobs transfer within one chip, as a shipped table serves every device of its chip (an
+     * H200 reads the H100's GH100 table): a held-out session of another chip is no evidence. */
     const Session *h = &hs[loaded++];
-    if (s.has_device && h->has_device && strcmp(s.device.name, h->device.name) != 0) {
+    char chip_s[16], chip_h[16];
+    bool same = !s.has_device || !h->has_device || strcmp(s.device.name, h->device.name) == 0 ||
+                (TunedTable_chipOf(s.device.name, chip_s, sizeof chip_s) &&
+                 TunedTable_chipOf(h->device.name, chip_h, sizeof chip_h) && strcmp(chip_s, chip_h) == 0);
+    if (!same) {
       snprintf(err, sizeof err, "%.1000s was measured on %.96s, the grid on %.96s: held-out sessions must come "
-               "from the grid's GPU model", held[loaded - 1], h->device.name, s.device.name);
+               "from a GPU of the grid's chip", held[loaded - 1], h->device.name, s.device.name);
       rc = TuneCmd_failed(err);
     }
   }

@@ -39,6 +39,7 @@ typedef struct TunedEntry {
   char table[64];      /* the table's file name ("GH100.json", "tuned.json") */
   double distance;     /* TunedTable_distance from the shape asked for (0: tuned there) */
   int protocol_distance; /* conditions (cold L2, graph replay) unlike those asked for: 0 none */
+  char passed_over[64];  /* a nearer tuned shape whose tiles fit the problem worse ("" none) */
 } TunedEntry;
 
 /* A table's header (benchtop tune-table writes it; optional in the user's table). */

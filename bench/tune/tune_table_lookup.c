@@ -51,21 +51,23 @@ static bool TunedTable_fits(const Variant *v, const char *knobs, const Shape *s,
   return Registry_refusal(v, s, kv, NULL, err, errsize) == NULL; /* the reason is in err */
 }
 
-/* The best candidate so far. */
+/* The nearest candidates so far, nearest first: the transfer rule chooses among them once every
+ * table is read. */
 typedef struct TunedPick {
   const Variant *v;
   Shape shape;
   bool cold_l2, graph;
-  bool found;
-  TunedEntry best;
-  int sms;       /* the device's SMs (the feature transfer rule counts waves) */
+  int n;
+  TunedEntry cand[TRANSFER_GUARD_K];
+  int sms;       /* the device's SMs (the transfer rules count waves and fill) */
+  int cc;        /* x10 */
   char why[400]; /* why an entry at this very shape did not count */
 } TunedPick;
 
-/* Takes c when it is nearer than the pick so far (at equal distance the earlier stays: the
- * user's table is read first) and its knobs fit. An entry tuned under the conditions asked for
+/* Keeps c among the nearest when its knobs fit. An entry tuned under the conditions asked for
  * (cold L2, graph replay) beats any tuned under others, however near; of those, the one with
- * fewer conditions unlike the run's, then the nearest shape. */
+ * fewer conditions unlike the run's, then the nearest shape (at equal distance the earlier:
+ * the user's table is read first). */
 static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *table, bool shipped,
                                 bool stale) {
   if (strcmp(c->variant, p->v->name) != 0) return;
@@ -74,22 +76,44 @@ static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *t
   double dist = Shape_equal(&c->shape, &p->shape)
                     ? 0
                     : fmax(Transfer_distance(TRANSFER_RULE_DEFAULT, &c->shape, &p->shape, p->sms), TUNED_SAME_FEATURES);
-  if (p->found && (pd > p->best.protocol_distance ||
-                   (pd == p->best.protocol_distance && dist >= p->best.distance)))
-    return;
+  int at = p->n;
+  while (at > 0 && (pd < p->cand[at - 1].protocol_distance ||
+                    (pd == p->cand[at - 1].protocol_distance && dist < p->cand[at - 1].distance)))
+    at--;
+  if (at >= TRANSFER_GUARD_K) return;
   KnobValues kv;
   char err[256];
   if (!TunedTable_fits(p->v, c->knobs, &p->shape, &kv, err, sizeof err)) {
     if (dist == 0 && pd == 0) snprintf(p->why, sizeof p->why, "the tuned knobs of %s are no longer valid: %s", p->v->name, err);
     return;
   }
-  p->best = *c;
-  p->best.distance = dist;
-  p->best.protocol_distance = pd;
-  p->best.shipped = shipped;
-  p->best.stale = stale;
-  Util_strlcpy(p->best.table, table, sizeof p->best.table);
-  p->found = true;
+  if (p->n < TRANSFER_GUARD_K) p->n++;
+  memmove(&p->cand[at + 1], &p->cand[at], sizeof *p->cand * (size_t)(p->n - 1 - at));
+  TunedEntry *e = &p->cand[at];
+  *e = *c;
+  e->distance = dist;
+  e->protocol_distance = pd;
+  e->shipped = shipped;
+  e->stale = stale;
+  e->passed_over[0] = '\0';
+  Util_strlcpy(e->table, table, sizeof e->table);
+}
+
+/* The transfer rule's choice among the candidates: the entry at this very problem, else (the
+ * guarded rule) the nearest of those tuned under the nearest conditions whose tiles fit the
+ * problem as well as they fit their own (a nearer one passed over is named), else the nearest. */
+static const TunedEntry *TunedTable_choose(TunedPick *p) {
+  TunedEntry *first = &p->cand[0];
+  if (p->n == 0) return NULL;
+  if (first->distance == 0 || TRANSFER_RULE_DEFAULT != TRANSFER_GUARDED) return first;
+  DeviceProps dev;
+  Transfer_device(&dev, p->cc, p->sms);
+  for (int i = 0; i < p->n && p->cand[i].protocol_distance == first->protocol_distance; i++)
+    if (Transfer_tilesFit(p->v, p->cand[i].knobs, &p->cand[i].shape, &p->shape, &dev)) {
+      if (i > 0) Shape_format(&first->shape, p->cand[i].passed_over, sizeof p->cand[i].passed_over);
+      return &p->cand[i];
+    }
+  return first;
 }
 
 /* The tables shipped for chip: any driver, and an older kernel source still counts (they are
@@ -132,6 +156,7 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
   p.cold_l2 = o->cold_l2;
   p.graph = o->graph;
   p.sms = d->sm_count;
+  p.cc = d->cc_major * 10 + d->cc_minor;
   bool known = TunedTable_chipOf(d->name, chip, sizeof chip);
   snprintf(why, whysize, "nothing tuned%s on this %.95s (%s%.15s)", o->cold_l2 ? " with a cold L2" : "",
            d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",
@@ -160,8 +185,9 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
   free(all);
   char shipped_why[400] = "";
   if (known) TunedTable_shipped(&p, chip, hash, shipped_why, sizeof shipped_why);
-  if (p.found) {
-    *out = p.best;
+  const TunedEntry *pick = TunedTable_choose(&p);
+  if (pick) {
+    *out = *pick;
     return 1;
   }
   if (rc < 0) { /* an unreadable table of the user's is what to fix first */
@@ -243,11 +269,14 @@ static void TunedTable_conditions(bool cold_l2, bool graph, char *buf, size_t si
  * nearest tuned shape (named, with its distance), and the conditions it was tuned under when
  * they are not the run's (nothing was tuned under those). */
 static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note, size_t size) {
-  char shape[64], where[128];
+  char shape[64], where[192];
   Shape_format(&t->shape, shape, sizeof shape);
   if (t->distance == 0) snprintf(where, sizeof where, "tuned at this shape");
   else if (t->distance <= TUNED_SAME_FEATURES)
     snprintf(where, sizeof where, "nearest tuned shape %s (the same features)", shape);
+  else if (t->passed_over[0])
+    snprintf(where, sizeof where, "tuned shape %s (distance %.3g; the nearer %.40s's tiles fit this one worse)",
+             shape, t->distance, t->passed_over);
   else snprintf(where, sizeof where, "nearest tuned shape %s (distance %.3g)", shape, t->distance);
   int len = snprintf(note, size, TUNED_NOTE_PREFIX "%.63s%s: %s, p50 %.4g us%s, %.10s%s", t->table,
                      t->shipped ? " (shipped)" : "", where, t->p50, t->distance == 0 ? "" : " there",

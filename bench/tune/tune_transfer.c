@@ -10,7 +10,7 @@
 #include "kernels/knobs.h"
 #include "kernels/registry.h"
 
-static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k"};
+static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded"};
 
 const char *TransferRule_name(TransferRule r) {
   return r >= 0 && r < TRANSFER_NRULES ? Transfer_names[r] : "?";
@@ -42,6 +42,45 @@ double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms
          (a->causal != b->causal ? 0.5 : 0.0) + (a->dtype != b->dtype ? 0.5 : 0.0) +
          /* problems of equal features: the nearer shape first */
          1e-6 * TunedTable_distance(a, b);
+}
+
+void Transfer_device(DeviceProps *dev, int cc, int sms) {
+  Registry_anyDevice(dev);
+  dev->cc = cc > 0 ? cc : 0;
+  dev->sm_count = sms > 0 ? sms : TRANSFER_SMS_DEFAULT;
+}
+
+/* Padding of s's queries by blocks of block_m rows (1: none), and the share of the first wave of
+ * SMs that the largest grid of the launch fills (at most 1). False when the launch cannot be
+ * planned. */
+static bool Transfer_tiles(const Variant *v, const KnobValues *kv, const Shape *s, const DeviceProps *dev,
+                           double *pad, double *fill) {
+  LaunchPlan plan;
+  char err[256];
+  if (!Registry_plan(v, s, kv, dev, &plan, err, sizeof err)) return false;
+  double blocks = 0;
+  for (int i = 0; i < plan.nsteps; i++) {
+    const LaunchDims *d = &plan.dims[i];
+    double b = (double)d->grid[0] * d->grid[1] * d->grid[2];
+    if (!plan.skip[i] && b > blocks) blocks = b;
+  }
+  *fill = fmin(1.0, blocks / dev->sm_count);
+  int k = Registry_knobIndex(v, "block_m");
+  long long bm = k >= 0 ? Registry_knobNumber(v, kv, k) : 0;
+  *pad = bm > 0 ? (double)((s->S + bm - 1) / bm * bm) / s->S : 1.0;
+  return blocks > 0;
+}
+
+bool Transfer_tilesFit(const Variant *v, const char *knobs, const Shape *from, const Shape *to,
+                       const DeviceProps *dev) {
+  KnobValues kv;
+  char err[256];
+  double pad_from, fill_from, pad_to, fill_to;
+  Registry_defaults(v, &kv);
+  if (!Registry_applyKnobs(v, knobs, &kv, false, err, sizeof err) ||
+      !Transfer_tiles(v, &kv, from, dev, &pad_from, &fill_from) || !Transfer_tiles(v, &kv, to, dev, &pad_to, &fill_to))
+    return true;
+  return pad_to <= pad_from * 1.05 && fill_to >= fill_from * 0.75;
 }
 
 /* One grid point of one variant: every setting measured there, with its mean recorded p50. */
@@ -165,7 +204,16 @@ static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoi
     free(dist);
     return NULL;
   }
-  int pick = 0, kk = rule == TRANSFER_BEST_OF_K ? (x->k < m ? x->k : m) : 1;
+  int pick = 0, kk = rule == TRANSFER_BEST_OF_K ? (x->k < m ? x->k : m)
+                    : rule == TRANSFER_GUARDED ? (TRANSFER_GUARD_K < m ? TRANSFER_GUARD_K : m) : 1;
+  if (rule == TRANSFER_GUARDED) {
+    DeviceProps dev;
+    Transfer_device(&dev, x->has_dev ? x->dev.cc : 0, x->sms);
+    while (pick < kk && !Transfer_tilesFit(x->v, x->pts[order[pick]].winner, &x->pts[order[pick]].shape,
+                                           &held->shape, &dev))
+      pick++;
+    if (pick == kk) pick = 0; /* none fits better: the nearest */
+  }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
     double sum = 0, score;

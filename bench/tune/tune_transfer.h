@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "kernels/device_props.h"
+#include "kernels/registry.h"
 #include "kernels/shape.h"
 #include "sessions/session.h"
 
@@ -17,21 +19,35 @@ typedef enum TransferRule {
   TRANSFER_FEATURE,   /* the nearest in features: tiles per SM wave, S, D, causal, dtype, heads */
   TRANSFER_BEST_OF_K, /* of the winners of the k nearest problems, the best on average over them
                          (needs each problem's scores: a replay rule, not the table's) */
+  TRANSFER_GUARDED,   /* of the TRANSFER_GUARD_K nearest (NEAREST's distance), the nearest whose
+                         tiles fit the problem as well as they fit their own (Transfer_tilesFit) */
   TRANSFER_NRULES
 } TransferRule;
 
-/* What the tuned table's lookup uses (a distance rule: NEAREST or FEATURE). */
-#define TRANSFER_RULE_DEFAULT TRANSFER_NEAREST
+/* What the tuned table's lookup uses (NEAREST, FEATURE or GUARDED). */
+#define TRANSFER_RULE_DEFAULT TRANSFER_GUARDED
 #define TRANSFER_K_DEFAULT 3
+#define TRANSFER_GUARD_K 3
 #define TRANSFER_SMS_DEFAULT 132 /* SMs assumed when the device does not say (an H100 SXM) */
 
 const char *TransferRule_name(TransferRule r);
-/* "nearest", "feature", "best-of-k"; false when none matches. */
+/* "nearest", "feature", "best-of-k", "guarded"; false when none matches. */
 bool TransferRule_parse(const char *name, TransferRule *out);
 
 /* How far apart two problems are under a distance rule (BEST_OF_K ranks by NEAREST's): 0 the
  * same problem. sms: the device's SM count (<= 0: TRANSFER_SMS_DEFAULT). */
 double Transfer_distance(TransferRule r, const Shape *a, const Shape *b, int sms);
+
+/* Whether v's setting knobs, tuned at `from`, fits problem `to` about as well: its query blocks
+ * (the knob named block_m, where v has one) pad `to`'s queries at most 5 % more than they padded
+ * `from`'s, and its blocks (the largest grid of its launch) fill the first wave of dev's SMs at
+ * least 3/4 as well as there. A neighbour's knobs that fail it are the usual transfer losses
+ * (128-row blocks at S = 192; a key split chosen where the grid was small). True when either
+ * launch cannot be planned (nothing to judge by). */
+bool Transfer_tilesFit(const Variant *v, const char *knobs, const Shape *from, const Shape *to,
+                       const DeviceProps *dev);
+/* dev for Transfer_tilesFit from what a session or worker reports (cc x10, SMs; <= 0 unknown). */
+void Transfer_device(DeviceProps *dev, int cc, int sms);
 
 /* The leave-one-out replay of rules on a grid session (tune --grid, every search complete): for
  * each variant, each grid point in turn is held out and given the knobs a rule picks from the

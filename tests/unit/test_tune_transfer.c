@@ -1,0 +1,110 @@
+/* The guarded transfer rule without a GPU: a neighbour's knobs whose query blocks pad the problem
+ * or whose grid leaves most SMs idle there are passed over for a farther neighbour's that fit,
+ * in the rule (Transfer_tilesFit) and in the tuned table's lookup that plain runs use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/plan.h"
+#include "bench/tune/tune_table.h"
+#include "bench/tune/tune_transfer.h"
+#include "check.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+
+static Shape test_shape(const char *text) {
+  Shape s;
+  char err[128];
+  CHECK(Shape_parse(text, &s, err, sizeof err));
+  return s;
+}
+
+/* mma's knobs measured on an H100 (the shipped grid): 128-row blocks won at S = 256, 64-row
+ * blocks at S = 128; at S = 192 the 128-row blocks pad a third of the queries (+19.6 % there). */
+#define KNOBS_BM128 "block_m=128,block_n=32,warps=4,stages=3,split=auto"
+#define KNOBS_BM64 "block_m=64,block_n=32,warps=4,stages=3,split=1"
+
+static void test_tilesFit(void) {
+  const Variant *mma = Registry_find("mma");
+  CHECK(mma != NULL);
+  if (!mma) return;
+  DeviceProps dev;
+  Transfer_device(&dev, 90, 132);
+  Shape s256 = test_shape("64x16x256x128"), s128 = test_shape("32x32x128x128"), s192 = test_shape("55x16x192x128");
+  CHECK(!Transfer_tilesFit(mma, KNOBS_BM128, &s256, &s192, &dev)); /* 256 rows for 192: padded */
+  CHECK(Transfer_tilesFit(mma, KNOBS_BM64, &s128, &s192, &dev));
+  CHECK(Transfer_tilesFit(mma, KNOBS_BM128, &s256, &s256, &dev)); /* its own problem */
+  /* Fill: knobs of a grid of thousands of blocks at 4 heads of 512 queries (16 blocks of 132 SMs). */
+  Shape wide = test_shape("8x32x1024x64"), few = test_shape("1x4x512x64");
+  CHECK(!Transfer_tilesFit(mma, "block_m=128,block_n=64,warps=4,stages=2,split=1", &wide, &few, &dev));
+  CHECK(Transfer_tilesFit(mma, "block_m=128,block_n=64,warps=4,stages=2,split=1", &few, &few, &dev));
+  /* Knobs the variant does not take: nothing to judge by, so they are not passed over here. */
+  CHECK(Transfer_tilesFit(mma, "block_m=100", &s256, &s192, &dev));
+  TransferRule r;
+  CHECK(TransferRule_parse("guarded", &r) && r == TRANSFER_GUARDED && TRANSFER_RULE_DEFAULT == TRANSFER_GUARDED);
+}
+
+/* A shipped GH100 table of the two entries above: a plain run at S = 192 takes the farther
+ * entry's knobs and says which nearer one it passed over; at the tuned shape, its own. */
+static void test_lookup(void) {
+  char dir[] = "/tmp/benchtop-transfer-XXXXXX", path[200], err[256], why[400];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/GH100.json", dir);
+  const Variant *mma = Registry_find("mma");
+  char hash[20];
+  CHECK(mma && Jit_sourceHash(mma, hash, sizeof hash));
+  if (!mma) return;
+  char *text = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"chip\": \"GH100\", \"entries\": ["
+      "{\"device\": \"NVIDIA H100 80GB HBM3\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000, \"variant\": \"mma\","
+      " \"source_hash\": \"%s\", \"shape\": \"64x16x256x128\", \"knobs\": \"%s\", \"p50\": 130.7},"
+      "{\"device\": \"NVIDIA H100 80GB HBM3\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000, \"variant\": \"mma\","
+      " \"source_hash\": \"%s\", \"shape\": \"32x32x128x128\", \"knobs\": \"%s\", \"p50\": 53.1}]}",
+      hash, KNOBS_BM128, hash, KNOBS_BM64);
+  CHECK(Util_writeFileAtomic(path, text, strlen(text), err, sizeof err));
+  free(text);
+  char own[220];
+  snprintf(own, sizeof own, "%s/none/tuned.json", dir);
+  setenv(TUNED_PATH_ENV, own, 1);
+  setenv("BENCHTOP_SHIPPED_TUNED", dir, 1);
+  DeviceInfo h100;
+  Device_init(&h100);
+  Util_strlcpy(h100.name, "NVIDIA H100 80GB HBM3", sizeof h100.name);
+  h100.cc_major = 9;
+  h100.driver_version = 13000;
+  h100.sm_count = 132;
+  RunOptions warm;
+  RunOptions_init(&warm);
+  TunedEntry got;
+  Shape s192 = test_shape("55x16x192x128"), s256 = test_shape("64x16x256x128"), s128 = test_shape("32x32x128x128");
+  CHECK(TunedTable_distance(&s192, &s256) < TunedTable_distance(&s192, &s128)); /* the nearer: padded */
+  CHECKF(TunedTable_lookup(&h100, mma, &s192, &warm, &got, why, sizeof why) == 1 &&
+             strcmp(got.knobs, KNOBS_BM64) == 0 && strcmp(got.passed_over, "64x16x256x128") == 0,
+         "%s from %s", got.knobs, got.passed_over);
+  CHECK(TunedTable_lookup(&h100, mma, &s256, &warm, &got, why, sizeof why) == 1 && got.distance == 0 &&
+        strcmp(got.knobs, KNOBS_BM128) == 0 && !got.passed_over[0]);
+  /* The record's note names both. */
+  PlanEntry pe;
+  memset(&pe, 0, sizeof pe);
+  pe.variant = mma;
+  pe.shape = s192;
+  pe.opts = warm;
+  pe.knobs_auto = PLAN_AUTO_ASKED;
+  Registry_defaults(mma, &pe.knobs);
+  char notes[1][RECORD_AUTO_NOTE_MAX];
+  TunedTable_resolve(&pe, 1, &h100, notes);
+  CHECKF(strstr(notes[0], "tuned shape 32x32x128x128") && strstr(notes[0], "the nearer 64x16x256x128's tiles fit this one worse"),
+         "%s", notes[0]);
+  unsetenv(TUNED_PATH_ENV);
+  unsetenv("BENCHTOP_SHIPPED_TUNED");
+  unlink(path);
+  CHECK(rmdir(dir) == 0);
+}
+
+int main(void) {
+  test_tilesFit();
+  test_lookup();
+  return Check_done("test_tune_transfer");
+}
