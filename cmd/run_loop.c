@@ -91,13 +91,14 @@ static void RunLoop_resolveAuto(RunnerPool *r, PlanEntry *entries, int n, const 
     Shape_format(&entries[i].shape, shape, sizeof shape);
     Registry_formatKnobs(entries[i].variant, &entries[i].knobs, knobs, sizeof knobs);
     bool tuned = TunedTable_noteIsTuned(notes[i]);
+    bool defaults = strncmp(notes[i], "defaults: ", strlen("defaults: ")) == 0;
     if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED)
-      fprintf(stderr, "benchtop: %s at %s: %s (--knob default: the declared defaults): %s\n",
-              entries[i].variant->name, shape, notes[i], knobs);
+      fprintf(stderr, "benchtop: %s at %s: %s%s: %s\n", entries[i].variant->name, shape, notes[i],
+              tuned ? " (--knob default: the declared defaults)" : "", knobs);
     else
       fprintf(stderr, "benchtop: --knob auto: %s at %s: %s%s %s\n", entries[i].variant->name,
-              shape, tuned ? notes[i] : notes[i] + strlen("defaults: "),
-              tuned ? ":" : "; running the defaults", knobs);
+              shape, defaults ? notes[i] + strlen("defaults: ") : notes[i],
+              defaults ? "; running the defaults" : ":", knobs);
   }
   RunnerPool_submit(r, entries, n);
 }
@@ -213,10 +214,21 @@ typedef struct RunState {
 } RunState;
 
 /* The plan's entries of this shard, each with its own seed and place in the whole plan. */
-static bool RunLoop_entries(RunState *st, const RunSpread *spread) {
+static bool RunLoop_entries(RunState *st, bool tuned_by_default, const RunSpread *spread) {
   char err[1024];
-  if (!Plan_expand(st->plan, &st->entries, &st->n, err, sizeof err) ||
-      !RunLoop_problemsRunnable(st->entries, st->n, err, sizeof err)) {
+  bool ok = Plan_expand(st->plan, &st->entries, &st->n, err, sizeof err);
+  /* A variant given no knob takes this GPU's tuned knobs where there are some (only when some
+   * tuned table exists), or a setting that runs the problem where its defaults refuse it; the
+   * worker's device decides, so such entries wait for its hello. */
+  bool tables = ok && tuned_by_default && !Plan_hasAuto(st->plan) && TunedTable_exists();
+  for (int i = 0; ok && tuned_by_default && !Plan_hasAuto(st->plan) && i < st->n; i++) {
+    PlanEntry *e = &st->entries[i];
+    char why[256];
+    if (e->knobs_given == 0 && e->variant->nknobs > 0 &&
+        (tables || Registry_refusal(e->variant, &e->shape, &e->knobs, NULL, why, sizeof why)))
+      e->knobs_auto = PLAN_AUTO_IF_TUNED;
+  }
+  if (!ok || !RunLoop_problemsRunnable(st->entries, st->n, err, sizeof err)) {
     RunLoop_say(false, "benchtop: ", err);
     return false;
   }
@@ -267,13 +279,9 @@ static void RunLoop_columns(RunState *st) {
 
 /* A variant given no knob takes this GPU's tuned knobs where there are some; the worker's device
  * decides, so the entries wait for its hello (only when some tuned table exists). */
-static void RunLoop_start(RunState *st, bool tuned_by_default, const RunSpread *spread) {
+static void RunLoop_start(RunState *st, const RunSpread *spread) {
   st->r = RunnerPool_new(NULL, spread ? spread->devices : NULL, spread ? spread->ndevices : 0,
                          spread && spread->all_devices);
-  if (tuned_by_default && !Plan_hasAuto(st->plan) && TunedTable_exists())
-    for (int i = 0; i < st->n; i++)
-      if (st->entries[i].knobs_given == 0 && st->entries[i].variant->nknobs > 0)
-        st->entries[i].knobs_auto = PLAN_AUTO_IF_TUNED;
   for (int i = 0; i < st->n; i++) st->wait_device |= st->entries[i].knobs_auto != PLAN_AUTO_NONE;
   st->notes = Util_xcalloc((size_t)st->n + 1, sizeof *st->notes);
   if (st->wait_device) RunnerPool_start(st->r);
@@ -433,7 +441,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
   st->plan = plan;
   st->fmt = fmt;
   int rc;
-  if (!RunLoop_entries(st, spread)) {
+  if (!RunLoop_entries(st, tuned_by_default, spread)) {
     rc = BT_EXIT_USAGE;
   } else if (!RunLoop_openSession(&st->s, plan, output, &st->existing)) {
     Session_free(&st->s);
@@ -448,7 +456,7 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
     }
     RunLoop_trapSignals(st);
     st->tty = isatty(STDERR_FILENO);
-    RunLoop_start(st, tuned_by_default, spread);
+    RunLoop_start(st, spread);
     RunLoop_columns(st);
     RunLoop_events(st);
     RunnerPool_free(st->r);

@@ -7,9 +7,9 @@
 #include "kernels/registry.h"
 
 /* A problem that no entry of the plan can run on any device (every variant asked for refuses
- * it, with the knobs asked for and with its defaults: a dtype, GQA, a KV cache or a head
- * dimension it does not declare) is a usage error found before a worker starts, in one line
- * naming the problem and the first refusal. A refusal of the knobs alone stays an n/a record. */
+ * it with every setting of its knobs: a dtype, GQA, a KV cache or a head dimension it does not
+ * declare) is a usage error found before a worker starts, in one line naming the problem and
+ * the first refusal. A refusal of the knobs asked for alone stays an n/a record. */
 bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t errsize) {
   for (int i = 0; i < n; i++) {
     bool seen = false, runnable = false;
@@ -22,10 +22,12 @@ bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t
       if (!Shape_equal(&entries[j].shape, &entries[i].shape)) continue;
       KnobValues defaults;
       Registry_defaults(entries[j].variant, &defaults);
+      KnobValues any = entries[j].knobs;
       if (!Registry_refusal(entries[j].variant, &entries[j].shape, &entries[j].knobs, NULL, why,
                             sizeof why) ||
           !Registry_refusal(entries[j].variant, &entries[j].shape, &defaults, NULL, why,
-                            sizeof why)) {
+                            sizeof why) ||
+          Registry_fittingKnobs(entries[j].variant, &entries[j].shape, 0, NULL, &any) >= 0) {
         runnable = true;
       } else if (refusing++ == 0) {
         first_variant = entries[j].variant->name;

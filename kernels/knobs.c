@@ -350,3 +350,43 @@ void KnobSweep_at(const Variant *v, const KnobSweep *sw, long long i, KnobValues
     i /= sw->nvalues[k];
   }
 }
+
+/* Keeps kv's values of the knobs in fixed (bit k) in out. */
+static void Knobs_keepFixed(const Variant *v, unsigned fixed, const KnobValues *kv, KnobValues *out) {
+  for (int k = 0; k < v->nknobs; k++)
+    if (fixed & (1u << k)) out->idx[k] = kv->idx[k];
+}
+
+int Registry_fittingKnobs(const Variant *v, const Shape *s, unsigned fixed, const DeviceProps *dev,
+                          KnobValues *kv) {
+  char why[256];
+  if (!Registry_refusal(v, s, kv, dev, why, sizeof why)) return 0;
+  for (int p = 0; p < v->npresets && p < VARIANT_MAX_PRESETS && v->presets[p]; p++) {
+    KnobValues t;
+    Registry_defaults(v, &t);
+    if (!Registry_applyKnobs(v, v->presets[p], &t, true, why, sizeof why)) continue;
+    Knobs_keepFixed(v, fixed, kv, &t);
+    if (!Registry_refusal(v, s, &t, dev, why, sizeof why)) {
+      *kv = t;
+      return 1;
+    }
+  }
+  /* Every setting of the free knobs, the first knob fastest, up to KNOB_FIT_SEARCH_MAX. */
+  KnobValues t = *kv;
+  for (int k = 0; k < v->nknobs; k++)
+    if (!(fixed & (1u << k))) t.idx[k] = 0;
+  for (long tried = 0; tried < KNOB_FIT_SEARCH_MAX; tried++) {
+    if (!Registry_refusal(v, s, &t, dev, why, sizeof why)) {
+      *kv = t;
+      return 2;
+    }
+    int k = 0;
+    for (; k < v->nknobs; k++) {
+      if (fixed & (1u << k)) continue;
+      if (++t.idx[k] < v->knobs[k].nvalues) break;
+      t.idx[k] = 0;
+    }
+    if (k == v->nknobs) break; /* every setting tried */
+  }
+  return -1;
+}

@@ -70,6 +70,15 @@ long long Registry_knobNumber(const Variant *v, const KnobValues *kv, int k);
  * the variant does not have (a plan-wide --knob applies to the variants that have it). */
 bool Registry_applyKnobs(const Variant *v, const char *spec, KnobValues *kv, bool ignore_unknown,
                          char *err, size_t errsize);
+/* Settings tried at most by Registry_fittingKnobs beyond the presets. */
+#define KNOB_FIT_SEARCH_MAX 100000L
+/* A setting of v that runs s (dev NULL: any device), keeping the knobs in fixed (bit k) at kv's
+ * values: 0 kv itself runs it; 1 the first declared preset that does was put in kv; 2 the first
+ * other setting that does (knob 0 varying fastest; at most KNOB_FIT_SEARCH_MAX tried); -1 none
+ * found, kv unchanged. A plain run takes it where the defaults refuse a problem (D = 256 on a
+ * kernel whose defaults do not fit its registers there). */
+int Registry_fittingKnobs(const Variant *v, const Shape *s, unsigned fixed, const DeviceProps *dev,
+                          KnobValues *kv);
 /* Index of value text in knob k's list, or -1 (numbers compare by value: "064" is 64). */
 int Registry_knobValueIndex(const KnobDesc *k, const char *text);
 /* "k=v,k=v" for all knobs. */

@@ -111,8 +111,9 @@ void App_startRun(App *a) {
     free(vars);
     return;
   }
-  /* Knobs the user left alone take this GPU's tuned knobs where there are some, as in run;
-   * auto is the row's own word (the plan's knobs_auto covers the variants without knobs). */
+  /* Knobs the user left alone take this GPU's tuned knobs where there are some, or a setting
+   * that runs the problem where the defaults refuse it, as in run; auto is the row's own word
+   * (the plan's knobs_auto covers the variants without knobs). */
   bool tuned_default = TunedTable_exists();
   for (int i = 0; i < n; i++) {
     PlanEntry *e = &entries[i];
@@ -120,8 +121,10 @@ void App_startRun(App *a) {
     for (int v = 0; v < nvar && !row; v++)
       if (strcmp(vars[v]->variant->name, e->variant->name) == 0) row = vars[v];
     if (row) e->variant = row->variant; /* the version the row shows (hot reload) */
-    e->knobs_auto = row && row->knobs_auto ? PLAN_AUTO_ASKED
-                    : row && !row->knobs_set && tuned_default ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
+    char why[256];
+    bool left_alone = row && !row->knobs_set &&
+                      (tuned_default || Registry_refusal(e->variant, &e->shape, &e->knobs, NULL, why, sizeof why));
+    e->knobs_auto = row && row->knobs_auto ? PLAN_AUTO_ASKED : left_alone ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
     Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
   }
   App_submit(a, entries, n);

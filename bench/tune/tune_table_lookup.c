@@ -289,6 +289,22 @@ static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note
   }
 }
 
+/* Where the knobs e would run (the defaults, with those given) refuse its problem on d: the
+ * first declared preset that runs it, else the first setting that does, with a note saying so.
+ * False (e unchanged) when its knobs run it or nothing does. */
+static bool TunedTable_fitting(PlanEntry *e, const DeviceInfo *d, char *note, size_t size) {
+  DeviceProps dev;
+  char why[256], knobs[RECORD_KNOBS_MAX];
+  Transfer_device(&dev, d->cc_major * 10 + d->cc_minor, d->sm_count);
+  if (!Registry_refusal(e->variant, &e->shape, &e->knobs, &dev, why, sizeof why)) return false;
+  int got = Registry_fittingKnobs(e->variant, &e->shape, e->knobs_given, &dev, &e->knobs);
+  if (got <= 0) return false;
+  Registry_formatKnobs(e->variant, &e->knobs, knobs, sizeof knobs);
+  snprintf(note, size, "%s %.150s: the defaults refuse this problem (%.160s)",
+           got == 1 ? "declared preset" : "the first setting that runs it,", knobs, why);
+  return true;
+}
+
 void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*notes)[RECORD_AUTO_NOTE_MAX]) {
   for (int i = 0; i < n; i++) {
     PlanEntry *e = &entries[i];
@@ -302,6 +318,8 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
       for (int k = 0; k < e->variant->nknobs; k++)
         if (!(e->knobs_given & (1u << k))) e->knobs.idx[k] = kv.idx[k];
       TunedTable_note(&t, &e->opts, notes[i], sizeof notes[i]);
+    } else if (TunedTable_fitting(e, d, notes[i], sizeof notes[i])) {
+      /* nothing tuned fits, and the defaults refuse this problem: a setting that runs it */
     } else if (e->knobs_auto == PLAN_AUTO_IF_TUNED) {
       continue; /* nothing tuned: the defaults, as without a tuned table, unremarked */
     } else {

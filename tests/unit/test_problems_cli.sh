@@ -47,6 +47,30 @@ rm -f "$mark"
 "$BT" run -v naive,cudnn -s 1x1x64x32 -o "$tmp/ok.json" >/dev/null 2>"$tmp/err" ||
   { echo "FAIL run-one-supports: $(cat "$tmp/err")"; fail=1; }
 [ -e "$mark" ] || { echo "FAIL run-one-supports: no worker started"; fail=1; }
+# A problem the variant runs with other knobs than its defaults (D = 256: mma's and fa3's
+# defaults do not fit the registers there): a plain run and --knob auto run it with the first
+# declared preset that fits, and the record says so; knobs given that refuse it stay an n/a
+# record of the worker's, not a usage error.
+for k in plain auto; do
+  rm -f "$mark"
+  args=(); [ $k = auto ] && args=(--knob auto)
+  "$BT" run -v mma,fa3 -s 1x16x3072x256:causal "${args[@]}" --metrics none -o "$tmp/d256-$k.json" >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -e "$mark" ] && python3 - "$tmp/d256-$k.json" <<'PY'
+import json, sys
+recs = json.load(open(sys.argv[1]))["records"]
+want = {"mma": "block_n=32", "fa3": "block_n=64"}
+sys.exit(0 if len(recs) == 2 and all(want[r["variant"]] in r["knobs"] and
+                                     r.get("knobs_auto", "").startswith("declared preset ") and
+                                     "the defaults refuse this problem" in r["knobs_auto"] for r in recs) else 1)
+PY
+  then echo "ok   d256-$k: ran with a declared preset that fits"
+  else echo "FAIL d256-$k: exit $rc: $(head -c 400 "$tmp/err")"; fail=1; fi
+done
+rm -f "$mark"
+"$BT" run -v mma -s 1x16x3072x256:causal --knob block_n=64 --metrics none -o "$tmp/d256-given.json" >/dev/null 2>"$tmp/err" &&
+  [ -e "$mark" ] && echo "ok   d256-given: knobs that refuse it go to the worker" ||
+  { echo "FAIL d256-given: $(head -c 400 "$tmp/err")"; fail=1; }
 # The whole problem through run, shards, merge and replay: every record keeps it.
 P='4x32/8x1/4096x128:bf16,2x32/8x512/4096x128:causal:bf16'
 "$BT" run -v mma -s "$P" --metrics none -o "$tmp/full.json" >/dev/null 2>"$tmp/err" &&
