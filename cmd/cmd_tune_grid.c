@@ -180,7 +180,33 @@ static void Grid_resume(GridRun *g) {
   fputc('\n', stderr);
 }
 
-/* The session: -o's file, new, or a session of this very grid to go on with. */
+/* The session's plan goes on with this one: the same, or a grid that grew (every problem of the
+ * session still in it; variants, knobs and options the same, the seed too where --seed was
+ * given: without it the grid's seed, made from its problems, changed with them): its searches
+ * are kept and only the new problems measured. where says what differs. */
+static bool TuneGrid_samePlan(const Plan *old, const Plan *now, bool seed_given, char *where, size_t size) {
+  for (int i = 0; i < old->nshapes; i++) {
+    bool kept = false;
+    for (int j = 0; j < now->nshapes && !kept; j++) kept = Shape_equal(&old->shapes[i], &now->shapes[j]);
+    if (!kept) {
+      char shape[96];
+      Shape_format(&old->shapes[i], shape, sizeof shape);
+      snprintf(where, size, "its problem %s is not in this grid", shape);
+      return false;
+    }
+  }
+  Plan grown = *old; /* read only: the session's plan with this grid's problems */
+  grown.nshapes = now->nshapes;
+  grown.shapes = now->shapes;
+  if (!seed_given) grown.opts.seed = now->opts.seed;
+  if (Plan_equal(&grown, now, "plan", where, size)) return true;
+  size_t used = strlen(where);
+  snprintf(where + used, size - used, " differs");
+  return false;
+}
+
+/* The session: -o's file, new, a session of this very grid to go on with, or of a grid that
+ * grew since. */
 static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t errsize) {
   char path[4096];
   if (out_path && Util_strlcpy(path, out_path, sizeof path) >= sizeof path) {
@@ -198,10 +224,12 @@ static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t err
     Session old;
     char where[400];
     if (!Session_load(path, &old, err, errsize)) return false;
-    bool same = Plan_equal(&old.plan, &g->cli->req.plan, "plan", where, sizeof where);
+    bool same = TuneGrid_samePlan(&old.plan, &g->cli->req.plan, g->seed_given, where, sizeof where);
+    /* A grid that grew searches on with its session's seed: each unit's own comes from it. */
+    if (same) g->cli->req.plan.opts.seed = old.plan.opts.seed;
     Session_free(&old);
     if (!same) {
-      snprintf(err, errsize, "%s holds another grid or command line (%s differs): give the same -v, "
+      snprintf(err, errsize, "%s holds another grid or command line (%s): give the same -v, "
                "--knob, options and grid to go on with it, or name a new -o", path, where);
       return false;
     }
@@ -213,7 +241,11 @@ static bool Grid_session(GridRun *g, const char *out_path, char *err, size_t err
                           errsize))
     return false;
   g->resumed = resume;
-  if (resume) Grid_resume(g);
+  if (resume) { /* the grid's plan, also when it grew: what replay and a later resume read */
+    Plan_free(&g->s->plan);
+    Plan_copy(&g->s->plan, &g->cli->req.plan);
+    Grid_resume(g);
+  }
   return true;
 }
 
@@ -346,7 +378,7 @@ int TuneCmd_grid(TuneCli *cli, const TuneGrid *grid, const char *table_out, bool
   if (!seed_given) plan->opts.seed = Grid_seed(plan);
   Session s;
   Session_init(&s);
-  GridRun g = {.cli = cli, .grid = grid, .s = &s};
+  GridRun g = {.cli = cli, .grid = grid, .s = &s, .seed_given = seed_given};
   g.nunits = grid->nproblems * plan->nvariants;
   g.units = Util_xcalloc((size_t)g.nunits, sizeof *g.units);
   for (int i = 0; i < g.nunits; i++) {

@@ -38,6 +38,7 @@ typedef struct GridRun {
   int nunits, next, active, max_active, jobs, cc, rc;
   RunnerPool *r;
   bool ready, cancelled, finished, tty, unsaved, resumed;
+  bool seed_given;        /* --seed; else the grid's own (of what it tunes, or its session's when it grew) */
   double t0, deadline, saved_ms, drawn_ms, save_cost_ms;
   int measured_now, planned_now; /* measurements of this run, taken and planned (the ETA) */
   int done_now, done_before, skipped;

@@ -228,9 +228,34 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "holds another grid or command line" "$T/other.err" && [ "$sum" = "$(md5sum < "$T/full-session.json")" ] \
   && [ ! -e "$T/worker-started" ] && ok "another grid's session: refused, left as it is" || { bad "other session rc $rc"; cat "$T/other.err"; }
 
+# --- a grid that grew goes on with its session; one that lost a problem does not ------------
+cp "$T/full-session.json" "$T/grown-session.json"
+{ cat "$T/small.grid"; echo 4x8x128x64:causal; } > "$T/grown.grid"
+FAKE_DEVICE="NVIDIA H100 80GB HBM3" BENCHTOP_WORKER=$WORKER BENCHTOP_TUNED_TABLE=$T/grown.json \
+  "$BT" tune -v fa3,mma --grid "$T/grown.grid" -o "$T/grown-session.json" > "$T/grown.out" 2> "$T/grown.err"
+rc=$?
+python3 - "$T/full-session.json" "$T/grown-session.json" <<'PY' && [ $rc -eq 0 ] \
+  && ok "a grid that grew: the session's 12 searches kept, only the new problem's 2 measured" \
+  || { bad "grown grid rc $rc"; cat "$T/grown.err"; }
+import json, sys
+old, new = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda r: (r["variant"], r["shape"], r["knobs"], r["created"])
+kept = {key(r) for r in old["records"]} <= {key(r) for r in new["records"]}
+added = {r["shape"] for r in new["records"]} - {r["shape"] for r in old["records"]}
+tunes = {(t["variant"], t["shape"]) for t in new["tune"] if t.get("complete")}
+sys.exit(0 if kept and added == {"4x8x128x64:causal"} and len(tunes) == 14 and len(new["plan"]["shapes"]) == 7 else 1)
+PY
+head -n -1 "$T/small.grid" > "$T/shrunk.grid"
+sum=$(md5sum < "$T/grown-session.json")
+"$BT" tune -v fa3,mma --grid "$T/shrunk.grid" -o "$T/grown-session.json" > /dev/null 2> "$T/shrunk.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "its problem 8x32/8x1/4096x128:bf16 is not in this grid" "$T/shrunk.err" \
+  && [ "$sum" = "$(md5sum < "$T/grown-session.json")" ] && ok "a grid that lost a problem: refused, the session left as it is" \
+  || { bad "shrunk grid rc $rc"; cat "$T/shrunk.err"; }
+
 # --- the default grid is shipped, reads, and gets as far as a worker ----------------------
 FAKE_GPUS=0 BENCHTOP_WORKER=$WORKER "$BT" tune -v fa3,mma --grid default -o "$T/default.json" > /dev/null 2> "$T/default.err"
 rc=$?
-[ $rc -eq 3 ] && ! grep -q "skipped" "$T/default.err" && ok "--grid default: 45 problems read, every search has a space (exit 3: no GPU)" \
+[ $rc -eq 3 ] && ! grep -q "skipped" "$T/default.err" && ok "--grid default: 56 problems read, every search has a space (exit 3: no GPU)" \
   || { bad "--grid default rc $rc"; cat "$T/default.err"; }
 exit $fail
