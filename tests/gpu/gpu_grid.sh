@@ -28,7 +28,8 @@
 #
 # Environment: GPU_TEST_OUT (outputs: sessions, tables, logs, report-*.txt), GRID (default),
 # GRID_VARIANTS (fa3,mma), GRID_BUDGET (--budget for the grid; default: the grid's own),
-# GRID_TABLE (part b's table; default OUTDIR/grid-table.json), HELDOUT_COUNT (24),
+# GRID_TABLE (part b's table; default OUTDIR/grid-table.json), HELDOUT_COUNT (24), HELDOUT_SEED
+# (tools/heldout_problems.py's seed; default the script's: another set once the grid was changed for it),
 # HELDOUT_BUDGET (--budget of the held-out tunes; default 30, the grid's: local search, whose
 # pick was within 0.9 % of exhaustive; set empty, exhaustive: ~6 min a unit for fa3 at D = 64),
 # HELDOUT_SLICE (I/N: part b on every N-th unit only, to spread it over N device calls),
@@ -137,7 +138,8 @@ heldout_part() {
   fi
   # Plain runs and --knob auto read the grid's table alone: no table of the user's, no other shipped one.
   export BENCHTOP_TUNED_TABLE=$OUTDIR/no-table-of-the-user.json BENCHTOP_SHIPPED_TUNED=$OUTDIR/gridtable
-  python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" > "$OUTDIR/heldout.txt" || return 1
+  python3 "$ROOT/tools/heldout_problems.py" --count "${HELDOUT_COUNT:-24}" ${HELDOUT_SEED:+--seed "$HELDOUT_SEED"} \
+    > "$OUTDIR/heldout.txt" || return 1
   # Units: problem x variant (HELDOUT_SLICE=I/N: every N-th from the I-th, for N device calls),
   # dealt round-robin to the GPUs' queues.
   python3 - "$OUTDIR/heldout.txt" "$VARIANTS" "${HELDOUT_SLICE:-1/1}" > "$OUTDIR/heldout-units.txt" <<'PY'
