@@ -220,12 +220,11 @@ static bool RunLoop_entries(RunState *st, bool tuned_by_default, const RunSpread
   /* A variant given no knob takes this GPU's tuned knobs where there are some (only when some
    * tuned table exists), or a setting that runs the problem where its defaults refuse it; the
    * worker's device decides, so such entries wait for its hello. */
-  bool tables = ok && tuned_by_default && !Plan_hasAuto(st->plan) && TunedTable_exists();
-  for (int i = 0; ok && tuned_by_default && !Plan_hasAuto(st->plan) && i < st->n; i++) {
+  bool left_alone = ok && tuned_by_default && !Plan_hasAuto(st->plan);
+  bool tables = left_alone && TunedTable_exists();
+  for (int i = 0; left_alone && i < st->n; i++) {
     PlanEntry *e = &st->entries[i];
-    char why[256];
-    if (e->knobs_given == 0 && e->variant->nknobs > 0 &&
-        (tables || Registry_refusal(e->variant, &e->shape, &e->knobs, NULL, why, sizeof why)))
+    if (e->knobs_given == 0 && e->variant->nknobs > 0 && TunedTable_choosesKnobs(e, tables))
       e->knobs_auto = PLAN_AUTO_IF_TUNED;
   }
   if (!ok || !RunLoop_problemsRunnable(st->entries, st->n, err, sizeof err)) {

@@ -20,16 +20,14 @@ bool RunLoop_problemsRunnable(const PlanEntry *entries, int n, char *err, size_t
     int refusing = 0;
     for (int j = i; j < n && !runnable; j++) {
       if (!Shape_equal(&entries[j].shape, &entries[i].shape)) continue;
-      KnobValues defaults;
-      Registry_defaults(entries[j].variant, &defaults);
+      /* The knobs asked for, the presets, then every setting (the defaults among them). */
       KnobValues any = entries[j].knobs;
-      if (!Registry_refusal(entries[j].variant, &entries[j].shape, &entries[j].knobs, NULL, why,
-                            sizeof why) ||
-          !Registry_refusal(entries[j].variant, &entries[j].shape, &defaults, NULL, why,
-                            sizeof why) ||
-          Registry_fittingKnobs(entries[j].variant, &entries[j].shape, 0, NULL, &any) >= 0) {
+      if (Registry_fittingKnobs(entries[j].variant, &entries[j].shape, 0, NULL, &any) >= 0) {
         runnable = true;
-      } else if (refusing++ == 0) {
+      } else if (refusing++ == 0) { /* the defaults' reason names what the problem asks for */
+        KnobValues defaults;
+        Registry_defaults(entries[j].variant, &defaults);
+        Registry_refusal(entries[j].variant, &entries[j].shape, &defaults, NULL, why, sizeof why);
         first_variant = entries[j].variant->name;
         Util_strlcpy(first, why, sizeof first);
       }

@@ -121,10 +121,8 @@ void App_startRun(App *a) {
     for (int v = 0; v < nvar && !row; v++)
       if (strcmp(vars[v]->variant->name, e->variant->name) == 0) row = vars[v];
     if (row) e->variant = row->variant; /* the version the row shows (hot reload) */
-    char why[256];
-    bool left_alone = row && !row->knobs_set &&
-                      (tuned_default || Registry_refusal(e->variant, &e->shape, &e->knobs, NULL, why, sizeof why));
-    e->knobs_auto = row && row->knobs_auto ? PLAN_AUTO_ASKED : left_alone ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
+    bool chosen = row && !row->knobs_set && TunedTable_choosesKnobs(e, tuned_default);
+    e->knobs_auto = row && row->knobs_auto ? PLAN_AUTO_ASKED : chosen ? PLAN_AUTO_IF_TUNED : PLAN_AUTO_NONE;
     Util_strlcpy(e->metrics, a->run.metrics, sizeof e->metrics);
   }
   App_submit(a, entries, n);

@@ -104,6 +104,10 @@ int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsi
 /* Whether any tuned table exists (the user's or a shipped one): without one, run needs not
  * wait for the worker's device to choose knobs. */
 bool TunedTable_exists(void);
+/* Whether a plain run's entry whose knobs were left alone has them chosen once the device is
+ * known (PLAN_AUTO_IF_TUNED): where some tuned table exists (tables: TunedTable_exists()), or
+ * where its defaults refuse its problem (TunedTable_resolve then takes a setting that runs it). */
+bool TunedTable_choosesKnobs(const PlanEntry *e, bool tables);
 /* --knob auto (PLAN_AUTO_ASKED): entries of variants with knobs take the tuned knobs for their
  * shape (knobs the user set with --knob k=v stay as given) or keep the defaults; notes[i] says
  * which, for the record and the one-line message. PLAN_AUTO_IF_TUNED entries take the tuned

@@ -289,6 +289,11 @@ static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note
   }
 }
 
+bool TunedTable_choosesKnobs(const PlanEntry *e, bool tables) {
+  char why[256];
+  return tables || Registry_refusal(e->variant, &e->shape, &e->knobs, NULL, why, sizeof why) != NULL;
+}
+
 /* Where the knobs e would run (the defaults, with those given) refuse its problem on d: the
  * first declared preset that runs it, else the first setting that does, with a note saying so.
  * False (e unchanged) when its knobs run it or nothing does. */

@@ -14,13 +14,8 @@
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
+#include "tune_fixtures.h"
 
-static Shape test_shape(const char *text) {
-  Shape s;
-  char err[128];
-  Shape_parse(text, &s, err, sizeof err);
-  return s;
-}
 
 static void test_entry(TunedEntry *e, const char *variant, const char *shape, const char *knobs,
                        double p50) {
@@ -40,17 +35,6 @@ static void test_entry(TunedEntry *e, const char *variant, const char *shape, co
 /* The tuned table: stored entries come back for their device, source, shape and conditions
  * only; a newer tune replaces the older entry; a malformed table is left alone, not replaced;
  * --knob auto takes the tuned knobs, keeps the ones given with --knob, or says why not. */
-/* A plan entry of v at shape s with its default knobs, auto as given. */
-static PlanEntry test_planEntry(const Variant *v, Shape s, RunOptions opts, int knobs_auto) {
-  PlanEntry pe;
-  memset(&pe, 0, sizeof pe);
-  pe.variant = v;
-  pe.shape = s;
-  pe.opts = opts;
-  pe.knobs_auto = knobs_auto;
-  Registry_defaults(v, &pe.knobs);
-  return pe;
-}
 
 /* A tuned table at path holding one H200 entry (warm, p50 1 us) of the given source hash. */
 static bool test_oneEntryTable(const char *path, const char *variant, const char *shape,

@@ -13,13 +13,8 @@
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
+#include "tune_fixtures.h"
 
-static Shape test_shape(const char *text) {
-  Shape s;
-  char err[128];
-  CHECK(Shape_parse(text, &s, err, sizeof err));
-  return s;
-}
 
 /* mma's knobs measured on an H100 (the shipped grid): 128-row blocks won at S = 256, 64-row
  * blocks at S = 128; at S = 192 the 128-row blocks pad a third of the queries (+19.6 % there). */
@@ -86,13 +81,7 @@ static void test_lookup(void) {
   CHECK(TunedTable_lookup(&h100, mma, &s256, &warm, &got, why, sizeof why) == 1 && got.distance == 0 &&
         strcmp(got.knobs, KNOBS_BM128) == 0 && !got.passed_over[0]);
   /* The record's note names both. */
-  PlanEntry pe;
-  memset(&pe, 0, sizeof pe);
-  pe.variant = mma;
-  pe.shape = s192;
-  pe.opts = warm;
-  pe.knobs_auto = PLAN_AUTO_ASKED;
-  Registry_defaults(mma, &pe.knobs);
+  PlanEntry pe = test_planEntry(mma, s192, warm, PLAN_AUTO_ASKED);
   char notes[1][RECORD_AUTO_NOTE_MAX];
   TunedTable_resolve(&pe, 1, &h100, notes);
   CHECKF(strstr(notes[0], "tuned shape 32x32x128x128") && strstr(notes[0], "the nearer 64x16x256x128's tiles fit this one worse"),
