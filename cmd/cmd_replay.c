@@ -145,7 +145,7 @@ static int Replay_session(const CommandArgs *a, const char *in, const BundleOpen
   }
   Session now;
   /* the knobs recorded, not today's tuned ones */
-  int rc = RunLoop_run(&plan, &out, fmt, &now, false, &spread);
+  int rc = RunLoop_run(&plan, &out, fmt, &now, false, 0, &spread);
   Plan_free(&plan);
   if (rc != BT_EXIT_NO_GPU && rc != BT_EXIT_USAGE && now.path[0]) {
     printf("\ndiff ");

@@ -8,6 +8,7 @@
 
 #include "bench/plan.h"
 #include "cmd/run_loop.h"
+#include "cmd/run_pick.h"
 #include "cmd/commands.h"
 #include "common/util.h"
 #include "sessions/export.h"
@@ -21,6 +22,7 @@ enum {
   RUN_BASELINE,
   RUN_APPEND,
   RUN_SPAN,
+  RUN_PICK,
   RUN_NOPTS
 };
 
@@ -74,6 +76,11 @@ static const CommandOption run_options[] = {
                  .help = "add the records to the session already at -o (without it, -o onto a "
                          "session is refused)"},
   [RUN_SPAN] = CMD_OPTION_SPAN,
+  [RUN_PICK] = {.name = "pick", .value = CMD_INT, .arg = "N", .lo = 0, .hi = RUN_PICK_MAX,
+                .help = "where the tuned knobs come from another problem (none tuned at this "
+                        "one on this GPU), measure the knobs of the N nearest tuned problems "
+                        "here first, run the fastest and keep it in your tuned table (default "
+                        "8; 0 or 1: the transfer rule's knobs, unmeasured)"},
 };
 
 static int Run_exec(const CommandArgs *a) {
@@ -146,7 +153,7 @@ static int Run_exec(const CommandArgs *a) {
     goto out;
   }
   rc = RunLoop_run(&plan, &out, (OutputFormat)Command_format(a, RUN_FORMAT), NULL, tuned_by_default,
-                   &spread);
+                   (int)CommandArgs_int(a, RUN_PICK, RUN_PICK_DEFAULT), &spread);
 out:
   Plan_free(&plan);
   return rc;

@@ -1,4 +1,5 @@
 #include "cmd/run_loop.h"
+#include "cmd/run_pick.h"
 #include "cmd/stop_signals.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include "bench/plan_shard.h"
 #include "bench/runner/runner.h"
+#include "bench/tune/tune_prebuild.h"
 #include "bench/tune/tune_table.h"
 #include "common/safe_file.h"
 #include "common/text.h"
@@ -71,13 +73,10 @@ static void RunLoop_clockNote(bool tty, const Record *r, const RunOptions *o, ch
   Util_strlcpy(noted, r->timing.source_note, size);
 }
 
-/* Once the worker said which device this is: --knob auto's entries take the tuned knobs (or the
- * defaults), and a variant given no knob the tuned knobs where there are some, each said once
- * per variant and shape on stderr; those the plan records as explicit knobs, so replay repeats
- * them. Then the entries go to the worker. */
-static void RunLoop_resolveAuto(RunnerPool *r, PlanEntry *entries, int n, const DeviceInfo *d,
-                                char (*notes)[RECORD_AUTO_NOTE_MAX], Plan *recorded) {
-  TunedTable_resolve(entries, n, d, notes);
+/* The entries go to the worker with their knobs chosen: those the plan records as explicit
+ * knobs (so replay repeats them), each choice said once per variant and shape on stderr. */
+static void RunLoop_submitChosen(RunnerPool *r, PlanEntry *entries, int n,
+                                 char (*notes)[RECORD_AUTO_NOTE_MAX], Plan *recorded) {
   for (int i = 0; i < n; i++)
     if (entries[i].knobs_auto == PLAN_AUTO_IF_TUNED && notes[i][0]) Plan_pin(recorded, &entries[i]);
   for (int i = 0; i < n; i++) {
@@ -153,20 +152,6 @@ static bool RunLoop_openSession(Session *s, const Plan *plan, const RunOutput *o
   return true;
 }
 
-bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spread, char *err,
-                         size_t errsize) {
-  memset(spread, 0, sizeof *spread);
-  if (shard && !(strcmp(shard, "slurm") == 0 ? Shard_fromSlurm(&spread->shard, err, errsize)
-                                             : Shard_parse(shard, &spread->shard, err, errsize)))
-    return false;
-  if (devices) {
-    spread->ndevices = RunnerPool_parseDevices(devices, spread->devices, &spread->all_devices, err,
-                                               errsize);
-    if (spread->ndevices < 0) return false;
-  }
-  return true;
-}
-
 /* A record goes into the session in plan order (several GPUs finish out of order), after the
  * records an appended-to session held already; the file is rewritten after each, so what is on
  * disk is always the finished records in plan order. */
@@ -179,16 +164,6 @@ static void RunLoop_addInOrder(Session *s, int existing, const Record *rec) {
   Record moved = s->records[s->nrecords - 1];
   memmove(&s->records[k + 1], &s->records[k], sizeof(Record) * (size_t)(s->nrecords - 1 - k));
   s->records[k] = moved;
-}
-
-uint64_t RunLoop_shardSeed(const Plan *plan) {
-  PlanEntry *entries = NULL;
-  int n = 0;
-  char err[256];
-  if (!Plan_expand(plan, &entries, &n, err, sizeof err)) return plan->opts.seed;
-  uint64_t seed = PlanShard_seed(entries, n);
-  free(entries);
-  return seed;
 }
 
 /* One run of a plan: what RunLoop_run's steps share. */
@@ -204,6 +179,12 @@ typedef struct RunState {
   int existing;       /* records the session held before */
   RunnerPool *r;
   char (*notes)[RECORD_AUTO_NOTE_MAX]; /* --knob auto's word per entry */
+  int pick_k;         /* candidates of a pick (cmd/run_pick.h; 0: none) */
+  RunPick pick;       /* measured before the entries while picking */
+  Prebuild *pick_pb;  /* its candidates compiled ahead, several at once */
+  DeviceInfo device;  /* the worker's, once it said hello */
+  bool picking;
+  int req_base;       /* a pool numbers requests across submissions: the entries' first */
   bool tty, wait_device, begun, finished, cancelled, stdout_lost, wrong_gpu, failed;
   int rc, handled, measured, unasked_cancels; /* records that ran; cancels no one asked for */
   Export x;
@@ -292,6 +273,40 @@ static void RunLoop_begin(RunState *st) {
   st->begun = true; /* the header waits for a worker with a GPU: no GPU prints one line */
 }
 
+/* Once the worker said which device this is: --knob auto's entries take the tuned knobs (or
+ * the defaults), a variant given no knob the tuned knobs where there are some; where those come
+ * from another problem, the pick's candidates are measured first (RunLoop_picked goes on). */
+static void RunLoop_resolveAuto(RunState *st, const DeviceInfo *d) {
+  TunedTable_resolve(st->entries, st->n, d, st->notes);
+  st->device = *d;
+  int m = RunPick_plan(&st->pick, st->entries, st->n, d, st->pick_k);
+  if (m > 0) {
+    fprintf(stderr, "benchtop: pick: %d problem%s no table has tuned: measuring %d tuned "
+            "neighbours' knobs there first (--pick 0: the transfer rule's, unmeasured)\n",
+            st->pick.ngroups, st->pick.ngroups == 1 ? "" : "s", m);
+    st->picking = true;
+    st->pick_pb = Prebuild_start(st->pick.cands, m, d->cc_major * 10 + d->cc_minor, Prebuild_defaultJobs());
+    RunnerPool_submit(st->r, st->pick.cands, m);
+    return;
+  }
+  RunLoop_submitChosen(st->r, st->entries, st->n, st->notes, &st->s.plan);
+}
+
+/* Every candidate answered: the entries take the picks and go to the worker (not when the run
+ * was cancelled or its workers failed meanwhile). */
+static void RunLoop_picked(RunState *st) {
+  st->picking = false;
+  if (st->cancelled || st->failed || st->pick.answered < st->pick.ncands) {
+    st->finished = true;
+    return;
+  }
+  RunPick_apply(&st->pick, st->entries, st->n, &st->device, st->notes, st->tty);
+  RunLoop_fitColumns(st);
+  RunLoop_begin(st); /* the header waited for the knobs the pick chose */
+  st->req_base = RunnerPool_isPool(st->r) ? st->pick.ncands : 0;
+  RunLoop_submitChosen(st->r, st->entries, st->n, st->notes, &st->s.plan);
+}
+
 static void RunLoop_onHello(RunState *st, const RunnerEvent *ev) {
   Session *s = &st->s;
   if (st->existing > 0 && !Session_acceptsDevice(s, &ev->device)) {
@@ -309,10 +324,10 @@ static void RunLoop_onHello(RunState *st, const RunnerEvent *ev) {
   if (st->wait_device) {
     st->wait_device = false;
     if (st->cancelled) st->finished = true;
-    else RunLoop_resolveAuto(st->r, st->entries, st->n, &ev->device, st->notes, &s->plan);
+    else RunLoop_resolveAuto(st, &ev->device);
     RunLoop_fitColumns(st); /* the columns fit the knobs auto chose */
   }
-  RunLoop_begin(st);
+  if (!st->picking) RunLoop_begin(st);
 }
 
 static void RunLoop_onRecord(RunState *st, RunnerEvent *ev) {
@@ -322,13 +337,18 @@ static void RunLoop_onRecord(RunState *st, RunnerEvent *ev) {
     Record_free(rec);
     return;
   }
+  if (st->picking) { /* a candidate of the pick: weighed, not kept in the session */
+    RunPick_onRecord(&st->pick, ev->request, rec);
+    Record_free(rec);
+    return;
+  }
   if (st->tty) fprintf(stderr, "\r\033[K");
   RunLoop_begin(st);
   /* The entry the record answers, by its request's id (never by what the record says). */
-  if (ev->request >= 0 && ev->request < st->n) {
-    if (st->notes[ev->request][0])
-      Util_strlcpy(rec->knobs_auto, st->notes[ev->request], sizeof rec->knobs_auto);
-    rec->plan_index = st->plan_index[ev->request];
+  int i = ev->request - st->req_base;
+  if (ev->request >= 0 && i >= 0 && i < st->n) {
+    if (st->notes[i][0]) Util_strlcpy(rec->knobs_auto, st->notes[i], sizeof rec->knobs_auto);
+    rec->plan_index = st->plan_index[i];
   } else {
     rec->plan_index = -1;
   }
@@ -372,7 +392,10 @@ static void RunLoop_onEvent(RunState *st, RunnerEvent *ev) {
     st->failed |= ev->kind == RUNNER_FAILED;
     if (st->wait_device) st->finished = true; /* nothing was submitted: no FINISHED will come */
     break;
-  case RUNNER_FINISHED: st->finished = true; break;
+  case RUNNER_FINISHED:
+    if (st->picking) RunLoop_picked(st);
+    else st->finished = true;
+    break;
   case RUNNER_NONE: case RUNNER_BUILT: break; /* run never asks for background builds */
   }
 }
@@ -435,9 +458,10 @@ static void RunLoop_conclude(RunState *st) {
 }
 
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default, const RunSpread *spread) {
+                bool tuned_by_default, int pick, const RunSpread *spread) {
   RunState *st = Util_xcalloc(1, sizeof *st); /* ~10 KB of buffers: off the stack */
   st->plan = plan;
+  st->pick_k = tuned_by_default || Plan_hasAuto(plan) ? pick : 0;
   st->fmt = fmt;
   int rc;
   if (!RunLoop_entries(st, tuned_by_default, spread)) {
@@ -466,6 +490,8 @@ int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Ses
     if (result) *result = st->s;
     else Session_free(&st->s);
   }
+  RunPick_free(&st->pick);
+  Prebuild_free(st->pick_pb);
   free(st->entries);
   free(st->notes);
   free(st->plan_index);

@@ -37,7 +37,8 @@ bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spre
  * and its entry's place in the whole plan; the session holds them in plan order); with tuned_by_default (run, not replay) a variant
  * given no knob runs the tuned knobs of each shape where this GPU has some
  * (TunedTable_resolve), and the session's plan records them as explicit knobs for replay
- * (Plan_pin). Saves to output's file, claimed before anything runs: a new file, or with append
+ * (Plan_pin); where those knobs come from another problem's entry, pick > 1 measures the knobs
+ * of that many nearest tuned problems there first and runs the fastest (cmd/run_pick.h). Saves to output's file, claimed before anything runs: a new file, or with append
  * added to an existing session of the same GPU (SESSION_OUT_APPEND; a session with records
  * there without append is refused), or with force replacing it. When result
  * is not NULL it receives the session (caller frees). Returns the exit code: 0 all passed (or
@@ -45,7 +46,7 @@ bool RunLoop_parseSpread(const char *shard, const char *devices, RunSpread *spre
  * plan, 3 no GPU, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished records are saved).
  * A closed stdout does not stop the run: every record is still saved, and stderr says so. */
 int RunLoop_run(const Plan *plan, const RunOutput *output, OutputFormat fmt, Session *result,
-                bool tuned_by_default, const RunSpread *spread);
+                bool tuned_by_default, int pick, const RunSpread *spread);
 /* The base seed a sharded plan uses when none was given: the same on every host. */
 uint64_t RunLoop_shardSeed(const Plan *plan);
 /* Checks a --metrics spec's syntax (availability is decided per metric on the GPU). */

@@ -93,6 +93,7 @@ static bool TunedTable_fromJson(const cJSON *o, TunedEntry *e) {
   TunedTable_str(o, "clock", e->clock, sizeof e->clock);
   TunedTable_str(o, "created", e->created, sizeof e->created);
   TunedTable_str(o, "session", e->session, sizeof e->session);
+  if (!TunedTable_int(o, "picked_of", &e->picked_of)) e->picked_of = 0;
   return true;
 }
 
@@ -114,6 +115,7 @@ cJSON *TunedTable_toJson(const TunedEntry *e) {
   cJSON_AddStringToObject(o, "clock", e->clock);
   cJSON_AddStringToObject(o, "created", e->created);
   cJSON_AddStringToObject(o, "session", e->session);
+  if (e->picked_of > 0) cJSON_AddNumberToObject(o, "picked_of", e->picked_of);
   return o;
 }
 

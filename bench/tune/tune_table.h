@@ -33,6 +33,8 @@ typedef struct TunedEntry {
   char clock[8];       /* "kernel" or "events" */
   char created[32];
   char session[512];   /* the session that holds the measurements */
+  int picked_of;       /* 0: a search's winner; N: the fastest of N tuned neighbours' knobs,
+                          measured at this problem by a plain run (cmd/run_pick.c) */
   /* Filled by TunedTable_lookup (not written, not read back): */
   bool shipped;        /* found in a table shipped with benchtop */
   bool stale;          /* shipped, tuned for an older source of the kernel (still the default) */
@@ -89,6 +91,13 @@ bool TunedTable_store(const TunedEntry *entries, int n, char *note, size_t notes
  * could not be read (why says why). */
 int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
                       TunedEntry *out, char *why, size_t whysize);
+
+/* The k nearest tuned entries whose knobs differ (each fitting s; those tuned under the
+ * conditions nearest to o's), nearest first, from the tables TunedTable_lookup reads: the
+ * candidates of a plain run's pick (cmd/run_pick.c). Returns how many (0 to k). */
+#define TUNED_NEIGHBOURS_MAX 32
+int TunedTable_neighbours(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
+                          int k, TunedEntry *out);
 
 /* Builds a shipped table from exhaustive tune sessions: one entry per variant and shape a
  * session tuned (its winner; a later session's replaces an earlier one's), the table's header

@@ -57,8 +57,8 @@ typedef struct TunedPick {
   const Variant *v;
   Shape shape;
   bool cold_l2, graph;
-  int n;
-  TunedEntry cand[TRANSFER_GUARD_K];
+  int n, cap;    /* candidates kept, at most cap (TRANSFER_GUARD_K for the rule, more for a pick) */
+  TunedEntry cand[TUNED_NEIGHBOURS_MAX];
   int sms;       /* the device's SMs (the transfer rules count waves and fill) */
   int cc;        /* x10 */
   char why[400]; /* why an entry at this very shape did not count */
@@ -71,6 +71,8 @@ typedef struct TunedPick {
 static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *table, bool shipped,
                                 bool stale) {
   if (strcmp(c->variant, p->v->name) != 0) return;
+  /* A run's pick chose among neighbours' knobs at its own problem: no neighbour of another. */
+  if (c->picked_of > 0 && !Shape_equal(&c->shape, &p->shape)) return;
   int pd = (c->cold_l2 != p->cold_l2) + (c->graph != p->graph);
   /* 0 only at this very problem: another with the same features is a transfer, not a tune. */
   double dist = Shape_equal(&c->shape, &p->shape)
@@ -80,14 +82,14 @@ static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *t
   while (at > 0 && (pd < p->cand[at - 1].protocol_distance ||
                     (pd == p->cand[at - 1].protocol_distance && dist < p->cand[at - 1].distance)))
     at--;
-  if (at >= TRANSFER_GUARD_K) return;
+  if (at >= p->cap) return;
   KnobValues kv;
   char err[256];
   if (!TunedTable_fits(p->v, c->knobs, &p->shape, &kv, err, sizeof err)) {
     if (dist == 0 && pd == 0) snprintf(p->why, sizeof p->why, "the tuned knobs of %s are no longer valid: %s", p->v->name, err);
     return;
   }
-  if (p->n < TRANSFER_GUARD_K) p->n++;
+  if (p->n < p->cap) p->n++;
   memmove(&p->cand[at + 1], &p->cand[at], sizeof *p->cand * (size_t)(p->n - 1 - at));
   TunedEntry *e = &p->cand[at];
   *e = *c;
@@ -142,26 +144,26 @@ static void TunedTable_shipped(TunedPick *p, const char *chip, const char *hash,
   closedir(d);
 }
 
-int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
-                      TunedEntry *out, char *why, size_t whysize) {
+/* Every candidate for v at s on d into *p (p->cap of them, nearest first): the user's own
+ * tunes (this device, driver and kernel source), then the tables shipped for its chip. why gets
+ * the words for "none"; -1 when the user's table cannot be read (why says why), else 0. */
+static int TunedTable_gather(TunedPick *p, const DeviceInfo *d, const Variant *v, const Shape *s,
+                             const RunOptions *o, char *why, size_t whysize) {
   char path[4096], hash[20], chip[16];
   if (!Jit_sourceHash(v, hash, sizeof hash)) {
     snprintf(why, whysize, "the source of %s cannot be read", v->name);
     return -1;
   }
-  TunedPick p;
-  memset(&p, 0, sizeof p);
-  p.v = v;
-  p.shape = *s;
-  p.cold_l2 = o->cold_l2;
-  p.graph = o->graph;
-  p.sms = d->sm_count;
-  p.cc = d->cc_major * 10 + d->cc_minor;
+  p->v = v;
+  p->shape = *s;
+  p->cold_l2 = o->cold_l2;
+  p->graph = o->graph;
+  p->sms = d->sm_count;
+  p->cc = d->cc_major * 10 + d->cc_minor;
   bool known = TunedTable_chipOf(d->name, chip, sizeof chip);
   snprintf(why, whysize, "nothing tuned%s on this %.95s (%s%.15s)", o->cold_l2 ? " with a cold L2" : "",
            d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",
            known ? chip : "");
-  /* The user's own tunes first: this device, driver and kernel source only. */
   bool named = TunedTable_path(path, sizeof path);
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   TunedEntry *all = NULL;
@@ -169,34 +171,64 @@ int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, con
   char own_why[400] = "";
   int rc = named ? TunedTable_read(path, &all, &n, NULL, own_why, sizeof own_why) : -1;
   if (!named) snprintf(own_why, sizeof own_why, "%s is longer than %zu bytes: not read", TUNED_PATH_ENV, sizeof path - 1);
-  int cc = d->cc_major * 10 + d->cc_minor;
   for (int i = 0; i < n; i++) {
     const TunedEntry *t = &all[i];
-    if (strcmp(t->device, d->name) != 0 || t->cc != cc || strcmp(t->variant, v->name) != 0) continue;
+    if (strcmp(t->device, d->name) != 0 || t->cc != p->cc || strcmp(t->variant, v->name) != 0) continue;
     bool here = Shape_equal(&t->shape, s) && t->cold_l2 == o->cold_l2 && t->graph == o->graph;
     if (strcmp(t->source_hash, hash) != 0) {
-      if (here) snprintf(p.why, sizeof p.why, "tuned for an older %s (the source changed since)", v->source);
+      if (here) snprintf(p->why, sizeof p->why, "tuned for an older %s (the source changed since)", v->source);
     } else if (t->driver != d->driver_version) {
-      if (here) snprintf(p.why, sizeof p.why, "tuned under driver %d, this is %d", t->driver, d->driver_version);
+      if (here) snprintf(p->why, sizeof p->why, "tuned under driver %d, this is %d", t->driver, d->driver_version);
     } else {
-      TunedTable_consider(&p, t, base, false, false);
+      TunedTable_consider(p, t, base, false, false);
     }
   }
   free(all);
   char shipped_why[400] = "";
-  if (known) TunedTable_shipped(&p, chip, hash, shipped_why, sizeof shipped_why);
-  const TunedEntry *pick = TunedTable_choose(&p);
-  if (pick) {
-    *out = *pick;
-    return 1;
-  }
+  if (known) TunedTable_shipped(p, chip, hash, shipped_why, sizeof shipped_why);
+  if (p->n > 0) return 0;
   if (rc < 0) { /* an unreadable table of the user's is what to fix first */
     Util_strlcpy(why, own_why, whysize);
     return -1;
   }
-  if (p.why[0]) Util_strlcpy(why, p.why, whysize);
+  if (p->why[0]) Util_strlcpy(why, p->why, whysize);
   else if (shipped_why[0]) Util_strlcpy(why, shipped_why, whysize);
   return 0;
+}
+
+int TunedTable_lookup(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
+                      TunedEntry *out, char *why, size_t whysize) {
+  TunedPick *p = Util_xcalloc(1, sizeof *p);
+  p->cap = TRANSFER_GUARD_K;
+  int rc = TunedTable_gather(p, d, v, s, o, why, whysize);
+  const TunedEntry *pick = TunedTable_choose(p);
+  if (pick) *out = *pick;
+  free(p);
+  return pick ? 1 : rc;
+}
+
+int TunedTable_neighbours(const DeviceInfo *d, const Variant *v, const Shape *s, const RunOptions *o,
+                          int k, TunedEntry *out) {
+  TunedPick *p = Util_xcalloc(1, sizeof *p);
+  char why[400];
+  p->cap = TUNED_NEIGHBOURS_MAX;
+  int n = 0;
+  if (TunedTable_gather(p, d, v, s, o, why, sizeof why) == 0)
+    for (int i = 0; i < p->n && n < k; i++) {
+      const TunedEntry *c = &p->cand[i];
+      if (c->protocol_distance != p->cand[0].protocol_distance) break;
+      KnobValues kc, ko;
+      char err[256];
+      bool dup = false;
+      TunedTable_fits(v, c->knobs, s, &kc, err, sizeof err);
+      for (int j = 0; j < n && !dup; j++) {
+        TunedTable_fits(v, out[j].knobs, s, &ko, err, sizeof err);
+        dup = KnobValues_equal(v, &kc, &ko);
+      }
+      if (!dup) out[n++] = *c;
+    }
+  free(p);
+  return n;
 }
 
 bool TunedTable_exists(void) {
@@ -271,7 +303,9 @@ static void TunedTable_conditions(bool cold_l2, bool graph, char *buf, size_t si
 static void TunedTable_note(const TunedEntry *t, const RunOptions *o, char *note, size_t size) {
   char shape[64], where[192];
   Shape_format(&t->shape, shape, sizeof shape);
-  if (t->distance == 0) snprintf(where, sizeof where, "tuned at this shape");
+  if (t->distance == 0 && t->picked_of > 0)
+    snprintf(where, sizeof where, "picked at this shape (the fastest of %d tuned neighbours' knobs)", t->picked_of);
+  else if (t->distance == 0) snprintf(where, sizeof where, "tuned at this shape");
   else if (t->distance <= TUNED_SAME_FEATURES)
     snprintf(where, sizeof where, "nearest tuned shape %s (the same features)", shape);
   else if (t->passed_over[0])

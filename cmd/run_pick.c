@@ -1,0 +1,178 @@
+#include "cmd/run_pick.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/tune/tune_table.h"
+#include "common/text.h"
+#include "common/util.h"
+#include "kernels/jit.h"
+#include "kernels/knobs.h"
+#include "kernels/registry.h"
+
+struct RunPickGroup {
+  int entry;            /* the first entry of the group (variant, problem, conditions) */
+  int first, count;     /* its candidates: cands[first .. first + count) */
+  TunedEntry rule;      /* what the transfer rule chose, unmeasured */
+  TunedEntry near[RUN_PICK_MAX];
+};
+
+static bool RunPick_sameProblem(const PlanEntry *a, const PlanEntry *b) {
+  return a->variant == b->variant && Shape_equal(&a->shape, &b->shape) &&
+         a->opts.cold_l2 == b->opts.cold_l2 && a->opts.graph == b->opts.graph;
+}
+
+/* Whether e's knobs were borrowed from another problem's entry: the pick's case. */
+static bool RunPick_wanted(const PlanEntry *e, const DeviceInfo *d, TunedEntry *rule) {
+  char why[512];
+  if (e->knobs_auto == PLAN_AUTO_NONE || e->knobs_given != 0 || e->variant->nknobs == 0) return false;
+  return TunedTable_lookup(d, e->variant, &e->shape, &e->opts, rule, why, sizeof why) == 1 &&
+         (rule->distance > 0 || rule->protocol_distance > 0);
+}
+
+int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *d, int k) {
+  memset(p, 0, sizeof *p);
+  if (k < 2) return 0; /* one candidate is the transfer rule's own choice: nothing to measure */
+  if (k > RUN_PICK_MAX) k = RUN_PICK_MAX;
+  int cap = 0;
+  RunPickGroup *g = Util_xcalloc(1, sizeof *g);
+  for (int i = 0; i < n; i++) {
+    bool seen = false;
+    for (int j = 0; j < p->ngroups && !seen; j++) seen = RunPick_sameProblem(&entries[p->groups[j].entry], &entries[i]);
+    if (seen || !RunPick_wanted(&entries[i], d, &g->rule)) continue;
+    int m = TunedTable_neighbours(d, entries[i].variant, &entries[i].shape, &entries[i].opts, k, g->near);
+    if (m < 2) continue; /* one set of knobs near: the rule's, nothing to choose between */
+    if (p->ncands + m > cap) { /* grows with the problems that need a pick, not the plan */
+      cap = 2 * cap + m;
+      p->cands = Util_xrealloc(p->cands, sizeof *p->cands * (size_t)cap);
+      p->group = Util_xrealloc(p->group, sizeof *p->group * (size_t)cap);
+    }
+    g->entry = i;
+    g->first = p->ncands;
+    for (int c = 0; c < m; c++) {
+      PlanEntry *e = &p->cands[p->ncands];
+      *e = entries[i]; /* the same inputs (seed) for every candidate */
+      e->knobs_auto = PLAN_AUTO_NONE;
+      char err[256];
+      Registry_defaults(e->variant, &e->knobs);
+      if (!Registry_applyKnobs(e->variant, g->near[c].knobs, &e->knobs, false, err, sizeof err)) continue;
+      p->group[p->ncands++] = p->ngroups;
+    }
+    g->count = p->ncands - g->first;
+    if (g->count < 2) {
+      p->ncands = g->first;
+      continue;
+    }
+    p->groups = Util_xrealloc(p->groups, sizeof *p->groups * (size_t)(p->ngroups + 1));
+    p->groups[p->ngroups++] = *g;
+  }
+  free(g);
+  p->p50 = Util_xcalloc((size_t)p->ncands + 1, sizeof *p->p50);
+  p->clock = Util_xcalloc((size_t)p->ncands + 1, sizeof *p->clock);
+  for (int i = 0; i < p->ncands; i++) p->p50[i] = NAN;
+  return p->ncands;
+}
+
+void RunPick_onRecord(RunPick *p, int i, const Record *r) {
+  if (i < 0 || i >= p->ncands) return;
+  p->answered++;
+  if (r->status == REC_PASS && isfinite(r->timing.p50) && r->timing.p50 > 0) {
+    p->p50[i] = r->timing.p50;
+    Util_strlcpy(p->clock[i], r->timing.source, sizeof p->clock[i]);
+  }
+}
+
+/* The user's table keeps the pick (this device, driver and kernel source), so the next run at
+ * this problem takes it unmeasured. False with one line in err. */
+static bool RunPick_store(const RunPick *p, const RunPickGroup *g, int best, const DeviceInfo *d,
+                          const PlanEntry *e, char *err, size_t errsize) {
+  TunedEntry t;
+  memset(&t, 0, sizeof t);
+  Util_strlcpy(t.device, d->name, sizeof t.device);
+  TunedTable_chipOf(d->name, t.chip, sizeof t.chip);
+  t.cc = d->cc_major * 10 + d->cc_minor;
+  t.driver = d->driver_version;
+  Util_strlcpy(t.variant, e->variant->name, sizeof t.variant);
+  if (!Jit_sourceHash(e->variant, t.source_hash, sizeof t.source_hash)) {
+    snprintf(err, errsize, "the source of %s cannot be read", e->variant->name);
+    return false;
+  }
+  t.shape = e->shape;
+  t.cold_l2 = e->opts.cold_l2;
+  t.graph = e->opts.graph;
+  Registry_formatKnobs(e->variant, &p->cands[best].knobs, t.knobs, sizeof t.knobs);
+  t.p50 = p->p50[best];
+  Util_strlcpy(t.clock, p->clock[best], sizeof t.clock);
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(t.created, sizeof t.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  t.picked_of = g->count;
+  char note[512];
+  return TunedTable_store(&t, 1, note, sizeof note, err, errsize);
+}
+
+void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
+                   char (*notes)[RECORD_AUTO_NOTE_MAX], bool tty) {
+  for (int gi = 0; gi < p->ngroups; gi++) {
+    const RunPickGroup *g = &p->groups[gi];
+    const PlanEntry *e0 = &entries[g->entry];
+    int best = -1, rule = -1;
+    KnobValues rule_kv;
+    char err[512] = "";
+    Registry_defaults(e0->variant, &rule_kv);
+    bool rule_ok = Registry_applyKnobs(e0->variant, g->rule.knobs, &rule_kv, false, err, sizeof err);
+    for (int c = g->first; c < g->first + g->count; c++) {
+      if (rule_ok && KnobValues_equal(e0->variant, &p->cands[c].knobs, &rule_kv)) rule = c;
+      if (isfinite(p->p50[c]) && (best < 0 || p->p50[c] < p->p50[best])) best = c;
+    }
+    char shape[64], knobs[RECORD_KNOBS_MAX], near[64], line[1200], rule_p50[64] = "";
+    Shape_format(&e0->shape, shape, sizeof shape);
+    if (tty) fprintf(stderr, "\r\033[K");
+    if (best < 0) {
+      snprintf(line, sizeof line, "%s at %s: none of the %d tuned neighbours' knobs passed there; "
+               "running the transfer rule's", e0->variant->name, shape, g->count);
+      fputs("benchtop: pick: ", stderr);
+      Text_print(stderr, line);
+      fputc('\n', stderr);
+      continue;
+    }
+    const TunedEntry *from = &g->near[best - g->first];
+    Shape_format(&from->shape, near, sizeof near);
+    Registry_formatKnobs(e0->variant, &p->cands[best].knobs, knobs, sizeof knobs);
+    if (rule >= 0 && rule != best && isfinite(p->p50[rule]))
+      snprintf(rule_p50, sizeof rule_p50, "; the transfer rule's %.4g us", p->p50[rule]);
+    char kept[8] = "";
+    err[0] = '\0';
+    if (!RunPick_store(p, g, best, d, e0, err, sizeof err)) Util_strlcpy(kept, "no", sizeof kept);
+    for (int i = 0; i < n; i++) {
+      if (!RunPick_sameProblem(&entries[i], e0) || entries[i].knobs_auto == PLAN_AUTO_NONE ||
+          entries[i].knobs_given != 0)
+        continue;
+      entries[i].knobs = p->cands[best].knobs;
+      snprintf(notes[i], sizeof notes[i], TUNED_NOTE_PREFIX "%.63s%s: picked at this shape, the "
+               "fastest of %d tuned neighbours' knobs measured here (%.40s's), p50 %.4g us%s",
+               from->table, from->shipped ? " (shipped)" : "", g->count, near, p->p50[best], rule_p50);
+      for (char *s = notes[i]; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+    }
+    if (!kept[0]) continue; /* the run's line for the entry says what was picked */
+    snprintf(line, sizeof line, "%s at %s: %s (%s's) was not kept in the tuned table: %s",
+             e0->variant->name, shape, knobs, near, err);
+    fputs("benchtop: pick: ", stderr);
+    Text_print(stderr, line);
+    fputc('\n', stderr);
+  }
+}
+
+void RunPick_free(RunPick *p) {
+  free(p->cands);
+  free(p->group);
+  free(p->p50);
+  free(p->clock);
+  free(p->groups);
+  memset(p, 0, sizeof *p);
+}
