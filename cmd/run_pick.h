@@ -10,9 +10,10 @@
 
 #include "bench/plan.h"
 #include "bench/runner/runner.h"
+#include "bench/tune/tune_transfer.h"
 #include "sessions/record.h"
 
-#define RUN_PICK_DEFAULT 8 /* candidates: the held-out replay's point of diminishing returns */
+#define RUN_PICK_DEFAULT TRANSFER_PICK_K
 #define RUN_PICK_MAX 16
 
 typedef struct RunPickGroup RunPickGroup;

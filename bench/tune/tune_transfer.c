@@ -10,7 +10,7 @@
 #include "kernels/knobs.h"
 #include "kernels/registry.h"
 
-static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded"};
+static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded", "pick"};
 
 const char *TransferRule_name(TransferRule r) {
   return r >= 0 && r < TRANSFER_NRULES ? Transfer_names[r] : "?";
@@ -214,6 +214,21 @@ static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoi
       pick++;
     if (pick == kk) pick = 0; /* none fits better: the nearest */
   }
+  if (rule == TRANSFER_PICK) { /* the K nearest distinct winners; the fastest measured here */
+    int distinct = 0;
+    double best_score = INFINITY, score;
+    for (int j = 0; j < m && distinct < TRANSFER_PICK_K; j++) {
+      bool dup = false;
+      for (int i = 0; i < j && !dup; i++) dup = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
+      if (dup) continue;
+      distinct++;
+      kk = j + 1;
+      if (TPoint_score(held, x->pts[order[j]].winner, &score) == SCORE_OK && score < best_score) {
+        best_score = score;
+        pick = j;
+      }
+    }
+  }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
     double sum = 0, score;
@@ -278,6 +293,7 @@ static void Transfer_one(const TReplay *x, TransferRule rule, const TPoint *held
 static void Transfer_summary(FILE *out, const char *variant, TransferRule rule, int k, const TTally *t) {
   char name[32];
   if (rule == TRANSFER_BEST_OF_K) snprintf(name, sizeof name, "best-of-%d", k);
+  else if (rule == TRANSFER_PICK) snprintf(name, sizeof name, "pick-of-%d", TRANSFER_PICK_K);
   else snprintf(name, sizeof name, "%s", TransferRule_name(rule));
   fprintf(out, "%-9s %-11s %3d points: %3d scored, mean loss %5.1f %%, worst %5.1f %%, within 2/5/10 %%: "
           "%d/%d/%d; not measured there %d, failed there %d, nothing fits %d\n", variant, name, t->points,

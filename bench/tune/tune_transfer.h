@@ -21,6 +21,9 @@ typedef enum TransferRule {
                          (needs each problem's scores: a replay rule, not the table's) */
   TRANSFER_GUARDED,   /* of the TRANSFER_GUARD_K nearest (NEAREST's distance), the nearest whose
                          tiles fit the problem as well as they fit their own (Transfer_tilesFit) */
+  TRANSFER_PICK,      /* of the winners of the TRANSFER_PICK_K nearest problems (distinct knobs),
+                         the fastest at the problem itself: a plain run's pick, which measures
+                         them there (cmd/run_pick.c); the replay scores those measured there */
   TRANSFER_NRULES
 } TransferRule;
 
@@ -28,6 +31,7 @@ typedef enum TransferRule {
 #define TRANSFER_RULE_DEFAULT TRANSFER_GUARDED
 #define TRANSFER_K_DEFAULT 3
 #define TRANSFER_GUARD_K 3
+#define TRANSFER_PICK_K 8 /* a plain run's candidates: where the held-out replay stopped gaining */
 #define TRANSFER_SMS_DEFAULT 132 /* SMs assumed when the device does not say (an H100 SXM) */
 
 const char *TransferRule_name(TransferRule r);
