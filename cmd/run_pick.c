@@ -56,6 +56,7 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
       PlanEntry *e = &p->cands[p->ncands];
       *e = entries[i]; /* the same inputs (seed) for every candidate */
       e->knobs_auto = PLAN_AUTO_NONE;
+      Util_strlcpy(e->metrics, "none", sizeof e->metrics); /* a pick weighs time alone */
       char err[256];
       Registry_defaults(e->variant, &e->knobs);
       if (!Registry_applyKnobs(e->variant, g->near[c].knobs, &e->knobs, false, err, sizeof err)) continue;
