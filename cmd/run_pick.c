@@ -112,8 +112,14 @@ static bool RunPick_store(const RunPick *p, const RunPickGroup *g, int best, con
   gmtime_r(&now, &tm);
   strftime(t.created, sizeof t.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
   t.picked_of = g->count;
-  char note[512];
-  return TunedTable_store(&t, 1, note, sizeof note, err, errsize);
+  char note[512] = "";
+  bool ok = TunedTable_store(&t, 1, note, sizeof note, err, errsize);
+  if (note[0]) { /* a malformed table set aside, say */
+    fputs("benchtop: pick: ", stderr);
+    Text_print(stderr, note);
+    fputc('\n', stderr);
+  }
+  return ok;
 }
 
 void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,

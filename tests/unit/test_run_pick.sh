@@ -7,7 +7,8 @@
 # (picked_of 3); the next run takes it unmeasured; --pick 0 runs the rule's knobs and keeps
 # nothing; a candidate that fails verification is passed over; a --cold-l2 run picks again,
 # under its own conditions; two GPUs give the same pick, each record with its note; replay
-# repeats the picked knobs without picking; Ctrl-C during the pick keeps nothing.
+# repeats the picked knobs without picking; Ctrl-C during the pick keeps nothing; a table that
+# cannot be written costs the cache, not the run.
 #   test_run_pick.sh BENCHTOP FAKE_WORKER
 BT=${1:?usage: test_run_pick.sh BENCHTOP FAKE_WORKER}
 WORKER=${2:?usage: test_run_pick.sh BENCHTOP FAKE_WORKER}
@@ -114,4 +115,11 @@ rc=$?
 check "Ctrl-C during the pick exits 130" "[ $rc -eq 130 ]"
 check "Ctrl-C during the pick keeps no pick" "[ ! -e '$T/tuned.json' ]"
 check "Ctrl-C during the pick saves no record" "[ ! -s '$T/h.json' ] || [ \"\$(rec '$T/h.json' | head -1)\" = 0 ]"
+# 9. A tuned table that cannot be written (a directory): the run runs the pick, saves its record,
+# and says in one line that the pick was not kept.
+mkdir -p "$T/adir"
+BENCHTOP_TUNED_TABLE=$T/adir "$BT" run -v fa3 -s $P --metrics none -o "$T/i.json" > /dev/null 2> "$T/i.err"
+rc=$?
+check "an unwritable table: exit 0, the picked record saved" "[ $rc -eq 0 ] && rec '$T/i.json' | grep -q '^$BEST |.*picked at this shape'"
+check "an unwritable table: one line says the pick was not kept" "[ \$(grep -c 'was not kept in the tuned table' '$T/i.err') -eq 1 ]"
 exit $fail
