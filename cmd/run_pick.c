@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/tune/tune_table.h"
 #include "common/text.h"
@@ -13,10 +12,17 @@
 #include "kernels/knobs.h"
 #include "kernels/registry.h"
 
+/* One line on stderr; the text quotes outside text (a table's, a worker's), made safe. */
+static void RunPick_say(const char *text) {
+  fputs("benchtop: pick: ", stderr);
+  Text_print(stderr, text);
+  fputc('\n', stderr);
+}
+
 struct RunPickGroup {
   int entry;            /* the first entry of the group (variant, problem, conditions) */
   int first, count;     /* its candidates: cands[first .. first + count) */
-  TunedEntry rule;      /* what the transfer rule chose, unmeasured */
+  KnobValues rule;      /* what the transfer rule chose (TunedTable_resolve), unmeasured */
   TunedEntry near[RUN_PICK_MAX];
 };
 
@@ -25,12 +31,9 @@ static bool RunPick_sameProblem(const PlanEntry *a, const PlanEntry *b) {
          a->opts.cold_l2 == b->opts.cold_l2 && a->opts.graph == b->opts.graph;
 }
 
-/* Whether e's knobs were borrowed from another problem's entry: the pick's case. */
-static bool RunPick_wanted(const PlanEntry *e, const DeviceInfo *d, TunedEntry *rule) {
-  char why[512];
-  if (e->knobs_auto == PLAN_AUTO_NONE || e->knobs_given != 0 || e->variant->nknobs == 0) return false;
-  return TunedTable_lookup(d, e->variant, &e->shape, &e->opts, rule, why, sizeof why) == 1 &&
-         (rule->distance > 0 || rule->protocol_distance > 0);
+/* Whether the table chooses e's knobs: --knob auto or left alone, none given. */
+static bool RunPick_chosen(const PlanEntry *e) {
+  return e->knobs_auto != PLAN_AUTO_NONE && e->knobs_given == 0 && e->variant->nknobs > 0;
 }
 
 int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *d, int k) {
@@ -42,15 +45,17 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
   for (int i = 0; i < n; i++) {
     bool seen = false;
     for (int j = 0; j < p->ngroups && !seen; j++) seen = RunPick_sameProblem(&entries[p->groups[j].entry], &entries[i]);
-    if (seen || !RunPick_wanted(&entries[i], d, &g->rule)) continue;
+    if (seen || !RunPick_chosen(&entries[i])) continue;
     int m = TunedTable_neighbours(d, entries[i].variant, &entries[i].shape, &entries[i].opts, k, g->near);
+    /* Nearest first: an entry at this very problem and conditions is a tune, not a transfer. */
+    if (m > 0 && g->near[0].distance == 0 && g->near[0].protocol_distance == 0) continue;
     if (m < 2) continue; /* one set of knobs near: the rule's, nothing to choose between */
     if (p->ncands + m > cap) { /* grows with the problems that need a pick, not the plan */
       cap = 2 * cap + m;
       p->cands = Util_xrealloc(p->cands, sizeof *p->cands * (size_t)cap);
-      p->group = Util_xrealloc(p->group, sizeof *p->group * (size_t)cap);
     }
     g->entry = i;
+    g->rule = entries[i].knobs; /* as TunedTable_resolve chose them */
     g->first = p->ncands;
     for (int c = 0; c < m; c++) {
       PlanEntry *e = &p->cands[p->ncands];
@@ -60,7 +65,7 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
       char err[256];
       Registry_defaults(e->variant, &e->knobs);
       if (!Registry_applyKnobs(e->variant, g->near[c].knobs, &e->knobs, false, err, sizeof err)) continue;
-      p->group[p->ncands++] = p->ngroups;
+      p->ncands++;
     }
     g->count = p->ncands - g->first;
     if (g->count < 2) {
@@ -107,18 +112,11 @@ static bool RunPick_store(const RunPick *p, const RunPickGroup *g, int best, con
   Registry_formatKnobs(e->variant, &p->cands[best].knobs, t.knobs, sizeof t.knobs);
   t.p50 = p->p50[best];
   Util_strlcpy(t.clock, p->clock[best], sizeof t.clock);
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(t.created, sizeof t.created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  Util_isoTime(t.created, sizeof t.created);
   t.picked_of = g->count;
   char note[512] = "";
   bool ok = TunedTable_store(&t, 1, note, sizeof note, err, errsize);
-  if (note[0]) { /* a malformed table set aside, say */
-    fputs("benchtop: pick: ", stderr);
-    Text_print(stderr, note);
-    fputc('\n', stderr);
-  }
+  if (note[0]) RunPick_say(note); /* a malformed table set aside, say */
   return ok;
 }
 
@@ -128,12 +126,8 @@ void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
     const RunPickGroup *g = &p->groups[gi];
     const PlanEntry *e0 = &entries[g->entry];
     int best = -1, rule = -1;
-    KnobValues rule_kv;
-    char err[512] = "";
-    Registry_defaults(e0->variant, &rule_kv);
-    bool rule_ok = Registry_applyKnobs(e0->variant, g->rule.knobs, &rule_kv, false, err, sizeof err);
     for (int c = g->first; c < g->first + g->count; c++) {
-      if (rule_ok && KnobValues_equal(e0->variant, &p->cands[c].knobs, &rule_kv)) rule = c;
+      if (KnobValues_equal(e0->variant, &p->cands[c].knobs, &g->rule)) rule = c;
       if (isfinite(p->p50[c]) && (best < 0 || p->p50[c] < p->p50[best])) best = c;
     }
     char shape[64], knobs[RECORD_KNOBS_MAX], near[64], line[1200], rule_p50[64] = "";
@@ -142,9 +136,7 @@ void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
     if (best < 0) {
       snprintf(line, sizeof line, "%s at %s: none of the %d tuned neighbours' knobs passed there; "
                "running the transfer rule's", e0->variant->name, shape, g->count);
-      fputs("benchtop: pick: ", stderr);
-      Text_print(stderr, line);
-      fputc('\n', stderr);
+      RunPick_say(line);
       continue;
     }
     const TunedEntry *from = &g->near[best - g->first];
@@ -152,32 +144,26 @@ void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
     Registry_formatKnobs(e0->variant, &p->cands[best].knobs, knobs, sizeof knobs);
     if (rule >= 0 && rule != best && isfinite(p->p50[rule]))
       snprintf(rule_p50, sizeof rule_p50, "; the transfer rule's %.4g us", p->p50[rule]);
-    char kept[8] = "";
-    err[0] = '\0';
-    if (!RunPick_store(p, g, best, d, e0, err, sizeof err)) Util_strlcpy(kept, "no", sizeof kept);
+    char err[512] = "", note[RECORD_AUTO_NOTE_MAX];
+    bool kept = RunPick_store(p, g, best, d, e0, err, sizeof err);
+    snprintf(note, sizeof note, TUNED_NOTE_PREFIX "%.63s%s: picked at this shape, the fastest of %d "
+             "tuned neighbours' knobs measured here (%.40s's), p50 %.4g us%s", from->table,
+             from->shipped ? " (shipped)" : "", g->count, near, p->p50[best], rule_p50);
+    Text_sanitize(note, sizeof note, note); /* the table's file name is outside text */
     for (int i = 0; i < n; i++) {
-      if (!RunPick_sameProblem(&entries[i], e0) || entries[i].knobs_auto == PLAN_AUTO_NONE ||
-          entries[i].knobs_given != 0)
-        continue;
+      if (!RunPick_sameProblem(&entries[i], e0) || !RunPick_chosen(&entries[i])) continue;
       entries[i].knobs = p->cands[best].knobs;
-      snprintf(notes[i], sizeof notes[i], TUNED_NOTE_PREFIX "%.63s%s: picked at this shape, the "
-               "fastest of %d tuned neighbours' knobs measured here (%.40s's), p50 %.4g us%s",
-               from->table, from->shipped ? " (shipped)" : "", g->count, near, p->p50[best], rule_p50);
-      for (char *s = notes[i]; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+      Util_strlcpy(notes[i], note, sizeof notes[i]);
     }
-    if (!kept[0]) continue; /* the run's line for the entry says what was picked */
+    if (kept) continue; /* the run's line for the entry says what was picked */
     snprintf(line, sizeof line, "%s at %s: %s (%s's) was not kept in the tuned table: %s",
              e0->variant->name, shape, knobs, near, err);
-    fputs("benchtop: pick: ", stderr);
-    Text_print(stderr, line);
-    fputc('\n', stderr);
+    RunPick_say(line);
   }
 }
 
 void RunPick_free(RunPick *p) {
   free(p->cands);
-  free(p->group);
   free(p->p50);
   free(p->clock);
   free(p->groups);

@@ -19,8 +19,7 @@
 typedef struct RunPickGroup RunPickGroup;
 
 typedef struct RunPick {
-  PlanEntry *cands;    /* the candidates' entries, in submission order */
-  int *group;          /* cands[i] answers groups[group[i]] */
+  PlanEntry *cands;    /* the candidates' entries, in submission order, a group's together */
   double *p50;         /* cands[i]'s p50 (NAN until it passed) */
   char (*clock)[8];
   int ncands, ngroups, answered;

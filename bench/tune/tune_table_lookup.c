@@ -12,6 +12,7 @@
 #include "bench/tune/tune_table_io.h"
 #include "bench/tune/tune_transfer.h"
 #include "common/datadir.h"
+#include "common/text.h"
 #include "common/util.h"
 #include "kernels/jit.h"
 
@@ -212,19 +213,16 @@ int TunedTable_neighbours(const DeviceInfo *d, const Variant *v, const Shape *s,
   TunedPick *p = Util_xcalloc(1, sizeof *p);
   char why[400];
   p->cap = TUNED_NEIGHBOURS_MAX;
+  KnobValues kv[TUNED_NEIGHBOURS_MAX + 1]; /* out[j]'s, read once */
   int n = 0;
   if (TunedTable_gather(p, d, v, s, o, why, sizeof why) == 0)
     for (int i = 0; i < p->n && n < k; i++) {
       const TunedEntry *c = &p->cand[i];
       if (c->protocol_distance != p->cand[0].protocol_distance) break;
-      KnobValues kc, ko;
       char err[256];
       bool dup = false;
-      TunedTable_fits(v, c->knobs, s, &kc, err, sizeof err);
-      for (int j = 0; j < n && !dup; j++) {
-        TunedTable_fits(v, out[j].knobs, s, &ko, err, sizeof err);
-        dup = KnobValues_equal(v, &kc, &ko);
-      }
+      TunedTable_fits(v, c->knobs, s, &kv[n], err, sizeof err); /* it fits: TunedTable_consider */
+      for (int j = 0; j < n && !dup; j++) dup = KnobValues_equal(v, &kv[n], &kv[j]);
       if (!dup) out[n++] = *c;
     }
   free(p);
@@ -284,12 +282,6 @@ int TunedTable_checkShipped(const char *dir, int *stale, char *err, size_t errsi
   }
   closedir(d);
   return ok ? checked : -1;
-}
-
-/* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
-static void TunedTable_printable(char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
 }
 
 /* "a cold L2 and graph replay": the conditions of an entry or a run, in words. */
@@ -364,7 +356,8 @@ void TunedTable_resolve(PlanEntry *entries, int n, const DeviceInfo *d, char (*n
     } else {
       snprintf(notes[i], sizeof notes[i], "defaults: %s", why);
     }
-    TunedTable_printable(notes[i]);
+    /* Notes quote the device's name, which the worker reports: one printable line whatever it holds. */
+    Text_sanitize(notes[i], sizeof notes[i], notes[i]);
   }
 }
 
