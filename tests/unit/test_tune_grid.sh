@@ -256,6 +256,6 @@ rc=$?
 # --- the default grid is shipped, reads, and gets as far as a worker ----------------------
 FAKE_GPUS=0 BENCHTOP_WORKER=$WORKER "$BT" tune -v fa3,mma --grid default -o "$T/default.json" > /dev/null 2> "$T/default.err"
 rc=$?
-[ $rc -eq 3 ] && ! grep -q "skipped" "$T/default.err" && ok "--grid default: 56 problems read, every search has a space (exit 3: no GPU)" \
+[ $rc -eq 3 ] && ! grep -q "skipped" "$T/default.err" && ok "--grid default: 68 problems read, every search has a space (exit 3: no GPU)" \
   || { bad "--grid default rc $rc"; cat "$T/default.err"; }
 exit $fail
