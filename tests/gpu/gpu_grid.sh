@@ -34,7 +34,8 @@
 # pick was within 0.9 % of exhaustive; set empty, exhaustive: ~6 min a unit for fa3 at D = 64),
 # HELDOUT_SLICE (I/N: part b on every N-th unit only, to spread it over N device calls),
 # HELDOUT_PHASE (best: part b's tunes only, no table needed, kept across calls; judge: the
-# referee's rounds for units whose tune finished; all, the default: both),
+# referee's rounds for units whose tune finished; all, the default: both), HELDOUT_KEEP_JUDGED
+# (set: a unit whose referee finished all its rounds in an earlier call is not judged again),
 # GRID_GPUS (GPUs to use; default: all that nvidia-smi lists or CUDA_VISIBLE_DEVICES names),
 # GRID_DEADLINE (seconds, default 570: no new step starts after it), GRID_CACHE (JIT cache).
 set -u
@@ -120,6 +121,9 @@ heldout_unit() {
   fi
   if [ "$phase" != best ]; then
     [ -f "$OUTDIR/ex-$tag.done" ] || { echo "SKIP $tag: its tune did not finish"; return; }
+    if [ -n "${HELDOUT_KEEP_JUDGED:-}" ] && grep -q "^round \([0-9]*\) of \1 done" "$OUTDIR/ref-$tag.log" 2> /dev/null; then
+      echo "$tag $problem $v: judged in an earlier call, kept"; return
+    fi
     cp "$OUTDIR/ex-$tag.json" "$OUTDIR/st-$tag.json"
     rm -f "$OUTDIR/ref-$tag.json" "$OUTDIR/refauto-$tag.json"
     bash "$HERE/tune_referee.sh" "$BT" "$OUTDIR" "$tag" "$v" "$reps" "${GRID_REFEREE_ROUNDS:-3}" \
