@@ -31,10 +31,9 @@ splits split == "auto" ? auto_splits : min(split, ktiles)
 require smem <= smem_optin : decode: Q + stages*K/V tiles exceed this GPU's shared memory (fewer warps or stages)
 
 kernel attn_fwd grid(splits, B * Hkv, cdiv(rows, 16)) block(32 * warps) smem(smem)
+kernel combine     grid(splits > 1 ? cdiv(B * Hq * Sq * D / 8, 128) : 0) block(128)
 scratch o_f32 splits > 1 ? splits * B * Hq * Sq * D * 4 : 0
 scratch lse   splits > 1 ? splits * B * Hq * Sq * 4 : 0
-# one counter per block of query rows: how many of its splits are done
-scratch workspace splits > 1 ? B * Hkv * cdiv(rows, 16) * 4 : 0
 
 preset warps=4,stages=2
 preset warps=4,stages=3
@@ -48,11 +47,9 @@ preset warps=8,stages=2
 // block as one m16 tile, grid z for more) against one key range, so K and V are read once per
 // KV head, not once per query head. Inside the block each warp takes 16 keys of every
 // 16*warps-key tile (QK^T and PV are one m16n8k16 k-step each way), with its own online
-// softmax; the warps' partials merge through shared memory at the end. With one split the
-// block writes O itself; with more, each writes its partial and the last of a row block's
-// splits to finish (a counter in the workspace) merges them by log-sum-exp, as mma's combine
-// step does, in the same launch: a second kernel cost 2.4 us of 103 at 8x32/8x1/8192x128 on
-// an H100, more than the merge's few kilobytes of L2 reads. Tiles stream through a `stages`-deep cp.async ring, XOR-swizzled as in
+// softmax; the warps' partials merge through shared memory at the end, and a `combine` step
+// merges the splits by log-sum-exp (as mma's split-KV does), or the block writes O itself when
+// there is one split. Tiles stream through a `stages`-deep cp.async ring, XOR-swizzled as in
 // mma. Causal is bottom-right aligned: query s sees keys 0 .. s + Skv - Sq.
 // Expect in the metrics: DRAM throughput near the copy ceiling; tensor pipes nearly idle.
 #include "attn_params.h"
@@ -275,41 +272,6 @@ __device__ __forceinline__ void merge_and_store(const AttnParams &p, const Rows 
   }
 }
 
-// The splits' partials of the block's rows merged, one thread per (row, 8 columns): O = sum_z
-// 2^(lse_z - M) O_z / sum_z 2^(lse_z - M) over the splits that saw a key of that row
-// (lse_z > -inf), in split order whichever block merges. Read through L2 (__ldcg): other
-// SMs wrote them.
-__device__ __forceinline__ void merge_splits(const AttnParams &p, const Rows &rw) {
-  const size_t rows = (size_t)p.B * p.H * p.S;
-  const int splits = gridDim.x;
-  for (int i = threadIdx.x; i < 16 * CPR; i += NT) {
-    const int r = i / CPR, c = i % CPR;
-    const long long off = row_offset(p, rw, r);
-    if (off < 0) continue;
-    const size_t row = (size_t)(off / HEAD_DIM);
-    float M = NEG_INF;
-    for (int z = 0; z < splits; z++) M = fmaxf(M, __ldcg(p.lse + z * rows + row));
-    float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f}, wsum = 0.f;
-    for (int z = 0; z < splits; z++) {
-      const float lz = __ldcg(p.lse + z * rows + row);
-      if (lz == NEG_INF) continue;
-      const float w = bt_ex2(lz - M);
-      wsum += w;
-      const float4 *src = reinterpret_cast<const float4 *>(p.o_f32 + (z * rows + row) * HEAD_DIM + c * 8);
-      const float4 a = __ldcg(src), b = __ldcg(src + 1);
-      acc[0] += w * a.x; acc[1] += w * a.y; acc[2] += w * a.z; acc[3] += w * a.w;
-      acc[4] += w * b.x; acc[5] += w * b.y; acc[6] += w * b.z; acc[7] += w * b.w;
-    }
-    const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
-    uint4 out;
-    out.x = bt_pack2(acc[0] * inv, acc[1] * inv);
-    out.y = bt_pack2(acc[2] * inv, acc[3] * inv);
-    out.z = bt_pack2(acc[4] * inv, acc[5] * inv);
-    out.w = bt_pack2(acc[6] * inv, acc[7] * inv);
-    *reinterpret_cast<uint4 *>(static_cast<bt_elem *>(p.o) + off + c * 8) = out;
-  }
-}
-
 } // namespace
 
 extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
@@ -397,15 +359,34 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
   bt_cp_async_wait<0>();
   __syncthreads(); // the Q tile's space now holds the warps' bases and sums
   merge_and_store(p, rw, o, m, l, ring, reinterpret_cast<float *>(smem_raw), warp, lane);
-  if (gridDim.x == 1) return;
-  // Counted once this block's partials are visible; the last split merges, then clears the
-  // counter for the next launch (the worker zeroes the workspace before a record's first).
-  __threadfence();
-  unsigned *done = static_cast<unsigned *>(p.workspace) + blockIdx.y * gridDim.z + blockIdx.z;
-  const bool last = __syncthreads_or(tid == 0 && atomicAdd(done, 1u) == gridDim.x - 1);
-  if (!last) return;
-  __threadfence();
-  merge_splits(p, rw);
-  if (tid == 0) *done = 0;
 }
 
+// Split-KV combine, one thread per (query row, 8 columns): O = sum_z 2^(lse_z - M) O_z /
+// sum_z 2^(lse_z - M) over the splits that saw a key of that row (lse_z > -inf).
+extern "C" __global__ void __launch_bounds__(128) combine(const AttnParams p) {
+  const size_t rows = (size_t)p.B * p.H * p.S;
+  const size_t i = (size_t)blockIdx.x * 128 + threadIdx.x;
+  const size_t row = i / CPR;
+  const int c = (int)(i % CPR), splits = p.num_splits;
+  if (row >= rows || splits <= 1) return;
+  float M = NEG_INF;
+  for (int z = 0; z < splits; z++) M = fmaxf(M, p.lse[z * rows + row]);
+  float acc[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f}, wsum = 0.f;
+  for (int z = 0; z < splits; z++) {
+    const float lz = p.lse[z * rows + row];
+    if (lz == NEG_INF) continue;
+    const float w = bt_ex2(lz - M);
+    wsum += w;
+    const float4 *src = reinterpret_cast<const float4 *>(p.o_f32 + (z * rows + row) * HEAD_DIM + c * 8);
+    const float4 a = src[0], b = src[1];
+    acc[0] += w * a.x; acc[1] += w * a.y; acc[2] += w * a.z; acc[3] += w * a.w;
+    acc[4] += w * b.x; acc[5] += w * b.y; acc[6] += w * b.z; acc[7] += w * b.w;
+  }
+  const float inv = wsum > 0.f ? 1.f / wsum : 0.f;
+  uint4 out;
+  out.x = bt_pack2(acc[0] * inv, acc[1] * inv);
+  out.y = bt_pack2(acc[2] * inv, acc[3] * inv);
+  out.z = bt_pack2(acc[4] * inv, acc[5] * inv);
+  out.w = bt_pack2(acc[6] * inv, acc[7] * inv);
+  *reinterpret_cast<uint4 *>(static_cast<bt_elem *>(p.o) + row * HEAD_DIM + c * 8) = out;
+}

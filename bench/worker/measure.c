@@ -179,12 +179,6 @@ static MeasureStep Measure_prepare(Measurement *x) {
   int splits = plan->num_splits;
   if (!Buffers_ensure(g, &x->need, x->err, sizeof x->err))
     return Measure_stop(x, REC_NA, "n/a: ", x->err);
-  /* A variant may count in its workspace across the blocks of a launch (decode's last split
-   * merges): zero before its first launch, and each launch leaves it so. */
-  if (x->need.workspace_bytes &&
-      !Gpu_ok(cudaMemsetAsync(g->buf.workspace, 0, x->need.workspace_bytes, g->stream),
-              "clearing the variant's workspace", x->err, sizeof x->err))
-    return Measure_stop(x, REC_ERROR, "", x->err);
   x->progress("compiling", x->launch_ms, x->user);
   x->m = Gpu_module(g, v, &e->knobs, s->D, s->dtype, x->err, sizeof x->err);
   if (!x->m) return Measure_stop(x, REC_ERROR, "compile: ", x->err);
