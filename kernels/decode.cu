@@ -50,7 +50,8 @@ preset warps=8,stages=2
 // softmax; the warps' partials merge through shared memory at the end, and a `combine` step
 // merges the splits by log-sum-exp (as mma's split-KV does), or the block writes O itself when
 // there is one split. Tiles stream through a `stages`-deep cp.async ring, XOR-swizzled as in
-// mma. Causal is bottom-right aligned: query s sees keys 0 .. s + Skv - Sq.
+// mma; each warp loads the 16 keys it reads, so the warps stream independently, with no block
+// barrier in the loop. Causal is bottom-right aligned: query s sees keys 0 .. s + Skv - Sq.
 // Expect in the metrics: DRAM throughput near the copy ceiling; tensor pipes nearly idle.
 #include "attn_params.h"
 #include "common.cuh"
@@ -85,15 +86,16 @@ __device__ __forceinline__ int swz(int row, int chunk) {
   return row * HEAD_DIM + (bt_swizzle(row, chunk) << 3);
 }
 
-// Rows [row0, row0 + ROWS) of a [len, HEAD_DIM] head into a swizzled tile; rows at or past len
-// are zero-filled (cp.async of size 0 from the head's first row, never read).
-template <int ROWS>
-__device__ __forceinline__ void load_kv_tile(bt_elem *tile, const bt_elem *g, int row0, int len,
-                                             int tid) {
+// This warp's 16 rows (warp * 16 ..) of the tile of a [len, HEAD_DIM] head that starts at row0,
+// into the swizzled tile: each warp loads only the keys it reads, so a stage is the warp's own
+// and no block barrier orders the ring. Rows at or past len are zero-filled (cp.async of size 0
+// from the head's first row, never read).
+__device__ __forceinline__ void load_kv_rows(bt_elem *tile, const bt_elem *g, int row0, int len,
+                                             int warp, int lane) {
   const unsigned dst = bt_smem_u32(tile);
 #pragma unroll
-  for (int i = tid; i < ROWS * CPR; i += NT) {
-    const int r = i / CPR, c = i % CPR;
+  for (int i = lane; i < 16 * CPR; i += 32) {
+    const int r = warp * 16 + i / CPR, c = i % CPR;
     const bool ok = row0 + r < len;
     bt_cp_async16(dst + swz(r, c) * 2, ok ? g + (size_t)(row0 + r) * HEAD_DIM + c * 8 : g, ok);
   }
@@ -308,11 +310,12 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
   }
 
   load_q(sQ, p, rw, tid);
+  bt_cp_async_commit(); // Q alone: the block's barrier after it is the loop's only one
 #pragma unroll
   for (int st = 0; st < STAGES - 1; st++) {
     if (st < n_tiles) {
-      load_kv_tile<BLOCK_N>(sK + st * BLOCK_N * HEAD_DIM, K, (tile0 + st) * BLOCK_N, Skv, tid);
-      load_kv_tile<BLOCK_N>(sV + st * BLOCK_N * HEAD_DIM, V, (tile0 + st) * BLOCK_N, Skv, tid);
+      load_kv_rows(sK + st * BLOCK_N * HEAD_DIM, K, (tile0 + st) * BLOCK_N, Skv, warp, lane);
+      load_kv_rows(sV + st * BLOCK_N * HEAD_DIM, V, (tile0 + st) * BLOCK_N, Skv, warp, lane);
     }
     bt_cp_async_commit();
   }
@@ -333,12 +336,13 @@ extern "C" __global__ void __launch_bounds__(NT) attn_fwd(const AttnParams p) {
 
   int st_read = 0, st_write = STAGES - 1;
   for (int t = 0; t < n_tiles; t++) {
-    bt_cp_async_wait<STAGES - 2>();
-    __syncthreads();
+    bt_cp_async_wait<STAGES - 2>(); // Q and this warp's tile t have landed
+    if (t == 0) __syncthreads();     // every thread's part of Q (n_tiles is the block's)
+    else __syncwarp();               // the warp's rows of tile t, and tile t-1 read by all lanes
     const int tn = t + STAGES - 1;
     if (tn < n_tiles) {
-      load_kv_tile<BLOCK_N>(sK + st_write * BLOCK_N * HEAD_DIM, K, (tile0 + tn) * BLOCK_N, Skv, tid);
-      load_kv_tile<BLOCK_N>(sV + st_write * BLOCK_N * HEAD_DIM, V, (tile0 + tn) * BLOCK_N, Skv, tid);
+      load_kv_rows(sK + st_write * BLOCK_N * HEAD_DIM, K, (tile0 + tn) * BLOCK_N, Skv, warp, lane);
+      load_kv_rows(sV + st_write * BLOCK_N * HEAD_DIM, V, (tile0 + tn) * BLOCK_N, Skv, warp, lane);
     }
     bt_cp_async_commit();
     st_write = st_write == STAGES - 1 ? 0 : st_write + 1;
