@@ -50,8 +50,8 @@ preset warps=8,stages=2
 // softmax; the warps' partials merge through shared memory at the end, and a `combine` step
 // merges the splits by log-sum-exp (as mma's split-KV does), or the block writes O itself when
 // there is one split. Tiles stream through a `stages`-deep cp.async ring, XOR-swizzled as in
-// mma; each warp loads the 16 keys it reads, so the warps stream independently, with no block
-// barrier in the loop. Causal is bottom-right aligned: query s sees keys 0 .. s + Skv - Sq.
+// mma; each warp loads the 16 keys it reads, so the warps stream independently (no block
+// barrier in the loop: with one, the slowest warp's loads held all four back). Causal is bottom-right aligned: query s sees keys 0 .. s + Skv - Sq.
 // Expect in the metrics: DRAM throughput near the copy ceiling; tensor pipes nearly idle.
 #include "attn_params.h"
 #include "common.cuh"
