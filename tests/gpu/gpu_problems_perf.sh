@@ -22,7 +22,7 @@ DEC=8x32/8x1/8192x128:bf16,8x32/8x1/8192x128
 run() { # NAME VARIANT SHAPES [--knob K=V ...]
   local name=$1 variant=$2 shapes=$3; shift 3
   "${ENV[@]}" "$BT" run -v "$variant" "$@" -s "$shapes" --cold-l2 --reps 100 --metrics none \
-    --format json -o "$OUTDIR/perf-$name.json" > /dev/null 2> "$OUTDIR/perf-$name.err" ||
+    --format json --force -o "$OUTDIR/perf-$name.json" > /dev/null 2> "$OUTDIR/perf-$name.err" ||
     echo "run $name: exit $? ($(tail -n 1 "$OUTDIR/perf-$name.err"))"
 }
 # Each built-in at its plain knobs (the shipped table) and at a few settings; the best stands.
@@ -58,18 +58,18 @@ else SDPA=1; fi
 # The "faster than SDPA" targets again in PERF_ROUNDS interleaved rounds (default 3): fa3 and
 # decode at the knobs this call's tune found (else the plain run's), then SDPA's kernels, one
 # after the other; their verdicts are tests/gpu/perf_rounds.py's (medians over the rounds).
+# A folder of an earlier call keeps no rounds: the verdicts read every round-* file there.
+rm -f "$OUTDIR"/round-*
 if [ "$SDPA" = 1 ]; then
   [ -f "$OUTDIR/tuned-table.json" ] && export BENCHTOP_TUNED_TABLE=$OUTDIR/tuned-table.json
   for ((r = 1; r <= ${PERF_ROUNDS:-3}; r++)); do
     for v in fa3 decode; do
-      shapes=4x32/8x2048x128:causal:bf16,1x32/8x8192x128:causal:bf16
-      [ $v = decode ] && shapes=8x32/8x1/8192x128:bf16
-      "${ENV[@]}" "$BT" run -v $v --knob auto -s $shapes --cold-l2 --reps 100 --metrics none --format json \
-        -o "$OUTDIR/round-$r-$v.json" > /dev/null 2> "$OUTDIR/round-$r-$v.err" || echo "round $r $v: exit $?"
+      "${ENV[@]}" "$BT" run -v $v --knob auto -s "$(python3 "$HERE/perf_rounds.py" --problems $v)" --cold-l2 \
+        --reps 100 --metrics none --format json -o "$OUTDIR/round-$r-$v.json" > /dev/null \
+        2> "$OUTDIR/round-$r-$v.err" || echo "round $r $v: exit $?"
     done
-    PYTHONPATH="$ROOT/research" python3 "$HERE/perf_rounds.py" --sdpa \
-      4x32/8x2048x128:causal:bf16,1x32/8x8192x128:causal:bf16,8x32/8x1/8192x128:bf16 \
-      > "$OUTDIR/round-$r-sdpa.json" 2> "$OUTDIR/round-$r-sdpa.err" || echo "round $r SDPA: exit $?"
+    PYTHONPATH="$ROOT/research" python3 "$HERE/perf_rounds.py" --sdpa > "$OUTDIR/round-$r-sdpa.json" \
+      2> "$OUTDIR/round-$r-sdpa.err" || echo "round $r SDPA: exit $?"
   done
   unset BENCHTOP_TUNED_TABLE
 fi
@@ -117,9 +117,10 @@ for v in ("fa3", "mma"):
         verdict(None if not (a and b) else a <= 1.03 * b,
                 "%s bf16 within 3 %% of fp16 at %s: %s vs %s us (%s)" % (v, s[:-5], f(a), f(b), "%+.1f %%" % (100 * (a / b - 1)) if a and b else "-"))
 import perf_rounds  # tests/gpu/: the interleaved rounds' verdicts
-rounds = [v for v in perf_rounds.verdicts(out) if v[0] is not None]
+rounds = perf_rounds.verdicts(out)
+judged = any(ok is not None for ok, _ in rounds)
 def once(ok, text):  # one measurement of each side: the verdict when there are no rounds
-    (print("one measurement: %s" % text) if rounds else verdict(ok, text))
+    (print("one measurement: %s" % text) if judged else verdict(ok, text))
 for s in ("4x32/8x2048x128:causal:bf16", "1x32/8x8192x128:causal:bf16"):
     a, c, r = us("fa3", s), sd("cudnn", s), us("cudnn", s)
     once(None if not (a and c) else a <= c,
@@ -139,7 +140,7 @@ if d:
             bk, s, d["timing"]["p50"], f(o)))
 else:
     verdict(False, "decode at %s: no passing record" % s)
-for ok, text in perf_rounds.verdicts(out):
+for ok, text in rounds:
     verdict(ok, text)
 print("%s gpu_problems_perf: %d targets not met" % ("PASS" if not bad else "FAIL", bad))
 sys.exit(1 if bad else 0)

@@ -5,7 +5,8 @@ runs benchtop's kernel (OUTDIR/round-R-VARIANT.json, a benchtop session) and the
 drift fall on both sides. SDPA's cuDNN decode read 74.6 and 75.3 us in two device calls on one
 H200: one measurement of each side cannot call a 0.5 % difference.
 
-  perf_rounds.py --sdpa SHAPES > OUTDIR/round-R-sdpa.json   (needs PyTorch; research/ on PYTHONPATH)
+  perf_rounds.py --problems [VARIANT]                      (the targets' problems, comma-separated)
+  perf_rounds.py --sdpa > OUTDIR/round-R-sdpa.json          (needs PyTorch; research/ on PYTHONPATH)
   perf_rounds.py OUTDIR                                     (the verdicts; exit 1 when one failed)
 
 A verdict compares the medians over rounds of both sides' kernel p50s, and says in how many
@@ -78,6 +79,11 @@ def verdicts(outdir):
     return out
 
 
+def problems(variant=None):
+    """The targets' problems (of one variant), in TARGETS' order, each once."""
+    return list(dict.fromkeys(p for v, p, _, _ in TARGETS if variant in (None, v)))
+
+
 def time_sdpa(shapes):
     """SDPA's cuDNN and flash kernels at shapes (research/compare_sdpa.py), as {backend|problem: us}."""
     import compare_sdpa as cs
@@ -87,8 +93,11 @@ def time_sdpa(shapes):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "--sdpa":
-        json.dump(time_sdpa(argv[2].split(",")), sys.stdout)
+    if len(argv) in (2, 3) and argv[1] == "--problems":
+        print(",".join(problems(argv[2] if len(argv) == 3 else None)))
+        return 0
+    if len(argv) == 2 and argv[1] == "--sdpa":
+        json.dump(time_sdpa(problems()), sys.stdout)
         return 0
     if len(argv) != 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)

@@ -58,5 +58,7 @@ with tempfile.TemporaryDirectory() as t:
     check(all(ok is None for ok, _ in v) and perf_rounds.main(["perf_rounds.py", t]) == 0,
           "no rounds: every verdict missing, none failed")
 check(perf_rounds.main(["perf_rounds.py"]) == 2, "no folder: usage, exit 2")
+check(perf_rounds.problems("fa3") == [F1, F2] and perf_rounds.problems("decode") == [D]
+      and perf_rounds.problems() == [F1, F2, D], "the rounds run each target's problem once, by variant")
 print("%d checks, %d failed" % (checks, failed))
 sys.exit(1 if failed else 0)
