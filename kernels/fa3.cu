@@ -182,16 +182,17 @@ __device__ __forceinline__ Smem smem_layout(const unsigned char *raw) {
 }
 
 // Work tile t of the logical grid (x fastest: query blocks of one head run together, so their
-// K/V stay in L2); causal blocks heaviest first. Key ring r walks key tiles
+// K/V stay in L2; level: heads fastest); causal blocks heaviest first. Key ring r walks key tiles
 // [r * half, r * half + count(r)); the producer and the consumers derive it the same way here.
 struct WorkTile {
   int bh, m0, n_tiles, half;
   __device__ int count(int r) const { return max(0, min(half, n_tiles - r * half)); }
 };
-__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal, int Skv, int shift) {
+__device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, int bhs, bool level, bool causal,
+                                                int Skv, int shift) {
   WorkTile w;
-  w.bh = t / tiles_m;
-  const int x = t % tiles_m;
+  w.bh = level ? t % bhs : t / tiles_m;
+  const int x = level ? t / bhs : t % tiles_m;
   w.m0 = (causal ? tiles_m - 1 - x : x) * BLOCK_M;
   // Keys past the last one the block's last row sees (row + Skv - S when causal): never loaded.
   const int kv_end = causal ? min(Skv, w.m0 + BLOCK_M + shift) : Skv;
@@ -203,9 +204,9 @@ __device__ __forceinline__ WorkTile decode_tile(int t, int tiles_m, bool causal,
 // The work tiles of this block: first, first + step, ... below total.
 struct Walk {
   int tiles_m, total, first, step;
-  bool causal;
+  bool causal, level;
   int S, Skv, shift; // query and key lengths; shift = Skv - S, the causal diagonal's offset
-  __device__ WorkTile tile(int t) const { return decode_tile(t, tiles_m, causal, Skv, shift); }
+  __device__ WorkTile tile(int t) const { return decode_tile(t, tiles_m, total / tiles_m, level, causal, Skv, shift); }
 };
 __device__ __forceinline__ Walk block_walk(const AttnParams &p) {
   Walk k;
@@ -218,6 +219,10 @@ __device__ __forceinline__ Walk block_walk(const AttnParams &p) {
   // Persistent blocks: the engine launched min(total, SMs) of them, each walks every step-th.
   k.first = PERSIST ? (int)blockIdx.x : (int)(blockIdx.y * k.tiles_m + blockIdx.x);
   k.step = PERSIST ? (int)gridDim.x : k.total;
+  // Causal, persistent, >= 3 tiles a block: the heaviest query block of every head first, then
+  // the next (longest first over the whole grid; a block's stride otherwise mixes heavy and
+  // light tiles by accident). Fewer tiles, or blocks the hardware orders: head by head.
+  k.level = PERSIST && k.causal && k.total >= 3 * (int)gridDim.x;
   return k;
 }
 
