@@ -219,10 +219,11 @@ __device__ __forceinline__ Walk block_walk(const AttnParams &p) {
   // Persistent blocks: the engine launched min(total, SMs) of them, each walks every step-th.
   k.first = PERSIST ? (int)blockIdx.x : (int)(blockIdx.y * k.tiles_m + blockIdx.x);
   k.step = PERSIST ? (int)gridDim.x : k.total;
-  // Causal, persistent, >= 3 tiles a block: the heaviest query block of every head first, then
-  // the next (longest first over the whole grid; a block's stride otherwise mixes heavy and
-  // light tiles by accident). Fewer tiles, or blocks the hardware orders: head by head.
-  k.level = PERSIST && k.causal && k.total >= 3 * (int)gridDim.x;
+  // Causal and persistent, with >= 3 tiles a block or >= 16 query blocks a head (work from 1 to
+  // 16+ key tiles): the heaviest query block of every head first, then the next (longest first
+  // over the whole grid; a block's stride otherwise mixes heavy and light tiles by accident).
+  // Otherwise, or blocks the hardware orders: head by head.
+  k.level = PERSIST && k.causal && (k.total >= 3 * (int)gridDim.x || k.tiles_m >= 16);
   return k;
 }
 
