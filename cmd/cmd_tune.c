@@ -114,7 +114,7 @@ static const CommandOption tune_options[] = {
                                   "knobs lose there", .complete = CMD_COMPLETE_SESSION},
   [TUNE_RULE] = {.name = "rule", .value = CMD_CHOICE, .arg = "RULE",
                  .help = "with --transfer-eval: the rule to replay (default: all)",
-                 .choices = "all|nearest|feature|best-of-k|guarded|pick"},
+                 .choices = "all|nearest|feature|best-of-k|guarded|pick|pick+fit"},
   [TUNE_K] = {.name = "k", .value = CMD_INT, .arg = "N",
               .help = "with --transfer-eval: the nearest points best-of-k chooses among (default 3)",
               .lo = 1, .hi = 64},
@@ -213,12 +213,13 @@ static int Tune_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
   if (CommandArgs_has(a, TUNE_TRANSFER_EVAL)) {
-    static const char *const rules[] = {"all", "nearest", "feature", "best-of-k", "guarded", "pick"};
+    char rule[32] = "all"; /* the word of --rule's choices (the option's list is the one source) */
+    Command_choiceWord(tune_options[TUNE_RULE].choices, CommandArgs_choice(a, TUNE_RULE, 0), rule, sizeof rule);
     int nheld = CommandArgs_count(a, TUNE_HELDOUT);
     const char **held = Util_xcalloc((size_t)nheld + 1, sizeof *held);
     for (int i = 0; i < nheld; i++) held[i] = CommandArgs_nth(a, TUNE_HELDOUT, i);
     rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), held, nheld,
-                          rules[CommandArgs_choice(a, TUNE_RULE, 0)], (int)CommandArgs_int(a, TUNE_K, 3),
+                          rule, (int)CommandArgs_int(a, TUNE_K, 3),
                           CommandArgs_text(a, TUNE_VARIANTS, NULL));
     free(held);
     goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/tune/tune_table.h"
+#include "bench/tune/tune_wavefit.h"
 #include "common/text.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -19,12 +20,43 @@ static void RunPick_say(const char *text) {
   fputc('\n', stderr);
 }
 
+#define RUN_PICK_CANDS (RUN_PICK_MAX + WAVEFIT_FROM) /* a group's candidates at most */
+
 struct RunPickGroup {
   int entry;            /* the first entry of the group (variant, problem, conditions) */
   int first, count;     /* its candidates: cands[first .. first + count) */
+  int nfit;             /* of them, refitted to fewer waves (WaveFit_alternative) */
   KnobValues rule;      /* what the transfer rule chose (TunedTable_resolve), unmeasured */
   TunedEntry near[RUN_PICK_MAX];
+  int origin[RUN_PICK_CANDS]; /* candidate first + c: from near[origin[c]] */
+  bool fitted[RUN_PICK_CANDS]; /* ... refitted to fewer waves */
 };
+
+/* Whether kv is already among the group's candidates. */
+static bool RunPick_has(const RunPick *p, const RunPickGroup *g, const KnobValues *kv) {
+  for (int c = g->first; c < p->ncands; c++)
+    if (KnobValues_equal(p->cands[c].variant, &p->cands[c].knobs, kv)) return true;
+  return false;
+}
+
+/* The nearest candidates refitted to fewer rounds of waves at this problem, where one is. */
+static void RunPick_refit(RunPick *p, RunPickGroup *g, const DeviceInfo *d) {
+  DeviceProps dev;
+  Transfer_device(&dev, d->cc_major * 10 + d->cc_minor, d->sm_count);
+  int n = p->ncands;
+  for (int c = g->first; c < n && c < g->first + WAVEFIT_FROM; c++) {
+    KnobValues alt;
+    const PlanEntry *e = &p->cands[c];
+    if (!WaveFit_alternative(e->variant, &e->shape, &e->knobs, &dev, &alt) || RunPick_has(p, g, &alt)) continue;
+    p->cands[p->ncands] = *e;
+    p->cands[p->ncands].knobs = alt;
+    g->origin[p->ncands - g->first] = g->origin[c - g->first];
+    g->fitted[p->ncands - g->first] = true;
+    p->ncands++;
+    g->nfit++;
+    p->nfit++;
+  }
+}
 
 static bool RunPick_sameProblem(const PlanEntry *a, const PlanEntry *b) {
   return a->variant == b->variant && Shape_equal(&a->shape, &b->shape) &&
@@ -50,13 +82,14 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
     /* Nearest first: an entry at this very problem and conditions is a tune, not a transfer. */
     if (m > 0 && g->near[0].distance == 0 && g->near[0].protocol_distance == 0) continue;
     if (m < 2) continue; /* one set of knobs near: the rule's, nothing to choose between */
-    if (p->ncands + m > cap) { /* grows with the problems that need a pick, not the plan */
-      cap = 2 * cap + m;
+    if (p->ncands + m + WAVEFIT_FROM > cap) { /* grows with the problems that need a pick, not the plan */
+      cap = 2 * cap + m + WAVEFIT_FROM;
       p->cands = Util_xrealloc(p->cands, sizeof *p->cands * (size_t)cap);
     }
     g->entry = i;
     g->rule = entries[i].knobs; /* as TunedTable_resolve chose them */
     g->first = p->ncands;
+    g->nfit = 0;
     for (int c = 0; c < m; c++) {
       PlanEntry *e = &p->cands[p->ncands];
       *e = entries[i]; /* the same inputs (seed) for every candidate */
@@ -65,8 +98,11 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
       char err[256];
       Registry_defaults(e->variant, &e->knobs);
       if (!Registry_applyKnobs(e->variant, g->near[c].knobs, &e->knobs, false, err, sizeof err)) continue;
+      g->origin[p->ncands - g->first] = c;
+      g->fitted[p->ncands - g->first] = false;
       p->ncands++;
     }
+    RunPick_refit(p, g, d);
     g->count = p->ncands - g->first;
     if (g->count < 2) {
       p->ncands = g->first;
@@ -134,21 +170,25 @@ void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
     Shape_format(&e0->shape, shape, sizeof shape);
     if (tty) fprintf(stderr, "\r\033[K");
     if (best < 0) {
-      snprintf(line, sizeof line, "%s at %s: none of the %d tuned neighbours' knobs passed there; "
+      snprintf(line, sizeof line, "%s at %s: none of the %d candidates (tuned neighbours' knobs) passed there; "
                "running the transfer rule's", e0->variant->name, shape, g->count);
       RunPick_say(line);
       continue;
     }
-    const TunedEntry *from = &g->near[best - g->first];
+    const TunedEntry *from = &g->near[g->origin[best - g->first]];
+    bool fitted = g->fitted[best - g->first];
     Shape_format(&from->shape, near, sizeof near);
     Registry_formatKnobs(e0->variant, &p->cands[best].knobs, knobs, sizeof knobs);
     if (rule >= 0 && rule != best && isfinite(p->p50[rule]))
       snprintf(rule_p50, sizeof rule_p50, "; the transfer rule's %.4g us", p->p50[rule]);
     char err[512] = "", note[RECORD_AUTO_NOTE_MAX];
     bool kept = RunPick_store(p, g, best, d, e0, err, sizeof err);
+    char fits[48] = "";
+    if (g->nfit > 0) snprintf(fits, sizeof fits, " and %d refitted to fewer waves", g->nfit);
     snprintf(note, sizeof note, TUNED_NOTE_PREFIX "%.63s%s: picked at this shape, the fastest of %d "
-             "tuned neighbours' knobs measured here (%.40s's), p50 %.4g us%s", from->table,
-             from->shipped ? " (shipped)" : "", g->count, near, p->p50[best], rule_p50);
+             "tuned neighbours' knobs%s measured here (%.40s's%s), p50 %.4g us%s", from->table,
+             from->shipped ? " (shipped)" : "", g->count - g->nfit, fits, near,
+             fitted ? ", refitted to fewer waves" : "", p->p50[best], rule_p50);
     Text_sanitize(note, sizeof note, note); /* the table's file name is outside text */
     for (int i = 0; i < n; i++) {
       if (!RunPick_sameProblem(&entries[i], e0) || !RunPick_chosen(&entries[i])) continue;

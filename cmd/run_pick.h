@@ -1,8 +1,10 @@
 /* A plain run's pick: at a problem no table has tuned, the knobs of the nearest tuned problems
  * (TunedTable_neighbours) are measured there first, as Triton's autotuner measures its configs
- * at a new key; the fastest that passes runs, and the user's tuned table keeps it (picked_of),
- * so the next run at that problem takes it unmeasured. No transfer rule read off the grid comes
- * as close (docs/tuning.md: the held-out replay). */
+ * at a new key, with the nearest ones refitted to fewer rounds of waves at this problem
+ * (bench/tune/tune_wavefit.h: what no neighbour's winner can carry); the fastest that passes
+ * runs, and the user's tuned table keeps it (picked_of), so the next run at that problem takes
+ * it unmeasured. No transfer rule read off the grid comes as close (docs/tuning.md: the held-out
+ * replay). */
 #ifndef BENCHTOP_RUN_PICK_H
 #define BENCHTOP_RUN_PICK_H
 
@@ -23,6 +25,7 @@ typedef struct RunPick {
   double *p50;         /* cands[i]'s p50 (NAN until it passed) */
   char (*clock)[8];
   int ncands, ngroups, answered;
+  int nfit;            /* of the candidates, neighbours' knobs refitted to fewer waves */
   RunPickGroup *groups;
 } RunPick;
 

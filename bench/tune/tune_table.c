@@ -19,6 +19,8 @@
 #include "common/safe_file.h"
 #include "common/util.h"
 #include "cupti/chips.h"
+#include "kernels/jit.h"
+#include "kernels/registry.h"
 
 #define TUNED_MAX_ENTRIES 100000
 
@@ -245,6 +247,7 @@ static void TunedTable_put(TunedEntry **all, int *n, const TunedEntry *e) {
   (*all)[(*n)++] = *e;
 }
 
+#define TUNED_TABLE_OLD_MAX 16 /* variants whose stale winners a session counts */
 static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...) {
@@ -264,6 +267,9 @@ static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, T
   Session s;
   if (!Session_load(path, &s, err, errsize)) return false;
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char old_variant[TUNED_TABLE_OLD_MAX][sizeof ((TunedEntry *)0)->variant];
+  int old_count[TUNED_TABLE_OLD_MAX] = {0}, nold = 0, nlocal = 0;
+  char local_first[32] = "";
   char chip[16];
   bool ok = false;
   if (!s.has_device || !TunedTable_chipOf(s.device.name, chip, sizeof chip)) {
@@ -293,9 +299,8 @@ static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, T
       TunedTable_warn(warn, warnsize, "%s: %s at %s has no winner: left out", base, t->variant, shape);
       continue;
     }
-    if (strcmp(t->strategy, "exhaustive") != 0)
-      TunedTable_warn(warn, warnsize, "%s: %s at %s was searched by %s, not exhaustively", base,
-                      t->variant, shape, t->strategy);
+    if (strcmp(t->strategy, "exhaustive") != 0 && nlocal++ == 0) /* the first named, the others counted */
+      Util_strlcpy(local_first, t->strategy, sizeof local_first);
     if (!t->complete)
       TunedTable_warn(warn, warnsize, "%s: %s at %s: the search did not finish (%s); its winner is kept",
                       base, t->variant, shape, t->note[0] ? t->note : "stopped");
@@ -321,8 +326,26 @@ static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, T
                       t->variant, shape);
       continue;
     }
+    /* A winner of another source of the kernel would ship stale (a run takes it, though the
+     * kernel it was measured on is gone): left out, counted per variant. */
+    const Variant *v = Registry_find(t->variant);
+    char now[sizeof e.source_hash];
+    if (v && Jit_sourceHash(v, now, sizeof now) && strcmp(now, e.source_hash) != 0) {
+      int k = 0;
+      while (k < nold && strcmp(old_variant[k], t->variant) != 0) k++;
+      if (k == nold && nold < TUNED_TABLE_OLD_MAX) Util_strlcpy(old_variant[nold++], t->variant, sizeof old_variant[k]);
+      if (k < nold) old_count[k]++;
+      continue;
+    }
     TunedTable_put(all, n, &e);
   }
+  if (nlocal > 0)
+    TunedTable_warn(warn, warnsize, "%s: %d search%s not exhaustive (the first by %s): %s winner%s kept", base,
+                    nlocal, nlocal == 1 ? "" : "es", local_first, nlocal == 1 ? "its" : "their", nlocal == 1 ? "" : "s");
+  for (int k = 0; k < nold; k++)
+    TunedTable_warn(warn, warnsize, "%s: %d winner%s of %s measured on another source of the kernel than this "
+                    "build's: left out (tune %s again)", base, old_count[k], old_count[k] == 1 ? "" : "s",
+                    old_variant[k], old_count[k] == 1 ? "it" : "them");
   Session_free(&s);
   return ok;
 }

@@ -62,13 +62,21 @@ typedef struct TunedPick {
   TunedEntry cand[TUNED_NEIGHBOURS_MAX];
   int sms;       /* the device's SMs (the transfer rules count waves and fill) */
   int cc;        /* x10 */
+  char device[sizeof ((TunedEntry *)0)->device]; /* the device's name */
   char why[400]; /* why an entry at this very shape did not count */
 } TunedPick;
 
+/* Whether a ranks before b at equal conditions and distance: the kernel's current source before
+ * an older one's, then this device's entry before another device's of its chip (an H100's and an
+ * H200's at one shape), else the earlier (the user's table is read first). */
+static bool TunedTable_before(const TunedPick *p, bool stale, const char *device, const TunedEntry *b) {
+  if (stale != b->stale) return !stale;
+  return strcmp(device, p->device) == 0 && strcmp(b->device, p->device) != 0;
+}
+
 /* Keeps c among the nearest when its knobs fit. An entry tuned under the conditions asked for
  * (cold L2, graph replay) beats any tuned under others, however near; of those, the one with
- * fewer conditions unlike the run's, then the nearest shape (at equal distance the earlier:
- * the user's table is read first). */
+ * fewer conditions unlike the run's, then the nearest shape, then TunedTable_before. */
 static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *table, bool shipped,
                                 bool stale) {
   if (strcmp(c->variant, p->v->name) != 0) return;
@@ -81,7 +89,9 @@ static void TunedTable_consider(TunedPick *p, const TunedEntry *c, const char *t
                     : fmax(Transfer_distance(TRANSFER_RULE_DEFAULT, &c->shape, &p->shape, p->sms), TUNED_SAME_FEATURES);
   int at = p->n;
   while (at > 0 && (pd < p->cand[at - 1].protocol_distance ||
-                    (pd == p->cand[at - 1].protocol_distance && dist < p->cand[at - 1].distance)))
+                    (pd == p->cand[at - 1].protocol_distance &&
+                     (dist < p->cand[at - 1].distance ||
+                      (dist == p->cand[at - 1].distance && TunedTable_before(p, stale, c->device, &p->cand[at - 1]))))))
     at--;
   if (at >= p->cap) return;
   KnobValues kv;
@@ -161,6 +171,7 @@ static int TunedTable_gather(TunedPick *p, const DeviceInfo *d, const Variant *v
   p->graph = o->graph;
   p->sms = d->sm_count;
   p->cc = d->cc_major * 10 + d->cc_minor;
+  Util_strlcpy(p->device, d->name, sizeof p->device);
   bool known = TunedTable_chipOf(d->name, chip, sizeof chip);
   snprintf(why, whysize, "nothing tuned%s on this %.95s (%s%.15s)", o->cold_l2 ? " with a cold L2" : "",
            d->name, known ? "chip " : "its chip is unknown, so no shipped table applies",

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "bench/tune/tune_table.h"
+#include "bench/tune/tune_wavefit.h"
 #include "common/util.h"
 #include "kernels/knobs.h"
 #include "kernels/registry.h"
 
-static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded", "pick"};
+static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded", "pick", "pick+fit"};
 
 const char *TransferRule_name(TransferRule r) {
   return r >= 0 && r < TRANSFER_NRULES ? Transfer_names[r] : "?";
@@ -169,6 +170,7 @@ typedef struct TReplay {
   int n, k, sms;
   DeviceProps dev;
   bool has_dev;
+  char fit[RECORD_KNOBS_MAX]; /* PICK_FIT's refitted knobs when they are its pick */
 } TReplay;
 
 static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) {
@@ -182,7 +184,7 @@ static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) 
 /* The rule's pick for the held-out point from the grid's points but skip (-1: none, all of
  * them count): its knobs, the point(s) they came from in `from`. NULL when no point's winner
  * fits there. */
-static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoint *held, int skip, char *from,
+static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *held, int skip, char *from,
                                  size_t size) {
   int *order = Util_xmalloc(sizeof *order * (size_t)(x->n + 1)), m = 0;
   double *dist = Util_xmalloc(sizeof *dist * (size_t)(x->n + 1));
@@ -214,9 +216,12 @@ static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoi
       pick++;
     if (pick == kk) pick = 0; /* none fits better: the nearest */
   }
-  if (rule == TRANSFER_PICK) { /* the K nearest distinct winners; the fastest measured here */
+  const char *fitted = NULL; /* PICK_FIT: the refit that won, refitted from order[pick] */
+  if (rule == TRANSFER_PICK || rule == TRANSFER_PICK_FIT) { /* the K nearest distinct winners; the fastest measured here */
     int distinct = 0;
     double best_score = INFINITY, score;
+    DeviceProps dev;
+    Transfer_device(&dev, x->has_dev ? x->dev.cc : 0, x->sms);
     for (int j = 0; j < m && distinct < TRANSFER_PICK_K; j++) {
       bool dup = false;
       for (int i = 0; i < j && !dup; i++) dup = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
@@ -226,6 +231,21 @@ static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoi
       if (TPoint_score(held, x->pts[order[j]].winner, &score) == SCORE_OK && score < best_score) {
         best_score = score;
         pick = j;
+        fitted = NULL;
+      }
+      KnobValues kv, alt;
+      char err[256], text[RECORD_KNOBS_MAX];
+      Registry_defaults(x->v, &kv);
+      if (rule != TRANSFER_PICK_FIT || distinct > WAVEFIT_FROM ||
+          !Registry_applyKnobs(x->v, x->pts[order[j]].winner, &kv, false, err, sizeof err) ||
+          !WaveFit_alternative(x->v, &held->shape, &kv, &dev, &alt))
+        continue;
+      Registry_formatKnobs(x->v, &alt, text, sizeof text);
+      if (TPoint_score(held, text, &score) == SCORE_OK && score < best_score) {
+        best_score = score;
+        pick = j;
+        Util_strlcpy(x->fit, text, sizeof x->fit);
+        fitted = x->fit;
       }
     }
   }
@@ -251,7 +271,8 @@ static const char *Transfer_pick(const TReplay *x, TransferRule rule, const TPoi
     used += (size_t)snprintf(from + used, size - used, "%s%s%s (%.3g)", j ? ", " : "",
                              j == pick && kk > 1 ? "*" : "", name, dist[j]);
   }
-  const char *knobs = x->pts[order[pick]].winner;
+  const char *knobs = fitted ? fitted : x->pts[order[pick]].winner;
+  if (fitted && used < size) snprintf(from + used, size - used, ", refitted to fewer waves");
   free(order);
   free(dist);
   return knobs;
@@ -263,7 +284,7 @@ typedef struct TTally {
   double sum, worst;
 } TTally;
 
-static void Transfer_one(const TReplay *x, TransferRule rule, const TPoint *held, int skip, TTally *t,
+static void Transfer_one(TReplay *x, TransferRule rule, const TPoint *held, int skip, TTally *t,
                          bool verbose, FILE *out) {
   char from[600], shape[64];
   const char *knobs = Transfer_pick(x, rule, held, skip, from, sizeof from);
@@ -294,6 +315,7 @@ static void Transfer_summary(FILE *out, const char *variant, TransferRule rule, 
   char name[32];
   if (rule == TRANSFER_BEST_OF_K) snprintf(name, sizeof name, "best-of-%d", k);
   else if (rule == TRANSFER_PICK) snprintf(name, sizeof name, "pick-of-%d", TRANSFER_PICK_K);
+  else if (rule == TRANSFER_PICK_FIT) snprintf(name, sizeof name, "pick-of-%d+fit", TRANSFER_PICK_K);
   else snprintf(name, sizeof name, "%s", TransferRule_name(rule));
   fprintf(out, "%-9s %-11s %3d points: %3d scored, mean loss %5.1f %%, worst %5.1f %%, within 2/5/10 %%: "
           "%d/%d/%d; not measured there %d, failed there %d, nothing fits %d\n", variant, name, t->points,

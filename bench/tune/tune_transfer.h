@@ -24,6 +24,9 @@ typedef enum TransferRule {
   TRANSFER_PICK,      /* of the winners of the TRANSFER_PICK_K nearest problems (distinct knobs),
                          the fastest at the problem itself: a plain run's pick, which measures
                          them there (cmd/run_pick.c); the replay scores those measured there */
+  TRANSFER_PICK_FIT,  /* PICK's candidates and, for the WAVEFIT_FROM nearest, the setting that
+                         fills fewer rounds of waves (bench/tune/tune_wavefit.h): what a plain
+                         run's pick measures */
   TRANSFER_NRULES
 } TransferRule;
 

@@ -161,14 +161,19 @@ expect 1 "nothing matched, even without a threshold in JSON" -- "$bt" diff "$wor
 lad="$examples/ladder-2x8x512x64.json"
 if [ -f "$lad" ]; then
   # Two variants of which one is the slower on both shapes by over 6 % (mma and fa3 first) come
-  # from the example's data (re-recorded after kernel changes), not from this script.
+  # from the example's data (re-recorded after kernel changes), not from this script; --match
+  # pairs them only where the knobs both have hold the same values.
   order=$(python3 - "$lad" <<'PY'
 import itertools, json, sys
-p = {}
+p, k = {}, {}
 for r in json.load(open(sys.argv[1]))["records"]:
-    if r["status"] == "pass": p.setdefault(r["variant"], []).append(r["timing"]["p50"])
+    if r["status"] == "pass":
+        p.setdefault(r["variant"], []).append(r["timing"]["p50"])
+        k.setdefault(r["variant"], []).append(dict(kv.split("=") for kv in r["knobs"].split(",") if "=" in kv))
+def shared_agree(a, b):
+    return all(x[n] == y[n] for x, y in zip(k[a], k[b]) for n in x if n in y)
 for a, b in itertools.combinations(["mma", "fa3", "wmma", "wmma_qk", "cp_async"], 2):
-    if len(p.get(a, [])) != 2 or len(p.get(b, [])) != 2:
+    if len(p.get(a, [])) != 2 or len(p.get(b, [])) != 2 or not shared_agree(a, b):
         continue
     ratios = [x / y for x, y in zip(p[a], p[b])]
     if all(x > 1.06 for x in ratios): print(a, b); break

@@ -2,9 +2,9 @@
 # A plain run's pick (cmd/run_pick.c), through the scripted worker (FAKE_TUNE=1 FAKE_GRID=1: a
 # latency that is a fixed function of the knobs and the kind of problem) on a made-up H100
 # with a shipped table of three fa3 entries near 5x32x192x128, none at it. Checks: the first
-# run measures the three entries' knobs there, runs the fastest (not the transfer rule's,
-# which is slower here), saves only the run's record, and the user's table keeps the pick
-# (picked_of 3); the next run takes it unmeasured; --pick 0 runs the rule's knobs and keeps
+# run measures the three entries' knobs there and the one of them (persist=0) refitted to fewer
+# waves of SMs at the problem, runs the fastest (not the transfer rule's, which is slower here),
+# saves only the run's record, and the user's table keeps the pick (picked_of 4); the next run takes it unmeasured; --pick 0 runs the rule's knobs and keeps
 # nothing; a candidate that fails verification is passed over; a --cold-l2 run picks again,
 # under its own conditions; two GPUs give the same pick, each record with its note; replay
 # repeats the picked knobs without picking; Ctrl-C during the pick keeps nothing; a table that
@@ -59,17 +59,17 @@ entry() { python3 -c 'import json,sys; e = json.load(open(sys.argv[1]))["entries
 "$BT" run -v fa3 -s $P --metrics none -o "$T/a.json" > "$T/a.out" 2> "$T/a.err"
 rc=$?
 check "first run exit 0" "[ $rc -eq 0 ]"
-check "first run measures the 3 neighbours' knobs" "grep -q 'pick: 1 problem no table has tuned: measuring 3' '$T/a.err'"
+check "first run measures the 3 neighbours' knobs and 1 refitted to fewer waves" "grep -q 'pick: 1 problem no table has tuned: measuring 4 tuned neighbours. knobs there first, 1 of them refitted to fewer waves' '$T/a.err'"
 rec "$T/a.json" > "$T/a.rec"
 check "only the run's record is saved" "[ \"\$(head -1 '$T/a.rec')\" = 1 ]"
-check "it runs the fastest, not the rule's" "grep -q '^$BEST |.*picked at this shape, the fastest of 3' '$T/a.rec'"
+check "it runs the fastest, not the rule's" "grep -q '^$BEST |.*picked at this shape, the fastest of 3 tuned neighbours. knobs and 1 refitted to fewer waves' '$T/a.rec'"
 check "the rule's knobs are slower here (the test means something)" "[ '$BEST' != '$RULE' ]"
-check "the user's table keeps the pick" "entry '$T/tuned.json' | grep -qx '$P False $BEST 3'"
+check "the user's table keeps the pick" "entry '$T/tuned.json' | grep -qx '$P False $BEST 4'"
 
 # 2. The next run takes it unmeasured.
 "$BT" run -v fa3 -s $P --metrics none -o "$T/b.json" > /dev/null 2> "$T/b.err"
 check "second run does not pick" "! grep -q 'pick:' '$T/b.err'"
-check "second run says where its knobs came from" "rec '$T/b.json' | grep -q '^$BEST |.*picked at this shape (the fastest of 3'"
+check "second run says where its knobs came from" "rec '$T/b.json' | grep -q '^$BEST |.*picked at this shape (the fastest of 4'"
 
 # 3. --pick 0: the transfer rule's knobs, nothing kept.
 rm -f "$T/tuned.json"
@@ -87,7 +87,7 @@ rm -f "$T/tuned.json"
 "$BT" run -v fa3 -s $P --metrics none -o "$T/e1.json" > /dev/null 2>&1
 "$BT" run -v fa3 -s $P --metrics none --cold-l2 -o "$T/e2.json" > /dev/null 2> "$T/e2.err"
 check "a cold-L2 run picks under its conditions" "grep -q 'pick: 1 problem' '$T/e2.err'"
-check "the table keeps the warm and the cold pick" "[ \$(entry '$T/tuned.json' | grep -c ' 3\$') -eq 2 ] && entry '$T/tuned.json' | grep -q '^$P True '"
+check "the table keeps the warm and the cold pick" "[ \$(entry '$T/tuned.json' | grep -c ' 4\$') -eq 2 ] && entry '$T/tuned.json' | grep -q '^$P True '"
 rm -f "$T/tuned.json"
 
 # 6. Two GPUs: the same pick; every record keeps its entry's note and place.

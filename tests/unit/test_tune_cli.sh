@@ -24,7 +24,9 @@ n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["record
 rm -f "$T/tuned.json"
 
 # --- a budget of 20 on two shapes of mma (115 configurations each after refusals) ----------
-"$BT" tune -v mma -s 2x8x512x64,2x8x512x64:causal --budget 20 --metrics none -o "$T/t.json" \
+# (FAKE_SOURCES: the records name this build's kernel source, as a GPU's do; tune-table keeps
+# only such winners)
+FAKE_SOURCES=1 "$BT" tune -v mma -s 2x8x512x64,2x8x512x64:causal --budget 20 --metrics none -o "$T/t.json" \
   > "$T/out.txt" 2> "$T/err.txt"
 rc=$?
 [ $rc -eq 0 ] && ok "tune exit 0" || { bad "tune exit $rc"; cat "$T/err.txt"; }
@@ -243,6 +245,21 @@ got = sorted((e["shape"], e["knobs"]) for e in t["entries"])
 sys.exit(0 if t["chip"] == "GH100" and t["revision"] == s["revision"] and t["generator"] and t["created"]
          and t["from"] == ["t-h100.json"] and got == win and all(e["chip"] == "GH100" for e in t["entries"]) else 1)
 PY
+# A winner measured on another source of the kernel is left out, with a note that says so:
+# shipped, a run would take knobs of a kernel that is gone.
+python3 - "$T/t-h100.json" "$T/t-old.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+w = s["tune"][0]["winner"]
+s["records"][w]["build"]["source_hash"] = "00000000000000aa"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$BT" tune-table "$T/t-old.json" -o "$T/GH100-old.json" > "$T/tto.txt" 2> "$T/tto.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "1 entries for GH100\|1 entry for GH100" "$T/tto.txt" \
+  && grep -q "t-old.json: 1 winner of mma measured on another source of the kernel than this build's: left out" "$T/tto.err" \
+  && ok "tune-table leaves out a winner of another kernel source, and says so" \
+  || { bad "tune-table kept a winner of another kernel source (exit $rc)"; cat "$T/tto.txt" "$T/tto.err"; }
 expect_one() { # name cmd... : exit 1, one line (besides notes about the sessions)
   local name=$1 err rc n
   shift

@@ -288,6 +288,35 @@ static void test_tableShippedLookup(const TableTest *t) {
   CHECK(TunedTable_lookup(&d, fa3, &small, &warm, &got, why, sizeof why) == 1 && !got.shipped);
   CHECK(TunedTable_lookup(&d, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.shipped);
   unlink(spath2);
+  /* At one shape, an entry of an older kernel source ranks after one of this source, listed
+   * first or not; of two of this source, the asking device's own comes first (H100 and H200). */
+  char off[4400];
+  snprintf(off, sizeof off, "%s.off", spath);
+  CHECK(rename(spath, off) == 0); /* only the entries below, in the order written */
+  char *both = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"chip\": \"GH100\", \"entries\": ["
+      "{\"device\": \"NVIDIA H100 80GB HBM3\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000,"
+      " \"variant\": \"fa3\", \"source_hash\": \"00000000000000aa\", \"shape\": \"8x16x4096x64\", \"knobs\": \"%s\", \"p50\": 999},"
+      "{\"device\": \"NVIDIA H200\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000,"
+      " \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\", \"knobs\": \"%s\", \"p50\": 888}%s]}",
+      e[0].knobs, hash, e[0].knobs, "");
+  CHECK(Util_writeFileAtomic(spath2, both, strlen(both), err, sizeof err));
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.p50 == 888 && !got.stale);
+  free(both);
+  char own[600];
+  snprintf(own, sizeof own, ",{\"device\": \"NVIDIA H100 80GB HBM3\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000,"
+           " \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\", \"knobs\": \"%s\", \"p50\": 777}",
+           hash, e[0].knobs);
+  both = Util_asprintf(
+      "{\"schema\": \"benchtop.tuned/1\", \"chip\": \"GH100\", \"entries\": ["
+      "{\"device\": \"NVIDIA H200\", \"chip\": \"GH100\", \"cc\": 90, \"driver\": 13000,"
+      " \"variant\": \"fa3\", \"source_hash\": \"%s\", \"shape\": \"8x16x4096x64\", \"knobs\": \"%s\", \"p50\": 888}%s]}",
+      hash, e[0].knobs, own);
+  CHECK(Util_writeFileAtomic(spath2, both, strlen(both), err, sizeof err));
+  CHECK(TunedTable_lookup(&h100, fa3, &big, &warm, &got, why, sizeof why) == 1 && got.p50 == 777);
+  free(both);
+  unlink(spath2);
+  CHECK(rename(off, spath) == 0);
   int stale = -1;
   CHECK(TunedTable_checkShipped(sdir, &stale, err, sizeof err) == 1 && stale == 0);
 }

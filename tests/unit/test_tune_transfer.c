@@ -10,6 +10,7 @@
 #include "bench/plan.h"
 #include "bench/tune/tune_table.h"
 #include "bench/tune/tune_transfer.h"
+#include "bench/tune/tune_wavefit.h"
 #include "check.h"
 #include "common/util.h"
 #include "kernels/jit.h"
@@ -39,6 +40,46 @@ static void test_tilesFit(void) {
   CHECK(Transfer_tilesFit(mma, "block_m=100", &s256, &s192, &dev));
   TransferRule r;
   CHECK(TransferRule_parse("guarded", &r) && r == TRANSFER_GUARDED && TRANSFER_RULE_DEFAULT == TRANSFER_GUARDED);
+}
+
+/* Wave-fit: mma at 5x32x192x128 with 64-row blocks is 480 blocks; at 3 stages of 32-key tiles
+ * (64 KiB) an H100 SM holds 3 of them, 396 a wave: 2 rounds, the second a fifth full. At 2 stages
+ * (48 KiB) it holds 4: one round. The refit finds a setting of one round, the same splits and
+ * block_m, at most two knobs away; a launch already one round, or persistent, has none. */
+static void test_waveFit(void) {
+  const Variant *mma = Registry_find("mma"), *fa3 = Registry_find("fa3");
+  CHECK(mma && fa3);
+  if (!mma || !fa3) return;
+  DeviceProps h100, l4;
+  Transfer_device(&h100, 90, 132);
+  Transfer_device(&l4, 89, 58);
+  Shape s = test_shape("5x32x192x128");
+  KnobValues kv, alt;
+  char err[256], text[200];
+  Registry_defaults(mma, &kv);
+  CHECK(Registry_applyKnobs(mma, KNOBS_BM64, &kv, false, err, sizeof err));
+  int rounds, splits;
+  double fill;
+  CHECK(WaveFit_rounds(mma, &s, &kv, &h100, &rounds, &fill, &splits) && rounds == 2 && splits == 1 &&
+        fill > 0.6 && fill < 0.62); /* 480 of 792 */
+  CHECK(WaveFit_alternative(mma, &s, &kv, &h100, &alt));
+  Registry_formatKnobs(mma, &alt, text, sizeof text);
+  int r2, sp2, changed = 0;
+  double f2;
+  for (int i = 0; i < mma->nknobs; i++) changed += alt.idx[i] != kv.idx[i];
+  CHECK(WaveFit_rounds(mma, &s, &alt, &h100, &r2, &f2, &sp2) && r2 == 1 && sp2 == 1 && changed >= 1 && changed <= 2);
+  CHECK(strstr(text, "block_m=64,") != NULL); /* never smaller query blocks */
+  printf("  refit at 5x32x192x128 on an H100: %s\n", text);
+  /* An L4 (58 SMs, 100 KiB a SM): 1 block of 64 KiB a SM, 9 rounds; a refit has fewer. */
+  CHECK(WaveFit_rounds(mma, &s, &kv, &l4, &rounds, &fill, &splits) && rounds == 9);
+  CHECK(WaveFit_alternative(mma, &s, &kv, &l4, &alt) && WaveFit_rounds(mma, &s, &alt, &l4, &r2, &f2, &sp2) && r2 < 9);
+  /* One round already: nothing to gain. */
+  Shape small = test_shape("1x8x192x128");
+  CHECK(!WaveFit_alternative(mma, &small, &kv, &h100, &alt));
+  /* A persistent launch walks its tiles itself: no waves to refit. */
+  Registry_defaults(fa3, &kv);
+  CHECK(Registry_applyKnobs(fa3, "persist=1", &kv, false, err, sizeof err));
+  CHECK(!WaveFit_rounds(fa3, &s, &kv, &h100, &rounds, &fill, &splits) && !WaveFit_alternative(fa3, &s, &kv, &h100, &alt));
 }
 
 /* A shipped GH100 table of the two entries above: a plain run at S = 192 takes the farther
@@ -94,6 +135,7 @@ static void test_lookup(void) {
 
 int main(void) {
   test_tilesFit();
+  test_waveFit();
   test_lookup();
   return Check_done("test_tune_transfer");
 }
