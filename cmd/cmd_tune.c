@@ -182,6 +182,19 @@ out:
   return rc;
 }
 
+/* --transfer-eval: the replay of the transfer rules, nothing measured. */
+static int Tune_transferEval(const CommandArgs *a) {
+  char rule[32] = "all"; /* --rule's word: the option's choices are the one list */
+  (void)Command_choiceWord(tune_options[TUNE_RULE].choices, CommandArgs_choice(a, TUNE_RULE, 0), rule, sizeof rule);
+  int nheld = CommandArgs_count(a, TUNE_HELDOUT);
+  const char **held = Util_xcalloc((size_t)nheld + 1, sizeof *held);
+  for (int i = 0; i < nheld; i++) held[i] = CommandArgs_nth(a, TUNE_HELDOUT, i);
+  int rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), held, nheld, rule,
+                            (int)CommandArgs_int(a, TUNE_K, 3), CommandArgs_text(a, TUNE_VARIANTS, NULL));
+  free(held);
+  return rc;
+}
+
 static int Tune_exec(const CommandArgs *a) {
   Command_kernelDirs(a, TUNE_KERNELS);
   TuneCli cli;
@@ -213,15 +226,7 @@ static int Tune_exec(const CommandArgs *a) {
   if (CommandArgs_has(a, TUNE_BUDGET) && !Tune_budget(CommandArgs_text(a, TUNE_BUDGET, ""), &cli.req))
     goto out;
   if (CommandArgs_has(a, TUNE_TRANSFER_EVAL)) {
-    char rule[32] = "all"; /* the word of --rule's choices (the option's list is the one source) */
-    Command_choiceWord(tune_options[TUNE_RULE].choices, CommandArgs_choice(a, TUNE_RULE, 0), rule, sizeof rule);
-    int nheld = CommandArgs_count(a, TUNE_HELDOUT);
-    const char **held = Util_xcalloc((size_t)nheld + 1, sizeof *held);
-    for (int i = 0; i < nheld; i++) held[i] = CommandArgs_nth(a, TUNE_HELDOUT, i);
-    rc = TuneCmd_transfer(CommandArgs_text(a, TUNE_TRANSFER_EVAL, ""), held, nheld,
-                          rule, (int)CommandArgs_int(a, TUNE_K, 3),
-                          CommandArgs_text(a, TUNE_VARIANTS, NULL));
-    free(held);
+    rc = Tune_transferEval(a);
     goto out;
   }
   if (CommandArgs_has(a, TUNE_GRID) || CommandArgs_has(a, TUNE_TABLE_OUT)) {

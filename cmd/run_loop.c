@@ -281,11 +281,9 @@ static void RunLoop_resolveAuto(RunState *st, const DeviceInfo *d) {
   st->device = *d;
   int m = RunPick_plan(&st->pick, st->entries, st->n, d, st->pick_k);
   if (m > 0) {
-    char fits[64] = "";
-    if (st->pick.nfit > 0) snprintf(fits, sizeof fits, ", %d of them refitted to fewer waves", st->pick.nfit);
-    fprintf(stderr, "benchtop: pick: %d problem%s no table has tuned: measuring %d tuned "
-            "neighbours' knobs there first%s (--pick 0: the transfer rule's, unmeasured)\n",
-            st->pick.ngroups, st->pick.ngroups == 1 ? "" : "s", m, fits);
+    fprintf(stderr, "benchtop: pick: %d problem%s no table has tuned: measuring %d tuned neighbours' knobs there "
+            "first, %d of them refitted to fewer waves (--pick 0: the transfer rule's, unmeasured)\n",
+            st->pick.ngroups, st->pick.ngroups == 1 ? "" : "s", m, st->pick.nfit);
     st->picking = true;
     st->pick_pb = Prebuild_start(st->pick.cands, m, d->cc_major * 10 + d->cc_minor, Prebuild_defaultJobs());
     RunnerPool_submit(st->r, st->pick.cands, m);
