@@ -66,11 +66,12 @@ bool WaveFit_alternative(const Variant *v, const Shape *s, const KnobValues *kv,
   int bm = Registry_knobIndex(v, "block_m");
   long long bm0 = bm >= 0 ? Registry_knobNumber(v, kv, bm) : 0;
   bool found = false;
+  int tries = 0;
   /* Every setting one or two knobs away: i alone (j == i), or i and j. */
   for (int i = 0; i < v->nknobs; i++)
     for (int j = i; j < v->nknobs; j++)
       for (int a = 0; a < v->knobs[i].nvalues; a++)
-        for (int b = 0; b < (j == i ? 1 : v->knobs[j].nvalues); b++) {
+        for (int b = 0; b < (j == i ? 1 : v->knobs[j].nvalues) && tries < WAVEFIT_TRIES; b++) {
           KnobValues c = *kv;
           c.idx[i] = a;
           if (j != i) c.idx[j] = b;
@@ -79,6 +80,7 @@ bool WaveFit_alternative(const Variant *v, const Shape *s, const KnobValues *kv,
           if (bm >= 0 && Registry_knobNumber(v, &c, bm) < bm0) continue;
           int rounds;
           double fill;
+          tries++;
           if (!WaveFit_try(v, s, &c, dev, splits0, &rounds, &fill) || rounds >= rounds0) continue;
           bool better = rounds < best_rounds ||
                         (rounds == best_rounds && (fill > best_fill + 1e-9 ||

@@ -14,6 +14,7 @@
 
 #define WAVEFIT_FROM 3    /* the nearest candidates a pick refits */
 #define WAVEFIT_CHANGES 2 /* knobs a refit may change */
+#define WAVEFIT_TRIES 4096 /* settings one refit plans at most (declared ranges reach 256 values) */
 
 /* Rounds of waves of the launch of v at s with kv on dev: its largest kernel's blocks over the SMs
  * times the blocks one SM holds (by shared memory, threads and the architecture's block limit;
@@ -24,7 +25,8 @@ bool WaveFit_rounds(const Variant *v, const Shape *s, const KnobValues *kv, cons
 
 /* The setting of at most WAVEFIT_CHANGES knobs changed from kv, with the same splits of the keys
  * and no smaller block_m, that v runs at s in the fewest rounds, fewer than kv's (then the best
- * filled last round, then the fewest changes). False when none has fewer. */
+ * filled last round, then the fewest changes), of the first WAVEFIT_TRIES settings in knob
+ * order. False when none has fewer. */
 bool WaveFit_alternative(const Variant *v, const Shape *s, const KnobValues *kv, const DeviceProps *dev,
                          KnobValues *out);
 

@@ -82,6 +82,39 @@ static void test_waveFit(void) {
   CHECK(!WaveFit_rounds(fa3, &s, &kv, &h100, &rounds, &fill, &splits) && !WaveFit_alternative(fa3, &s, &kv, &h100, &alt));
 }
 
+/* A declaration of 16 knobs of 256 values each (7.9 million settings two knobs away): a refit
+ * plans at most WAVEFIT_TRIES of them, so a plain run's pick stays quick, and still finds
+ * fewer rounds. */
+static void test_waveFitWide(void) {
+  char text[4096];
+  size_t used = (size_t)snprintf(text, sizeof text, "/* benchtop\nname wide\nsummary wide knobs\nhead_dims 64\n"
+                                 "arch sm_80\ntolerance 2e-3\nknob a A 1..256 default 256 : shared memory / 256\n");
+  for (int k = 1; k < 16; k++)
+    used += (size_t)snprintf(text + used, sizeof text - used, "knob k%d K%d 1..256 : unused\n", k, k);
+  snprintf(text + used, sizeof text - used, "kernel attn_fwd grid(cdiv(S, 64), B * H, 1) block(128) smem(a * 256)\n*/\n"
+           "extern \"C\" __global__ void attn_fwd(AttnParams p) {}\n");
+  char err[512];
+  Variant *v = Registry_parseFile("/tmp/wide.cu", text, err, sizeof err);
+  CHECK(v != NULL && v->nknobs == 16);
+  if (!v) {
+    printf("  %s\n", err);
+    return;
+  }
+  DeviceProps h100;
+  Transfer_device(&h100, 90, 132);
+  Shape s = test_shape("4x32x1024x64"); /* 2048 blocks */
+  KnobValues kv, alt;
+  Registry_defaults(v, &kv); /* a = 256: 64 KiB, 3 blocks a SM: 6 rounds */
+  int rounds, splits, r2, sp2;
+  double fill, f2, t0 = Util_nowMs();
+  CHECK(WaveFit_rounds(v, &s, &kv, &h100, &rounds, &fill, &splits) && rounds == 6);
+  CHECK(WaveFit_alternative(v, &s, &kv, &h100, &alt) && WaveFit_rounds(v, &s, &alt, &h100, &r2, &f2, &sp2) && r2 < rounds);
+  double ms = Util_nowMs() - t0;
+  CHECK(ms < 500);
+  printf("  a refit among 16 knobs of 256 values: %d -> %d rounds in %.0f ms\n", rounds, r2, ms);
+  Registry_freeVariant(v);
+}
+
 /* A shipped GH100 table of the two entries above: a plain run at S = 192 takes the farther
  * entry's knobs and says which nearer one it passed over; at the tuned shape, its own. */
 static void test_lookup(void) {
@@ -136,6 +169,7 @@ static void test_lookup(void) {
 int main(void) {
   test_tilesFit();
   test_waveFit();
+  test_waveFitWide();
   test_lookup();
   return Check_done("test_tune_transfer");
 }
