@@ -59,13 +59,9 @@ static bool Transfer_tiles(const Variant *v, const KnobValues *kv, const Shape *
   LaunchPlan plan;
   char err[256];
   if (!Registry_plan(v, s, kv, dev, &plan, err, sizeof err)) return false;
-  double blocks = 0;
-  for (int i = 0; i < plan.nsteps; i++) {
-    const LaunchDims *d = &plan.dims[i];
-    double b = (double)d->grid[0] * d->grid[1] * d->grid[2];
-    if (!plan.skip[i] && b > blocks) blocks = b;
-  }
-  *fill = fmin(1.0, blocks / dev->sm_count);
+  long long blocks;
+  WaveFit_largest(&plan, &blocks);
+  *fill = fmin(1.0, (double)blocks / dev->sm_count);
   int k = Registry_knobIndex(v, "block_m");
   long long bm = k >= 0 ? Registry_knobNumber(v, kv, k) : 0;
   *pad = bm > 0 ? (double)((s->S + bm - 1) / bm * bm) / s->S : 1.0;

@@ -17,21 +17,27 @@ static void WaveFit_smLimits(const DeviceProps *dev, long long *smem, int *threa
   }
 }
 
+const LaunchDims *WaveFit_largest(const LaunchPlan *plan, long long *blocks) {
+  const LaunchDims *big = NULL;
+  *blocks = 0;
+  for (int i = 0; i < plan->nsteps; i++) {
+    const LaunchDims *d = &plan->dims[i];
+    long long b = (long long)d->grid[0] * d->grid[1] * d->grid[2];
+    if (!plan->skip[i] && b > *blocks) {
+      *blocks = b;
+      big = d;
+    }
+  }
+  return big;
+}
+
 bool WaveFit_rounds(const Variant *v, const Shape *s, const KnobValues *kv, const DeviceProps *dev,
                     int *rounds, double *fill, int *splits) {
   LaunchPlan plan;
   char err[256];
   if (!Registry_plan(v, s, kv, dev, &plan, err, sizeof err)) return false;
-  const LaunchDims *big = NULL;
-  long long blocks = 0;
-  for (int i = 0; i < plan.nsteps; i++) {
-    const LaunchDims *d = &plan.dims[i];
-    long long b = (long long)d->grid[0] * d->grid[1] * d->grid[2];
-    if (!plan.skip[i] && b > blocks) {
-      blocks = b;
-      big = d;
-    }
-  }
+  long long blocks;
+  const LaunchDims *big = WaveFit_largest(&plan, &blocks);
   if (!big || big->persistent || dev->sm_count <= 0) return false;
   long long smem, threads = (long long)big->block[0] * big->block[1] * big->block[2];
   int sm_threads, sm_blocks;

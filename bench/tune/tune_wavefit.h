@@ -16,6 +16,9 @@
 #define WAVEFIT_CHANGES 2 /* knobs a refit may change */
 #define WAVEFIT_TRIES 4096 /* settings one refit plans at most (declared ranges reach 256 values) */
 
+/* The launch's largest kernel (of those launched) and its blocks; NULL and 0 when none. */
+const LaunchDims *WaveFit_largest(const LaunchPlan *plan, long long *blocks);
+
 /* Rounds of waves of the launch of v at s with kv on dev: its largest kernel's blocks over the SMs
  * times the blocks one SM holds (by shared memory, threads and the architecture's block limit;
  * registers are unknown before the compile and not counted), and the share of the last round
