@@ -114,7 +114,7 @@ static const CommandOption tune_options[] = {
                                   "knobs lose there", .complete = CMD_COMPLETE_SESSION},
   [TUNE_RULE] = {.name = "rule", .value = CMD_CHOICE, .arg = "RULE",
                  .help = "with --transfer-eval: the rule to replay (default: all)",
-                 .choices = "all|nearest|feature|best-of-k|guarded|pick|pick+fit"},
+                 .choices = "all|nearest|feature|best-of-k|guarded|pick|pick+fit|pick+dissent"},
   [TUNE_K] = {.name = "k", .value = CMD_INT, .arg = "N",
               .help = "with --transfer-eval: the nearest points best-of-k chooses among (default 3)",
               .lo = 1, .hi = 64},

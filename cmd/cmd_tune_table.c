@@ -18,8 +18,9 @@ static const CommandOption table_options[] = {
 };
 
 static const CommandArg table_args[] = {
-  {"SESSION.json", "an exhaustive tune session (benchtop tune --strategy exhaustive -o); "
-   "several: a later one's winner replaces an earlier one's for the same variant and shape",
+  {"SESSION.json", "an exhaustive tune session (benchtop tune --strategy exhaustive -o), or a "
+   "table made before (its entries, those of this build's kernel sources); several: a later one's "
+   "winner replaces an earlier one's for the same variant and shape",
    NULL, CMD_COMPLETE_SESSION, CMD_ARG_REPEAT},
 };
 

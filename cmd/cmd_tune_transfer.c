@@ -24,7 +24,7 @@ int TuneCmd_transfer(const char *path, const char *const *held, int nheld, const
   TransferRule r;
   if (strcmp(rule, "all") == 0) rules = (1u << TRANSFER_NRULES) - 1;
   else if (TransferRule_parse(rule, &r)) rules = 1u << r;
-  else return Command_usageError(&Cmd_tune, "--rule takes all, nearest, feature, best-of-k, guarded, pick or pick+fit, not '%.40s'", rule);
+  else return Command_usageError(&Cmd_tune, "--rule takes all, nearest, feature, best-of-k, guarded, pick, pick+fit or pick+dissent, not '%.40s'", rule);
   if (variant && strchr(variant, ','))
     return Command_usageError(&Cmd_tune, "--transfer-eval takes one variant with -v (or none: every one)");
   Session s;

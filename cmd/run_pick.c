@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tune/tune_dissent.h"
 #include "bench/tune/tune_table.h"
 #include "bench/tune/tune_wavefit.h"
 #include "common/text.h"
@@ -20,16 +21,19 @@ static void RunPick_say(const char *text) {
   fputc('\n', stderr);
 }
 
-#define RUN_PICK_CANDS (RUN_PICK_MAX + WAVEFIT_FROM) /* a group's candidates at most */
+#define RUN_PICK_NEAR (RUN_PICK_MAX + DISSENT_MAX)             /* a group's entries measured */
+#define RUN_PICK_CANDS (RUN_PICK_NEAR + WAVEFIT_FROM) /* a group's candidates at most */
 
 struct RunPickGroup {
   int entry;            /* the first entry of the group (variant, problem, conditions) */
   int first, count;     /* its candidates: cands[first .. first + count) */
   int nfit;             /* of them, refitted to fewer waves (WaveFit_alternative) */
+  int ndissent;         /* of them, farther winners unlike the nearest in a knob (Dissent_choose) */
   KnobValues rule;      /* what the transfer rule chose (TunedTable_resolve), unmeasured */
-  TunedEntry near[RUN_PICK_MAX];
+  TunedEntry near[RUN_PICK_NEAR]; /* the nearest, then the dissenters */
   int origin[RUN_PICK_CANDS]; /* candidate first + c: from near[origin[c]] */
   bool fitted[RUN_PICK_CANDS]; /* ... refitted to fewer waves */
+  int dissent[RUN_PICK_CANDS]; /* ... the knob it dissents in, else -1 */
 };
 
 /* Whether kv is already among the group's candidates. */
@@ -52,10 +56,41 @@ static void RunPick_refit(RunPick *p, RunPickGroup *g, const DeviceInfo *d) {
     p->cands[p->ncands].knobs = alt;
     g->origin[p->ncands - g->first] = g->origin[c - g->first];
     g->fitted[p->ncands - g->first] = true;
+    g->dissent[p->ncands - g->first] = g->dissent[c - g->first];
     p->ncands++;
     g->nfit++;
     p->nfit++;
   }
+}
+
+/* The farther winners (pool[0..npool), nearest first) unlike all the nearest candidates in a knob
+ * they agree on (bench/tune/tune_dissent.h), as candidates of their own. */
+static void RunPick_dissent(RunPick *p, RunPickGroup *g, int nnear, const TunedEntry *pool, int npool) {
+  const Variant *v = p->cands[g->first].variant;
+  KnobValues near[RUN_PICK_MAX], *far = Util_xcalloc((size_t)npool + 1, sizeof *far);
+  int m = 0, nfar = 0, *from = Util_xcalloc((size_t)npool + 1, sizeof *from), out[DISSENT_MAX], knob[DISSENT_MAX];
+  for (int c = g->first; c < p->ncands && m < RUN_PICK_MAX; c++) near[m++] = p->cands[c].knobs;
+  for (int i = 0; i < npool; i++) {
+    char err[256];
+    Registry_defaults(v, &far[nfar]);
+    if (Registry_applyKnobs(v, pool[i].knobs, &far[nfar], false, err, sizeof err)) from[nfar++] = i;
+  }
+  int n = Dissent_choose(v, near, m, far, nfar, DISSENT_MAX, out, knob);
+  for (int j = 0; j < n; j++) {
+    int at = nnear + j; /* near[]: the nearest, then the dissenters */
+    g->near[at] = pool[from[out[j]]];
+    int c = p->ncands - g->first;
+    p->cands[p->ncands] = p->cands[g->first];
+    p->cands[p->ncands].knobs = far[out[j]];
+    g->origin[c] = at;
+    g->fitted[c] = false;
+    g->dissent[c] = knob[j];
+    p->ncands++;
+    g->ndissent++;
+    p->ndissent++;
+  }
+  free(far);
+  free(from);
 }
 
 static bool RunPick_sameProblem(const PlanEntry *a, const PlanEntry *b) {
@@ -74,22 +109,25 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
   if (k > RUN_PICK_MAX) k = RUN_PICK_MAX;
   int cap = 0;
   RunPickGroup *g = Util_xcalloc(1, sizeof *g);
+  TunedEntry *pool = Util_xcalloc(DISSENT_POOL, sizeof *pool); /* the nearest, then farther ones */
   for (int i = 0; i < n; i++) {
     bool seen = false;
     for (int j = 0; j < p->ngroups && !seen; j++) seen = RunPick_sameProblem(&entries[p->groups[j].entry], &entries[i]);
     if (seen || !RunPick_chosen(&entries[i])) continue;
-    int m = TunedTable_neighbours(d, entries[i].variant, &entries[i].shape, &entries[i].opts, k, g->near);
+    int all = TunedTable_neighbours(d, entries[i].variant, &entries[i].shape, &entries[i].opts, DISSENT_POOL, pool);
+    int m = all < k ? all : k;
+    memcpy(g->near, pool, sizeof *pool * (size_t)m);
     /* Nearest first: an entry at this very problem and conditions is a tune, not a transfer. */
     if (m > 0 && g->near[0].distance == 0 && g->near[0].protocol_distance == 0) continue;
     if (m < 2) continue; /* one set of knobs near: the rule's, nothing to choose between */
-    if (p->ncands + m + WAVEFIT_FROM > cap) { /* grows with the problems that need a pick, not the plan */
-      cap = 2 * cap + m + WAVEFIT_FROM;
+    if (p->ncands + m + DISSENT_MAX + WAVEFIT_FROM > cap) { /* grows with the problems that need a pick, not the plan */
+      cap = 2 * cap + m + DISSENT_MAX + WAVEFIT_FROM;
       p->cands = Util_xrealloc(p->cands, sizeof *p->cands * (size_t)cap);
     }
     g->entry = i;
     g->rule = entries[i].knobs; /* as TunedTable_resolve chose them */
     g->first = p->ncands;
-    g->nfit = 0;
+    g->nfit = g->ndissent = 0;
     for (int c = 0; c < m; c++) {
       PlanEntry *e = &p->cands[p->ncands];
       *e = entries[i]; /* the same inputs (seed) for every candidate */
@@ -100,8 +138,10 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
       if (!Registry_applyKnobs(e->variant, g->near[c].knobs, &e->knobs, false, err, sizeof err)) continue;
       g->origin[p->ncands - g->first] = c;
       g->fitted[p->ncands - g->first] = false;
+      g->dissent[p->ncands - g->first] = -1;
       p->ncands++;
     }
+    RunPick_dissent(p, g, m, pool + m, all - m);
     RunPick_refit(p, g, d);
     g->count = p->ncands - g->first;
     if (g->count < 2) {
@@ -112,6 +152,7 @@ int RunPick_plan(RunPick *p, const PlanEntry *entries, int n, const DeviceInfo *
     p->groups[p->ngroups++] = *g;
   }
   free(g);
+  free(pool);
   p->p50 = Util_xcalloc((size_t)p->ncands + 1, sizeof *p->p50);
   p->clock = Util_xcalloc((size_t)p->ncands + 1, sizeof *p->clock);
   for (int i = 0; i < p->ncands; i++) p->p50[i] = NAN;
@@ -183,12 +224,17 @@ void RunPick_apply(RunPick *p, PlanEntry *entries, int n, const DeviceInfo *d,
       snprintf(rule_p50, sizeof rule_p50, "; the transfer rule's %.4g us", p->p50[rule]);
     char err[512] = "", note[RECORD_AUTO_NOTE_MAX];
     bool kept = RunPick_store(p, g, best, d, e0, err, sizeof err);
-    char fits[48] = "";
-    if (g->nfit > 0) snprintf(fits, sizeof fits, " and %d refitted to fewer waves", g->nfit);
+    char fits[48] = "", far[64] = "", why[96] = "";
+    if (g->nfit > 0) snprintf(fits, sizeof fits, "%s%d refitted to fewer waves", g->ndissent ? ", " : " and ", g->nfit);
+    if (g->ndissent > 0) snprintf(far, sizeof far, " and %d farther winner%s unlike them in a knob", g->ndissent,
+                                  g->ndissent > 1 ? "s" : "");
+    int dk = g->dissent[best - g->first];
+    if (fitted) snprintf(why, sizeof why, ", refitted to fewer waves");
+    else if (dk >= 0) snprintf(why, sizeof why, ", unlike the nearest in %.40s", e0->variant->knobs[dk].name);
     snprintf(note, sizeof note, TUNED_NOTE_PREFIX "%.63s%s: picked at this shape, the fastest of %d "
-             "tuned neighbours' knobs%s measured here (%.40s's%s), p50 %.4g us%s", from->table,
-             from->shipped ? " (shipped)" : "", g->count - g->nfit, fits, near,
-             fitted ? ", refitted to fewer waves" : "", p->p50[best], rule_p50);
+             "tuned neighbours' knobs%s%s measured here (%.40s's%s), p50 %.4g us%s", from->table,
+             from->shipped ? " (shipped)" : "", g->count - g->nfit - g->ndissent, fits, far, near, why,
+             p->p50[best], rule_p50);
     Text_sanitize(note, sizeof note, note); /* the table's file name is outside text */
     for (int i = 0; i < n; i++) {
       if (!RunPick_sameProblem(&entries[i], e0) || !RunPick_chosen(&entries[i])) continue;

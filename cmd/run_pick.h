@@ -1,7 +1,8 @@
 /* A plain run's pick: at a problem no table has tuned, the knobs of the nearest tuned problems
  * (TunedTable_neighbours) are measured there first, as Triton's autotuner measures its configs
  * at a new key, with the nearest ones refitted to fewer rounds of waves at this problem
- * (bench/tune/tune_wavefit.h: what no neighbour's winner can carry); the fastest that passes
+ * (bench/tune/tune_wavefit.h: what no neighbour's winner can carry), and farther winners that set
+ * a knob all the nearest agree on otherwise (bench/tune/tune_dissent.h); the fastest that passes
  * runs, and the user's tuned table keeps it (picked_of), so the next run at that problem takes
  * it unmeasured. No transfer rule read off the grid comes as close (docs/tuning.md: the held-out
  * replay). */
@@ -26,6 +27,7 @@ typedef struct RunPick {
   char (*clock)[8];
   int ncands, ngroups, answered;
   int nfit;            /* of the candidates, neighbours' knobs refitted to fewer waves */
+  int ndissent;        /* ... farther winners unlike all the nearest in a knob (bench/tune/tune_dissent.h) */
   RunPickGroup *groups;
 } RunPick;
 

@@ -247,7 +247,25 @@ static void TunedTable_put(TunedEntry **all, int *n, const TunedEntry *e) {
   (*all)[(*n)++] = *e;
 }
 
-#define TUNED_TABLE_OLD_MAX 16 /* variants whose stale winners a session counts */
+#define TUNED_TABLE_OLD_MAX 16 /* variants whose stale winners an input counts */
+/* Winners of another source of a kernel than this build's, counted per variant: they would ship
+ * stale (a run takes them, though the kernel they were measured on is gone), so they are left out. */
+typedef struct TunedOld {
+  char variant[TUNED_TABLE_OLD_MAX][sizeof ((TunedEntry *)0)->variant];
+  int count[TUNED_TABLE_OLD_MAX], n;
+} TunedOld;
+
+/* Whether e was measured on this build's source of its kernel; counts it in old when not. */
+static bool TunedTable_current(const TunedEntry *e, TunedOld *old) {
+  const Variant *v = Registry_find(e->variant);
+  char now[sizeof e->source_hash];
+  if (!v || !Jit_sourceHash(v, now, sizeof now) || strcmp(now, e->source_hash) == 0) return true;
+  int k = 0;
+  while (k < old->n && strcmp(old->variant[k], e->variant) != 0) k++;
+  if (k == old->n && old->n < TUNED_TABLE_OLD_MAX) Util_strlcpy(old->variant[old->n++], e->variant, sizeof old->variant[k]);
+  if (k < old->n) old->count[k]++;
+  return false;
+}
 static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...) {
@@ -261,14 +279,21 @@ static void TunedTable_warn(char *warn, size_t warnsize, const char *fmt, ...) {
   if (used + 1 < warnsize) Util_strlcpy(warn + used, "\n", warnsize - used);
 }
 
+static void TunedTable_warnOld(char *warn, size_t warnsize, const char *base, const TunedOld *old) {
+  for (int k = 0; k < old->n; k++)
+    TunedTable_warn(warn, warnsize, "%s: %d winner%s of %s measured on another source of the kernel than this "
+                    "build's: left out (tune %s again)", base, old->count[k], old->count[k] == 1 ? "" : "s",
+                    old->variant[k], old->count[k] == 1 ? "it" : "them");
+}
+
 /* One session's winners into all; false with one line in err when it cannot serve. */
 static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, TunedTableInfo *info,
                                    char *warn, size_t warnsize, char *err, size_t errsize) {
   Session s;
   if (!Session_load(path, &s, err, errsize)) return false;
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  char old_variant[TUNED_TABLE_OLD_MAX][sizeof ((TunedEntry *)0)->variant];
-  int old_count[TUNED_TABLE_OLD_MAX] = {0}, nold = 0, nlocal = 0;
+  TunedOld old = {.n = 0};
+  int nlocal = 0;
   char local_first[32] = "";
   char chip[16];
   bool ok = false;
@@ -326,27 +351,51 @@ static bool TunedTable_fromSession(const char *path, TunedEntry **all, int *n, T
                       t->variant, shape);
       continue;
     }
-    /* A winner of another source of the kernel would ship stale (a run takes it, though the
-     * kernel it was measured on is gone): left out, counted per variant. */
-    const Variant *v = Registry_find(t->variant);
-    char now[sizeof e.source_hash];
-    if (v && Jit_sourceHash(v, now, sizeof now) && strcmp(now, e.source_hash) != 0) {
-      int k = 0;
-      while (k < nold && strcmp(old_variant[k], t->variant) != 0) k++;
-      if (k == nold && nold < TUNED_TABLE_OLD_MAX) Util_strlcpy(old_variant[nold++], t->variant, sizeof old_variant[k]);
-      if (k < nold) old_count[k]++;
-      continue;
-    }
-    TunedTable_put(all, n, &e);
+    if (TunedTable_current(&e, &old)) TunedTable_put(all, n, &e);
   }
   if (nlocal > 0)
     TunedTable_warn(warn, warnsize, "%s: %d search%s not exhaustive (the first by %s): %s winner%s kept", base,
                     nlocal, nlocal == 1 ? "" : "es", local_first, nlocal == 1 ? "its" : "their", nlocal == 1 ? "" : "s");
-  for (int k = 0; k < nold; k++)
-    TunedTable_warn(warn, warnsize, "%s: %d winner%s of %s measured on another source of the kernel than this "
-                    "build's: left out (tune %s again)", base, old_count[k], old_count[k] == 1 ? "" : "s",
-                    old_variant[k], old_count[k] == 1 ? "it" : "them");
+  TunedTable_warnOld(warn, warnsize, base, &old);
   Session_free(&s);
+  return ok;
+}
+
+/* Whether path holds a tuned table (its schema), rather than a session. */
+static cJSON *TunedTable_parseTable(const char *path) {
+  size_t len = 0;
+  char *text = Util_readFile(path, &len, TUNED_MAX_BYTES);
+  cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
+  free(text);
+  const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
+  if (cJSON_IsString(schema) && strcmp(schema->valuestring, TUNED_SCHEMA) == 0) return root;
+  cJSON_Delete(root);
+  return NULL;
+}
+
+/* A table made before: its entries into all as a session's winners go (a later input's replace
+ * them), those of another source of the kernel left out; false with one line in err. */
+static bool TunedTable_fromTable(const char *path, TunedEntry **all, int *n, TunedTableInfo *info,
+                                 char *warn, size_t warnsize, char *err, size_t errsize) {
+  TunedEntry *t = NULL;
+  int nt = 0;
+  TunedTableInfo ti;
+  if (TunedTable_read(path, &t, &nt, &ti, err, errsize) <= 0) return false;
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  bool ok = !info->chip[0] || strcmp(info->chip, ti.chip) == 0;
+  if (!ok) snprintf(err, errsize, "%s is a table of %s, the inputs before it are of %s: one table per chip", path, ti.chip, info->chip);
+  if (ok && !info->chip[0]) *info = ti;
+  TunedOld old = {.n = 0};
+  for (int i = 0; ok && i < nt; i++) {
+    if (strcmp(t[i].chip, ti.chip) != 0) {
+      snprintf(err, errsize, "%s: entries[%d] is of chip %s, the table of %s", path, i, t[i].chip, ti.chip);
+      ok = false;
+    } else if (TunedTable_current(&t[i], &old)) {
+      TunedTable_put(all, n, &t[i]);
+    }
+  }
+  if (ok) TunedTable_warnOld(warn, warnsize, base, &old);
+  free(t);
   return ok;
 }
 
@@ -359,8 +408,12 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
   TunedEntry *all = NULL;
   int n = 0;
   bool ok = true;
-  for (int i = 0; i < nsessions && ok; i++)
-    ok = TunedTable_fromSession(sessions[i], &all, &n, info, warn, warnsize, err, errsize);
+  for (int i = 0; i < nsessions && ok; i++) {
+    cJSON *table = TunedTable_parseTable(sessions[i]);
+    ok = table ? TunedTable_fromTable(sessions[i], &all, &n, info, warn, warnsize, err, errsize)
+               : TunedTable_fromSession(sessions[i], &all, &n, info, warn, warnsize, err, errsize);
+    cJSON_Delete(table);
+  }
   if (ok && n == 0) {
     snprintf(err, errsize, "the sessions name no winner: nothing to write");
     ok = false;
@@ -383,9 +436,14 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
     for (int k = 0; k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
       cJSON_AddStringToObject(root, Info_fields[k].key, (const char *)info + Info_fields[k].offset);
     cJSON *from = cJSON_AddArrayToObject(root, "from");
-    for (int i = 0; i < nsessions; i++) {
+    for (int i = 0; i < nsessions; i++) { /* a table's own sources stand for it */
       const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
-      cJSON_AddItemToArray(from, cJSON_CreateString(base));
+      cJSON *table = TunedTable_parseTable(sessions[i]);
+      const cJSON *was = table ? cJSON_GetObjectItemCaseSensitive(table, "from") : NULL, *f;
+      if (cJSON_IsArray(was))
+        cJSON_ArrayForEach(f, was) if (cJSON_IsString(f)) cJSON_AddItemToArray(from, cJSON_CreateString(f->valuestring));
+      if (!cJSON_IsArray(was)) cJSON_AddItemToArray(from, cJSON_CreateString(base));
+      cJSON_Delete(table);
     }
     cJSON *arr = cJSON_AddArrayToObject(root, "entries");
     for (int i = 0; i < n; i++) cJSON_AddItemToArray(arr, TunedTable_toJson(&all[i]));

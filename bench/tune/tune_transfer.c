@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "bench/tune/tune_table.h"
+#include "bench/tune/tune_dissent.h"
 #include "bench/tune/tune_wavefit.h"
 #include "common/util.h"
 #include "kernels/knobs.h"
 #include "kernels/registry.h"
 
-static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded", "pick", "pick+fit"};
+static const char *const Transfer_names[TRANSFER_NRULES] = {"nearest", "feature", "best-of-k", "guarded", "pick", "pick+fit", "pick+dissent"};
 
 const char *TransferRule_name(TransferRule r) {
   return r >= 0 && r < TRANSFER_NRULES ? Transfer_names[r] : "?";
@@ -177,6 +178,41 @@ static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) 
          Registry_refusal(x->v, at, &kv, x->has_dev ? &x->dev : NULL, err, sizeof err) == NULL;
 }
 
+/* PICK_DISSENT: the farther winners (order[kk..m), distinct, DISSENT_POOL with the nearest)
+ * unlike all of the kk nearest in a knob they agree on, scored at held; where one beats
+ * *best_score, *pick becomes its place in order and *knob its knob. True when one did. */
+static bool Transfer_dissent(const TReplay *x, const TPoint *held, const int *order, int m, int kk,
+                             double *best_score, int *pick, int *knob) {
+  KnobValues *kv = Util_xcalloc((size_t)m + 1, sizeof *kv);
+  int *place = Util_xcalloc((size_t)m + 1, sizeof *place), nnear = 0, nfar = 0, out[DISSENT_MAX], dk[DISSENT_MAX];
+  char err[256];
+  for (int j = 0; j < m && nnear + nfar < DISSENT_POOL; j++) {
+    bool dup = false;
+    for (int i = 0; i < j && !dup; i++) dup = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
+    KnobValues *at = &kv[nnear + nfar];
+    Registry_defaults(x->v, at);
+    if (dup || !Registry_applyKnobs(x->v, x->pts[order[j]].winner, at, false, err, sizeof err)) continue;
+    place[nnear + nfar] = j;
+    if (j < kk) nnear++;
+    else nfar++;
+  }
+  int n = Dissent_choose(x->v, kv, nnear, kv + nnear, nfar, DISSENT_MAX, out, dk);
+  bool won = false;
+  for (int c = 0; c < n; c++) {
+    double score;
+    int j = place[nnear + out[c]];
+    if (TPoint_score(held, x->pts[order[j]].winner, &score) == SCORE_OK && score < *best_score) {
+      *best_score = score;
+      *pick = j;
+      *knob = dk[c];
+      won = true;
+    }
+  }
+  free(kv);
+  free(place);
+  return won;
+}
+
 /* The rule's pick for the held-out point from the grid's points but skip (-1: none, all of
  * them count): its knobs, the point(s) they came from in `from`. NULL when no point's winner
  * fits there. */
@@ -213,7 +249,9 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
     if (pick == kk) pick = 0; /* none fits better: the nearest */
   }
   const char *fitted = NULL; /* PICK_FIT: the refit that won, refitted from order[pick] */
-  if (rule == TRANSFER_PICK || rule == TRANSFER_PICK_FIT) { /* the K nearest distinct winners; the fastest measured here */
+  bool fit = rule == TRANSFER_PICK_FIT || rule == TRANSFER_PICK_DISSENT;
+  int dissent_knob = -1; /* PICK_DISSENT: the knob of the farther winner that won, order[pick]'s */
+  if (rule == TRANSFER_PICK || fit) { /* the K nearest distinct winners; the fastest measured here */
     int distinct = 0;
     double best_score = INFINITY, score;
     DeviceProps dev;
@@ -232,7 +270,7 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
       KnobValues kv, alt;
       char err[256], text[RECORD_KNOBS_MAX];
       Registry_defaults(x->v, &kv);
-      if (rule != TRANSFER_PICK_FIT || distinct > WAVEFIT_FROM ||
+      if (!fit || distinct > WAVEFIT_FROM ||
           !Registry_applyKnobs(x->v, x->pts[order[j]].winner, &kv, false, err, sizeof err) ||
           !WaveFit_alternative(x->v, &held->shape, &kv, &dev, &alt))
         continue;
@@ -244,6 +282,8 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
         fitted = x->fit;
       }
     }
+    if (rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob))
+      fitted = NULL;
   }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
@@ -269,6 +309,11 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
   }
   const char *knobs = fitted ? fitted : x->pts[order[pick]].winner;
   if (fitted && used < size) snprintf(from + used, size - used, ", refitted to fewer waves");
+  else if (dissent_knob >= 0 && used < size) {
+    char name[64];
+    Shape_format(&x->pts[order[pick]].shape, name, sizeof name);
+    snprintf(from + used, size - used, ", *%s (%.3g) unlike them in %s", name, dist[pick], x->v->knobs[dissent_knob].name);
+  }
   free(order);
   free(dist);
   return knobs;
@@ -312,6 +357,7 @@ static void Transfer_summary(FILE *out, const char *variant, TransferRule rule, 
   if (rule == TRANSFER_BEST_OF_K) snprintf(name, sizeof name, "best-of-%d", k);
   else if (rule == TRANSFER_PICK) snprintf(name, sizeof name, "pick-of-%d", TRANSFER_PICK_K);
   else if (rule == TRANSFER_PICK_FIT) snprintf(name, sizeof name, "pick-of-%d+fit", TRANSFER_PICK_K);
+  else if (rule == TRANSFER_PICK_DISSENT) snprintf(name, sizeof name, "pick-of-%d+fit+dissent", TRANSFER_PICK_K);
   else snprintf(name, sizeof name, "%s", TransferRule_name(rule));
   fprintf(out, "%-9s %-11s %3d points: %3d scored, mean loss %5.1f %%, worst %5.1f %%, within 2/5/10 %%: "
           "%d/%d/%d; not measured there %d, failed there %d, nothing fits %d\n", variant, name, t->points,

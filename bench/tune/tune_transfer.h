@@ -26,7 +26,10 @@ typedef enum TransferRule {
                          them there (cmd/run_pick.c); the replay scores those measured there */
   TRANSFER_PICK_FIT,  /* PICK's candidates and, for the WAVEFIT_FROM nearest, the setting that
                          fills fewer rounds of waves (bench/tune/tune_wavefit.h): what a plain
-                         run's pick measures */
+                         run's pick measured before dissent */
+  TRANSFER_PICK_DISSENT, /* PICK_FIT's candidates and up to DISSENT_MAX farther winners unlike all
+                            the nearest in a knob they agree on (bench/tune/tune_dissent.h):
+                            what a plain run's pick measures */
   TRANSFER_NRULES
 } TransferRule;
 

@@ -122,4 +122,39 @@ BENCHTOP_TUNED_TABLE=$T/adir "$BT" run -v fa3 -s $P --metrics none -o "$T/i.json
 rc=$?
 check "an unwritable table: exit 0, the picked record saved" "[ $rc -eq 0 ] && rec '$T/i.json' | grep -q '^$BEST |.*picked at this shape'"
 check "an unwritable table: one line says the pick was not kept" "[ \$(grep -c 'was not kept in the tuned table' '$T/i.err') -eq 1 ]"
+# 10. Dissent: the nearest all run stages=2; a farther winner with stages=3 is the fastest at P.
+# It is measured beside them (the nearest 3 with --pick 3; the farther one is no neighbour) and
+# runs, and its note says why it was a candidate.
+mkdir -p "$T/dis"
+python3 - "$WORKER" "$T" "$P" "$HASH" <<'PY' || exit 1
+import itertools, json, os, sys
+worker, T, P, src = sys.argv[1:5]
+ns = {"__file__": worker}
+text = open(worker).read()
+exec(text[:text.index("def fnv")], ns)
+lat = lambda k: ns["latency"](k, P)
+# Settings fa3 runs at P (three stages of 128-key tiles exceed the shared memory at D = 128).
+space = ["block_m=128,block_n=%d,stages=%d,kv_split=1,sched=%s,persist=%d,exp_poly=0" % x
+         for x in itertools.product([64, 128], [2, 3], ["plain", "pingpong", "exp"], [0, 1]) if x[:2] != (128, 3)]
+two = sorted((k for k in space if "stages=2" in k), key=lat)
+three = sorted((k for k in space if "stages=3" in k), key=lat)
+far = three[0]
+near = [k for k in two if lat(k) > lat(far)][:3]
+assert len(near) == 3, "no stages=2 settings slower than the fastest stages=3 one"
+shapes = ["4x32x256x128", "8x16x256x128", "2x8x512x128", "1x2x16384x64:causal"]
+entries = [{"device": "NVIDIA H100 80GB HBM3", "chip": "GH100", "cc": 90, "driver": 13000, "variant": "fa3",
+            "source_hash": src, "shape": s, "cold_l2": False, "graph": False, "knobs": k,
+            "p50": 10.0, "clock": "kernel", "created": "2026-01-01T00:00:00Z", "session": ""}
+           for s, k in zip(shapes, near + [far])]
+json.dump({"schema": "benchtop.tuned/1", "chip": "GH100", "device": "NVIDIA H100 80GB HBM3", "entries": entries},
+          open(os.path.join(T, "dis", "GH100.json"), "w"), indent=1)
+open(os.path.join(T, "dis", "far"), "w").write(far + "\n")
+PY
+FAR=$(cat "$T/dis/far")
+rm -f "$T/tuned.json"
+BENCHTOP_SHIPPED_TUNED=$T/dis "$BT" run -v fa3 -s $P --pick 3 --metrics none -o "$T/j.json" > /dev/null 2> "$T/j.err"
+rc=$?
+check "dissent: exit 0, one farther winner measured" "[ $rc -eq 0 ] && grep -q ', 1 farther winners unlike the nearest in a knob' '$T/j.err'"
+check "dissent: the farther winner runs, named as such" "rec '$T/j.json' | grep -q '^$FAR |.*1x2x16384x64:causal.s, unlike the nearest in stages'"
+
 exit $fail

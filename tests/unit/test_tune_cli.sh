@@ -196,7 +196,7 @@ for r in recs:
     near = want is None and m is not None and r["knobs"] == table.get((r["variant"], m.group(1)))
     # or picked there among the nearest entries' knobs (cmd/run_pick.c): those of the one it names
     m = re.match(r"auto from table GH100.json \(shipped\): picked at this shape, the fastest of \d+ "
-                 r"tuned neighbours' knobs measured here \((\S+)'s\)", note)
+                 r"tuned neighbours' knobs[^(]* measured here \((\S+)'s", note)
     near |= want is None and m is not None and r["knobs"] == table.get((r["variant"], m.group(1)))
     print("   %-4s %-16s %s  [%s]" % (r["variant"], r["shape"], r["knobs"], note))
     ok &= here or near
@@ -273,6 +273,36 @@ expect_one "tune-table of an unknown chip's session" "$BT" tune-table "$T/t.json
 cp "$T/t.json" "$T/keep.json"
 expect_one "tune-table -o onto a session" "$BT" tune-table "$T/t-h100.json" -o "$T/keep.json"
 cmp -s "$T/t.json" "$T/keep.json" && ok "the session named by -o is untouched" || bad "tune-table clobbered a session"
+
+# A table made before is an input too (its sessions may be gone): its entries stay, a later
+# session's winner replaces one at the same slot, its stale entries are left out with a note, and
+# its own sources stand for it in "from".
+python3 - "$T/GH100.json" "$T/prev.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+keep = dict(t["entries"][0], shape="9x9x999x64", knobs=t["entries"][0]["knobs"])
+gone = dict(t["entries"][0], shape="7x7x777x64", source_hash="00000000000000aa")
+same = dict(t["entries"][1], knobs="OLD", p50=1e9)
+t["entries"] = [keep, gone, same]
+t["from"] = ["grid-a.json", "grid-b.json"]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+"$BT" tune-table "$T/prev.json" "$T/t-h100.json" -o "$T/GH100-next.json" > "$T/ttn.txt" 2> "$T/ttn.err"
+rc=$?
+python3 - "$T/GH100-next.json" "$T/t-h100.json" <<'PY' && [ $rc -eq 0 ] && grep -q "prev.json: 1 winner of .* measured on another source" "$T/ttn.err" \
+  && ok "tune-table takes a table made before: kept, replaced by a later session, stale left out, its sources named" \
+  || { bad "tune-table with a table as input (exit $rc)"; cat "$T/ttn.txt" "$T/ttn.err"; }
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+got = {e["shape"]: e["knobs"] for e in t["entries"]}
+win = {x["shape"]: x["winner_knobs"] for x in s["tune"]}
+sys.exit(0 if "7x7x777x64" not in got and "9x9x999x64" in got and all(got[k] == v for k, v in win.items())
+         and "OLD" not in got.values() and t["from"] == ["grid-a.json", "grid-b.json", "t-h100.json"] else 1)
+PY
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["chip"]="AD104"; json.dump(t, open(sys.argv[2],"w"))' "$T/prev.json" "$T/l4table.json"
+expect_one "tune-table of tables of two chips" "$BT" tune-table "$T/t-h100.json" "$T/l4table.json" -o "$T/mixed.json"
+[ ! -e "$T/mixed.json" ] || bad "tune-table wrote a table of two chips"
 
 # --- Ctrl-C mid-run: every finished record stays, ranked; exit 130 -------------------------
 FAKE_DELAY=1 "$BT" tune -v fa3 -s 2x8x512x64 --strategy exhaustive --metrics none -o "$T/c.json" \

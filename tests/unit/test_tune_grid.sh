@@ -152,8 +152,8 @@ python3 - "$T/transfer.out" <<'PY' && [ $rc -eq 0 ] && ok "--transfer-eval: a li
 import math, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 points = [l for l in lines if l.startswith("  ")]
-summary = [l for l in lines if re.match(r"^(fa3|mma) +(nearest|feature|best-of-3|guarded|pick-of-8|pick-of-8\+fit) +6 points: ", l)]
-assert len(points) == 72 and len(summary) == 12, (len(points), len(summary))
+summary = [l for l in lines if re.match(r"^(fa3|mma) +(nearest|feature|best-of-3|guarded|pick-of-8|pick-of-8\+fit|pick-of-8\+fit\+dissent) +6 points: ", l)]
+assert len(points) == 84 and len(summary) == 14, (len(points), len(summary))
 def shape(t):
     p = t.split(":"); b, h, s, d = p[0].split("x")
     hq, _, hkv = h.partition("/"); sq, _, skv = s.partition("/")
