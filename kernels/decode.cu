@@ -30,6 +30,7 @@ let per_sm  = max(1, min((smem_optin + 1024) / (smem + 1024), 2048 / (32 * warps
 let auto_splits = max(1, min(sms * per_sm / blocks, cdiv(ktiles, 4), 64))
 splits split == "auto" ? auto_splits : min(split, ktiles)
 require smem <= smem_optin : decode: Q + stages*K/V tiles exceed this GPU's shared memory (fewer warps or stages)
+refuse evict == 1 && D > 128 : decode: evict-first loads stop the kernel at D = 256 (an illegal instruction on an H200, not understood yet): evict=0 there
 
 kernel attn_fwd grid(splits, B * Hkv, cdiv(rows, 16)) block(32 * warps) smem(smem)
 kernel combine     grid(splits > 1 ? cdiv(B * Hq * Sq * D / 8, 128) : 0) block(128)

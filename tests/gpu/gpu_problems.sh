@@ -36,7 +36,7 @@ RUNS=(
   "fa3|" "fa3|block_m=128,block_n=128,stages=3,kv_split=1,sched=pingpong,persist=0"
   "fa3|block_m=128,block_n=64,stages=2,kv_split=1,sched=pingpong,persist=0"
   "fa3|block_m=64,block_n=128,stages=2,kv_split=2,sched=plain,persist=0"
-  "decode|" "decode|warps=4,stages=3" "decode|warps=8,stages=2" "decode|split=1"
+  "decode|" "decode|warps=4,stages=3" "decode|warps=8,stages=2" "decode|split=1" "decode|warps=8,stages=3,split=1,evict=1"
 )
 i=0
 for run in "${RUNS[@]}"; do

@@ -209,7 +209,27 @@ static void DeviceTest_nvrtcArch(void) {
   unsetenv("BENCHTOP_SIMULATE_OLD_NVRTC");
 }
 
+/* decode's evict-first loads stopped the kernel with an illegal instruction at D = 256 on an
+ * H200: the declaration refuses that pair, so no table entry of D = 128 carries it there. */
+static void DeviceTest_decodeEvict(void) {
+  const Variant *v = Registry_find("decode");
+  CHECK(v != NULL);
+  if (!v) return;
+  KnobValues kv;
+  char err[256] = "", why[300];
+  Registry_defaults(v, &kv);
+  CHECK(Registry_applyKnobs(v, "evict=1", &kv, false, err, sizeof err));
+  Shape d256 = {.B = 1, .H = 4, .S = 1, .D = 256, .Hkv = 1, .Skv = 2048, .dtype = SHAPE_BF16};
+  Shape d128 = d256;
+  d128.D = 128;
+  CHECK(Registry_refusal(v, &d256, &kv, NULL, why, sizeof why) && strstr(why, "evict=0 there"));
+  CHECK(Registry_refusal(v, &d128, &kv, NULL, why, sizeof why) == NULL);
+  Registry_defaults(v, &kv);
+  CHECK(Registry_refusal(v, &d256, &kv, NULL, why, sizeof why) == NULL);
+}
+
 int main(void) {
+  DeviceTest_decodeEvict();
   DeviceTest_nvrtcArch();
   DeviceTest_mma();
   DeviceTest_persistent();
