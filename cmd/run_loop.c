@@ -282,9 +282,8 @@ static void RunLoop_resolveAuto(RunState *st, const DeviceInfo *d) {
   int m = RunPick_plan(&st->pick, st->entries, st->n, d, st->pick_k);
   if (m > 0) {
     fprintf(stderr, "benchtop: pick: %d problem%s no table has tuned: measuring %d tuned neighbours' knobs there "
-            "first, %d of them refitted to fewer waves, %d farther winners unlike the nearest in a knob (--pick 0: "
-            "the transfer rule's, unmeasured)\n", st->pick.ngroups, st->pick.ngroups == 1 ? "" : "s", m, st->pick.nfit,
-            st->pick.ndissent);
+            "first, %d of them refitted to fewer waves, %d farther winners unlike the nearest in a knob (--pick 0: the "
+            "transfer rule's, unmeasured)\n", st->pick.ngroups, st->pick.ngroups == 1 ? "" : "s", m, st->pick.nfit, st->pick.ndissent);
     st->picking = true;
     st->pick_pb = Prebuild_start(st->pick.cands, m, d->cc_major * 10 + d->cc_minor, Prebuild_defaultJobs());
     RunnerPool_submit(st->r, st->pick.cands, m);

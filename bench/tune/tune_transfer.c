@@ -282,8 +282,7 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
         fitted = x->fit;
       }
     }
-    if (rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob))
-      fitted = NULL;
+    fitted = rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob) ? NULL : fitted;
   }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
