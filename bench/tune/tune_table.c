@@ -408,10 +408,16 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
   TunedEntry *all = NULL;
   int n = 0;
   bool ok = true;
+  cJSON *from = cJSON_CreateArray(); /* the inputs' names; a table's own sources stand for it */
   for (int i = 0; i < nsessions && ok; i++) {
     cJSON *table = TunedTable_parseTable(sessions[i]);
     ok = table ? TunedTable_fromTable(sessions[i], &all, &n, info, warn, warnsize, err, errsize)
                : TunedTable_fromSession(sessions[i], &all, &n, info, warn, warnsize, err, errsize);
+    const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
+    const cJSON *was = table ? cJSON_GetObjectItemCaseSensitive(table, "from") : NULL, *f;
+    if (cJSON_IsArray(was))
+      cJSON_ArrayForEach(f, was) if (cJSON_IsString(f)) cJSON_AddItemToArray(from, cJSON_CreateString(f->valuestring));
+    if (!cJSON_IsArray(was)) cJSON_AddItemToArray(from, cJSON_CreateString(base));
     cJSON_Delete(table);
   }
   if (ok && n == 0) {
@@ -435,20 +441,13 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
     cJSON_AddStringToObject(root, "schema", TUNED_SCHEMA);
     for (int k = 0; k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
       cJSON_AddStringToObject(root, Info_fields[k].key, (const char *)info + Info_fields[k].offset);
-    cJSON *from = cJSON_AddArrayToObject(root, "from");
-    for (int i = 0; i < nsessions; i++) { /* a table's own sources stand for it */
-      const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
-      cJSON *table = TunedTable_parseTable(sessions[i]);
-      const cJSON *was = table ? cJSON_GetObjectItemCaseSensitive(table, "from") : NULL, *f;
-      if (cJSON_IsArray(was))
-        cJSON_ArrayForEach(f, was) if (cJSON_IsString(f)) cJSON_AddItemToArray(from, cJSON_CreateString(f->valuestring));
-      if (!cJSON_IsArray(was)) cJSON_AddItemToArray(from, cJSON_CreateString(base));
-      cJSON_Delete(table);
-    }
+    cJSON_AddItemToObject(root, "from", from);
+    from = NULL;
     cJSON *arr = cJSON_AddArrayToObject(root, "entries");
     for (int i = 0; i < n; i++) cJSON_AddItemToArray(arr, TunedTable_toJson(&all[i]));
     ok = TunedTable_writeJson(root, out_path, err, errsize);
   }
+  cJSON_Delete(from); /* NULL once the table holds it */
   free(all);
   if (ok) *nentries = n;
   return ok;

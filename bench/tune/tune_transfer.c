@@ -213,6 +213,26 @@ static bool Transfer_dissent(const TReplay *x, const TPoint *held, const int *or
   return won;
 }
 
+/* Where a pick came from, into from: the points it chose among (order[0..kk), at dist), the
+ * chosen one starred, and whether it was refitted from it, or is a farther winner unlike them. */
+static void Transfer_from(const TReplay *x, const int *order, const double *dist, int kk, int pick, bool fitted,
+                          int dissent_knob, char *from, size_t size) {
+  size_t used = 0;
+  from[0] = '\0';
+  for (int j = 0; j < kk && used < size; j++) {
+    char name[64];
+    Shape_format(&x->pts[order[j]].shape, name, sizeof name);
+    used += (size_t)snprintf(from + used, size - used, "%s%s%s (%.3g)", j ? ", " : "",
+                             j == pick && kk > 1 ? "*" : "", name, dist[j]);
+  }
+  if (fitted && used < size) snprintf(from + used, size - used, ", refitted to fewer waves");
+  else if (dissent_knob >= 0 && used < size) {
+    char name[64];
+    Shape_format(&x->pts[order[pick]].shape, name, sizeof name);
+    snprintf(from + used, size - used, ", *%s (%.3g) unlike them in %s", name, dist[pick], x->v->knobs[dissent_knob].name);
+  }
+}
+
 /* The rule's pick for the held-out point from the grid's points but skip (-1: none, all of
  * them count): its knobs, the point(s) they came from in `from`. NULL when no point's winner
  * fits there. */
@@ -282,7 +302,8 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
         fitted = x->fit;
       }
     }
-    fitted = rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob) ? NULL : fitted;
+    if (rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob))
+      fitted = NULL;
   }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
@@ -298,21 +319,8 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
       pick = c;
     }
   }
-  size_t used = 0;
-  from[0] = '\0';
-  for (int j = 0; j < kk && used < size; j++) {
-    char name[64];
-    Shape_format(&x->pts[order[j]].shape, name, sizeof name);
-    used += (size_t)snprintf(from + used, size - used, "%s%s%s (%.3g)", j ? ", " : "",
-                             j == pick && kk > 1 ? "*" : "", name, dist[j]);
-  }
   const char *knobs = fitted ? fitted : x->pts[order[pick]].winner;
-  if (fitted && used < size) snprintf(from + used, size - used, ", refitted to fewer waves");
-  else if (dissent_knob >= 0 && used < size) {
-    char name[64];
-    Shape_format(&x->pts[order[pick]].shape, name, sizeof name);
-    snprintf(from + used, size - used, ", *%s (%.3g) unlike them in %s", name, dist[pick], x->v->knobs[dissent_knob].name);
-  }
+  Transfer_from(x, order, dist, kk, pick, fitted != NULL, dissent_knob, from, size);
   free(order);
   free(dist);
   return knobs;
