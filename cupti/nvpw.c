@@ -1,6 +1,7 @@
 /* Host side of metric collection through libnvperf_host's C API (see nvpw.h). */
 #include "cupti/nvpw.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,40 @@ bool Nvpw_statusDenied(int status) {
          status == NVPA_STATUS_PROFILING_NOT_ALLOWED;
 }
 
+NvpwApi nvpw;
+
+/* libnvperf_host and its functions; false with one line in err. A failure is remembered. */
+static bool Nvpw_load(char *err, size_t errsize) {
+  static int state; /* 0 not tried, 1 loaded, -1 failed */
+  static char why[256];
+  if (state == 0) {
+    void *lib = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL);
+    state = lib ? 1 : -1;
+    if (!lib) {
+      const char *e = dlerror();
+      snprintf(why, sizeof why, "cannot load libnvperf_host.so (%s): put the CUDA toolkit's lib64 "
+               "folder on LD_LIBRARY_PATH", e ? e : "not found");
+    }
+    /* POSIX allows converting dlsym's void * to a function pointer; ISO C does not say. */
+#define NVPW_API_SYM(name)                                                                     \
+    if (state == 1 && !(*(void **)&nvpw.name = dlsym(lib, #name))) {                           \
+      snprintf(why, sizeof why, "libnvperf_host.so lacks %s: not the CUDA toolkit's library", #name); \
+      state = -1;                                                                              \
+    }
+    NVPW_API(NVPW_API_SYM)
+#undef NVPW_API_SYM
+  }
+  if (state == 1) return true;
+  snprintf(err, errsize, "%s", why);
+  return false;
+}
+
 static bool Nvpw_init(char *err, size_t errsize) {
   static bool done;
   if (done) return true;
+  if (!Nvpw_load(err, errsize)) return false;
   SIZED_PARAMS(NVPW_InitializeHost_Params, p);
-  NVPA_Status st = NVPW_InitializeHost(&p);
+  NVPA_Status st = nvpw.NVPW_InitializeHost(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW_InitializeHost failed (%s): is libnvperf_host.so from the CUDA "
              "toolkit on the library path?", Nvpw_statusName(st));
@@ -48,7 +78,7 @@ static bool Nvpw_init(char *err, size_t errsize) {
 bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize) {
   if (!Nvpw_init(err, errsize)) return false;
   SIZED_PARAMS(NVPW_GetSupportedChipNames_Params, p);
-  NVPA_Status st = NVPW_GetSupportedChipNames(&p);
+  NVPA_Status st = nvpw.NVPW_GetSupportedChipNames(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW_GetSupportedChipNames failed (%s)", Nvpw_statusName(st));
     return false;
@@ -66,7 +96,7 @@ bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize) {
 /* The chip's canonical spelling from libnvperf_host's list (case-insensitive match), or NULL. */
 static const char *Nvpw_canonicalChip(const char *chip) {
   SIZED_PARAMS(NVPW_GetSupportedChipNames_Params, p);
-  if (NVPW_GetSupportedChipNames(&p) != NVPA_STATUS_SUCCESS) return NULL;
+  if (nvpw.NVPW_GetSupportedChipNames(&p) != NVPA_STATUS_SUCCESS) return NULL;
   for (size_t i = 0; i < p.numChipNames; i++)
     if (strcasecmp(p.ppChipNames[i], chip) == 0) return p.ppChipNames[i];
   return NULL;
@@ -81,7 +111,7 @@ static bool NvpwEval_open(NvpwEval *e, const char *chip, const uint8_t *avail, c
   SIZED_PARAMS(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params, sz);
   sz.pChipName = chip;
   sz.pCounterAvailabilityImage = cd ? NULL : avail;
-  NVPA_Status st = NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&sz);
+  NVPA_Status st = nvpw.NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&sz);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW metrics evaluator: scratch size for chip %s failed (%s)", chip,
              Nvpw_statusName(st));
@@ -98,7 +128,7 @@ static bool NvpwEval_open(NvpwEval *e, const char *chip, const uint8_t *avail, c
     in.pChipName = chip;
     in.pCounterAvailabilityImage = avail;
   }
-  st = NVPW_CUDA_MetricsEvaluator_Initialize(&in);
+  st = nvpw.NVPW_CUDA_MetricsEvaluator_Initialize(&in);
   if (st != NVPA_STATUS_SUCCESS || !in.pMetricsEvaluator) {
     snprintf(err, errsize, "NVPW metrics evaluator for chip %s failed (%s)", chip,
              Nvpw_statusName(st));
@@ -115,7 +145,7 @@ static void NvpwEval_close(NvpwEval *e) {
   if (e->ev) {
     SIZED_PARAMS(NVPW_MetricsEvaluator_Destroy_Params, d);
     d.pMetricsEvaluator = e->ev;
-    (void)NVPW_MetricsEvaluator_Destroy(&d); /* nothing useful to do on failure at teardown */
+    (void)nvpw.NVPW_MetricsEvaluator_Destroy(&d); /* nothing useful to do on failure at teardown */
   }
   free(e->scratch);
   e->ev = NULL;
@@ -159,7 +189,7 @@ bool Nvpw_request(NVPW_MetricsEvaluator *ev, const char *name, NVPW_MetricEvalRe
   c.pMetricEvalRequest = req;
   c.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
   memset(req, 0, sizeof *req);
-  return NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&c) == NVPA_STATUS_SUCCESS;
+  return nvpw.NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&c) == NVPA_STATUS_SUCCESS;
 }
 
 /* Unit text from the dimension units ("%" for percentages, "ns", "byte/second", ...). */
@@ -183,7 +213,7 @@ void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
   d.pDimUnits = dims;
   d.numDimUnits = 8;
   d.dimUnitFactorStructSize = NVPW_DimUnitFactor_STRUCT_SIZE;
-  if (NVPW_MetricsEvaluator_GetMetricDimUnits(&d) != NVPA_STATUS_SUCCESS) return;
+  if (nvpw.NVPW_MetricsEvaluator_GetMetricDimUnits(&d) != NVPA_STATUS_SUCCESS) return;
   size_t used = 0;
   for (int pass = 0; pass < 2; pass++) /* numerators, then denominators */
     for (size_t i = 0; i < d.numDimUnits && i < 8; i++) {
@@ -191,7 +221,7 @@ void Nvpw_unit(NVPW_MetricsEvaluator *ev, const char *name,
       SIZED_PARAMS(NVPW_MetricsEvaluator_DimUnitToString_Params, s);
       s.pMetricsEvaluator = ev;
       s.dimUnit = dims[i].dimUnit;
-      if (NVPW_MetricsEvaluator_DimUnitToString(&s) != NVPA_STATUS_SUCCESS || !s.pSingularName)
+      if (nvpw.NVPW_MetricsEvaluator_DimUnitToString(&s) != NVPA_STATUS_SUCCESS || !s.pSingularName)
         continue;
       const char *u = strcmp(s.pSingularName, "nsecond") == 0 ||
                               strcmp(s.pSingularName, "nanosecond") == 0
@@ -213,12 +243,12 @@ static bool Nvpw_rawDeps(NVPW_MetricsEvaluator *ev, const NVPW_MetricEvalRequest
   d.numMetricEvalRequests = 1;
   d.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
   d.metricEvalRequestStrideSize = sizeof *req;
-  if (NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) return false;
+  if (nvpw.NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) return false;
   const char **deps = Util_xcalloc(d.numRawDependencies + 1, sizeof *deps);
   d.ppRawDependencies = deps;
   d.ppOptionalRawDependencies = NULL;
   d.numOptionalRawDependencies = 0;
-  if (NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) {
+  if (nvpw.NVPW_MetricsEvaluator_GetMetricRawDependencies(&d) != NVPA_STATUS_SUCCESS) {
     free(deps);
     return false;
   }
@@ -234,7 +264,7 @@ static bool Nvpw_rawDeps(NVPW_MetricsEvaluator *ev, const NVPW_MetricEvalRequest
     step = "NVPW_RawMetricsConfig_" #Call;                                                    \
     SIZED_PARAMS(NVPW_RawMetricsConfig_##Call##_Params, call);                                \
     call.pRawMetricsConfig = cfg;                                                             \
-    if ((st = NVPW_RawMetricsConfig_##Call(&call)) != NVPA_STATUS_SUCCESS) goto done;         \
+    if ((st = nvpw.NVPW_RawMetricsConfig_##Call(&call)) != NVPA_STATUS_SUCCESS) goto done;    \
   } while (0)
 
 /* Config image from raw counter names (deduplicated here). */
@@ -259,7 +289,7 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
   cr.activityKind = NVPA_ACTIVITY_KIND_PROFILER;
   cr.pChipName = h->chip;
   cr.pCounterAvailabilityImage = h->avail;
-  st = NVPW_CUDA_RawMetricsConfig_Create_V2(&cr);
+  st = nvpw.NVPW_CUDA_RawMetricsConfig_Create_V2(&cr);
   NVPA_RawMetricsConfig *cfg = cr.pRawMetricsConfig;
   if (st != NVPA_STATUS_SUCCESS || !cfg) goto done;
   if (h->avail) {
@@ -267,7 +297,7 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
     SIZED_PARAMS(NVPW_RawMetricsConfig_SetCounterAvailability_Params, av);
     av.pRawMetricsConfig = cfg;
     av.pCounterAvailabilityImage = h->avail;
-    if ((st = NVPW_RawMetricsConfig_SetCounterAvailability(&av)) != NVPA_STATUS_SUCCESS) goto done;
+    if ((st = nvpw.NVPW_RawMetricsConfig_SetCounterAvailability(&av)) != NVPA_STATUS_SUCCESS) goto done;
   }
   CONFIG_STEP(BeginPassGroup);
   step = "NVPW_RawMetricsConfig_AddMetrics";
@@ -275,25 +305,25 @@ static bool Nvpw_configFromRaw(NvpwHost *h, const char **raw, size_t nraw, uint8
   am.pRawMetricsConfig = cfg;
   am.pRawMetricRequests = reqs;
   am.numMetricRequests = nreq;
-  if ((st = NVPW_RawMetricsConfig_AddMetrics(&am)) != NVPA_STATUS_SUCCESS) goto done;
+  if ((st = nvpw.NVPW_RawMetricsConfig_AddMetrics(&am)) != NVPA_STATUS_SUCCESS) goto done;
   CONFIG_STEP(EndPassGroup);
   CONFIG_STEP(GenerateConfigImage);
   step = "NVPW_RawMetricsConfig_GetConfigImage";
   SIZED_PARAMS(NVPW_RawMetricsConfig_GetConfigImage_Params, gi);
   gi.pRawMetricsConfig = cfg; /* first call: size only */
-  if ((st = NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) goto done;
+  if ((st = nvpw.NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) goto done;
   size_t bytes = gi.bytesCopied;
   uint8_t *img = Util_xmalloc(bytes ? bytes : 1);
   gi.bytesAllocated = bytes;
   gi.pBuffer = img;
-  if ((st = NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) {
+  if ((st = nvpw.NVPW_RawMetricsConfig_GetConfigImage(&gi)) != NVPA_STATUS_SUCCESS) {
     free(img);
     goto done;
   }
   step = "NVPW_RawMetricsConfig_GetNumPasses_V2";
   SIZED_PARAMS(NVPW_RawMetricsConfig_GetNumPasses_V2_Params, np);
   np.pRawMetricsConfig = cfg;
-  if ((st = NVPW_RawMetricsConfig_GetNumPasses_V2(&np)) != NVPA_STATUS_SUCCESS) {
+  if ((st = nvpw.NVPW_RawMetricsConfig_GetNumPasses_V2(&np)) != NVPA_STATUS_SUCCESS) {
     free(img);
     goto done;
   }
@@ -307,7 +337,7 @@ done:
   if (cfg) {
     SIZED_PARAMS(NVPW_RawMetricsConfig_Destroy_Params, de);
     de.pRawMetricsConfig = cfg;
-    (void)NVPW_RawMetricsConfig_Destroy(&de);
+    (void)nvpw.NVPW_RawMetricsConfig_Destroy(&de);
   }
   free(reqs);
   return ok;
@@ -326,7 +356,7 @@ bool NvpwHost_validate(NvpwHost *h, const char *name, char *unit, size_t unitsiz
     SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricTypeAndIndex_Params, ti);
     ti.pMetricsEvaluator = h->eval.ev;
     ti.pMetricName = base;
-    if (dot && NVPW_MetricsEvaluator_GetMetricTypeAndIndex(&ti) == NVPA_STATUS_SUCCESS)
+    if (dot && nvpw.NVPW_MetricsEvaluator_GetMetricTypeAndIndex(&ti) == NVPA_STATUS_SUCCESS)
       snprintf(reason, reasonsize, "unknown suffix '%s' for metric %s on %s", name + strlen(base),
                base, h->chip);
     else
@@ -401,7 +431,7 @@ bool NvpwEval_bind(NvpwEval *e, const uint8_t *counter_data, size_t size, char *
   p.pMetricsEvaluator = e->ev;
   p.pCounterDataImage = counter_data;
   p.counterDataImageSize = size;
-  NVPA_Status st = NVPW_MetricsEvaluator_SetDeviceAttributes(&p);
+  NVPA_Status st = nvpw.NVPW_MetricsEvaluator_SetDeviceAttributes(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "NVPW_MetricsEvaluator_SetDeviceAttributes failed (%s)",
              Nvpw_statusName(st));
@@ -428,7 +458,7 @@ bool NvpwEval_value(NvpwEval *e, const uint8_t *counter_data, size_t size, size_
   p.rangeIndex = range;
   p.isolated = 1;
   p.pMetricValues = value;
-  NVPA_Status st = NVPW_MetricsEvaluator_EvaluateToGpuValues(&p);
+  NVPA_Status st = nvpw.NVPW_MetricsEvaluator_EvaluateToGpuValues(&p);
   if (st != NVPA_STATUS_SUCCESS) {
     snprintf(err, errsize, "evaluation failed (%s)", Nvpw_statusName(st));
     return false;

@@ -18,7 +18,7 @@ typedef struct ListItem {
     SIZED_PARAMS(NVPW_MetricsEvaluator_Get##Type##Properties_Params, prop);                   \
     prop.pMetricsEvaluator = (evaluator);                                                     \
     prop.index_field = (i);                                                                   \
-    if (NVPW_MetricsEvaluator_Get##Type##Properties(&prop) == NVPA_STATUS_SUCCESS) {          \
+    if (nvpw.NVPW_MetricsEvaluator_Get##Type##Properties(&prop) == NVPA_STATUS_SUCCESS) {     \
       *(desc) = prop.pDescription;                                                            \
       *(hw) = prop.hwUnit;                                                                    \
     }                                                                                         \
@@ -42,7 +42,7 @@ int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, 
     SIZED_PARAMS(NVPW_MetricsEvaluator_GetMetricNames_Params, g);
     g.pMetricsEvaluator = h->eval.ev;
     g.metricType = (uint8_t)t;
-    NVPA_Status st = NVPW_MetricsEvaluator_GetMetricNames(&g);
+    NVPA_Status st = nvpw.NVPW_MetricsEvaluator_GetMetricNames(&g);
     if (st != NVPA_STATUS_SUCCESS) {
       snprintf(err, errsize, "NVPW_MetricsEvaluator_GetMetricNames failed (%s)",
                Nvpw_statusName(st));
@@ -79,7 +79,7 @@ int NvpwHost_listMetrics(NvpwHost *h, const char *substring, NvpwVisitor visit, 
       SIZED_PARAMS(NVPW_MetricsEvaluator_HwUnitToString_Params, hu);
       hu.pMetricsEvaluator = h->eval.ev;
       hu.hwUnit = (uint32_t)hw;
-      if (hw && NVPW_MetricsEvaluator_HwUnitToString(&hu) == NVPA_STATUS_SUCCESS)
+      if (hw && nvpw.NVPW_MetricsEvaluator_HwUnitToString(&hu) == NVPA_STATUS_SUCCESS)
         it->d.hw_unit = hu.pHwUnitName;
       if (!it->d.description) it->d.description = "";
       if (!it->d.hw_unit) it->d.hw_unit = "";

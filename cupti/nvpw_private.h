@@ -8,6 +8,45 @@
 #include "cupti/nvpw.h"
 #include "cupti/sized_params.h"
 
+/* The functions of libnvperf_host this calls, loaded with dlopen by the first NvpwHost_new,
+ * NvpwEval_new or Nvpw_supportedChips (every other entry point needs an object one of those
+ * made): linked, the library's start-up cost every benchtop command about 0.3 s. Each field
+ * has its function's prototype from the headers. */
+#define NVPW_API(X) \
+  X(NVPW_MetricsEvaluator_GetCounterProperties) \
+  X(NVPW_MetricsEvaluator_GetRatioMetricProperties) \
+  X(NVPW_MetricsEvaluator_GetThroughputMetricProperties) \
+  X(NVPW_RawMetricsConfig_BeginPassGroup) \
+  X(NVPW_RawMetricsConfig_EndPassGroup) \
+  X(NVPW_RawMetricsConfig_GenerateConfigImage) \
+  X(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize) \
+  X(NVPW_CUDA_MetricsEvaluator_Initialize) \
+  X(NVPW_CUDA_RawMetricsConfig_Create_V2) \
+  X(NVPW_GetSupportedChipNames) \
+  X(NVPW_InitializeHost) \
+  X(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest) \
+  X(NVPW_MetricsEvaluator_Destroy) \
+  X(NVPW_MetricsEvaluator_DimUnitToString) \
+  X(NVPW_MetricsEvaluator_EvaluateToGpuValues) \
+  X(NVPW_MetricsEvaluator_GetMetricDimUnits) \
+  X(NVPW_MetricsEvaluator_GetMetricNames) \
+  X(NVPW_MetricsEvaluator_GetMetricRawDependencies) \
+  X(NVPW_MetricsEvaluator_GetMetricTypeAndIndex) \
+  X(NVPW_MetricsEvaluator_HwUnitToString) \
+  X(NVPW_MetricsEvaluator_SetDeviceAttributes) \
+  X(NVPW_RawMetricsConfig_AddMetrics) \
+  X(NVPW_RawMetricsConfig_Destroy) \
+  X(NVPW_RawMetricsConfig_GetConfigImage) \
+  X(NVPW_RawMetricsConfig_GetNumPasses_V2) \
+  X(NVPW_RawMetricsConfig_SetCounterAvailability)
+
+#define NVPW_API_FIELD(name) __typeof__(&name) name;
+typedef struct {
+  NVPW_API(NVPW_API_FIELD)
+} NvpwApi;
+#undef NVPW_API_FIELD
+extern NvpwApi nvpw;
+
 /* A metrics evaluator and the scratch buffer it lives in. */
 struct NvpwEval {
   NVPW_MetricsEvaluator *ev;

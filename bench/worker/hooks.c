@@ -4,24 +4,22 @@
  * workspace, then (after the declaration's softmax kernel wrote fp16 P beside it) O = P V.
  * cuBLAS is column-major: a row-major [S, D] matrix is a column-major [D, S] one, so
  * row-major S = Q K^T is computed as column-major S^T = K Q^T, and O^T = V^T P^T. */
-#include <cublas_v2.h>
 #include <stdio.h>
 
+#include "bench/worker/cublas_api.h"
 #include "bench/worker/gpu.h"
 
-static bool Cublas_check(cublasStatus_t st, const char *what, char *err, size_t errsize) {
-  if (st == CUBLAS_STATUS_SUCCESS) return true;
-  snprintf(err, errsize, "%s: cuBLAS status %d (%s)", what, (int)st, cublasGetStatusString(st));
-  return false;
-}
-
-static bool Hooks_cublas(Gpu *g, char *err, size_t errsize) {
+static const CublasApi *Hooks_cublas(Gpu *g, char *err, size_t errsize) {
+  const CublasApi *a = CublasApi_load(err, errsize);
+  if (!a) return NULL;
   if (!g->cublas) {
     cublasHandle_t h;
-    if (!Cublas_check(cublasCreate(&h), "creating the cuBLAS handle", err, errsize)) return false;
+    if (!CublasApi_check(a, a->create(&h), "creating the cuBLAS handle", err, errsize)) return NULL;
     g->cublas = h;
   }
-  return Cublas_check(cublasSetStream(g->cublas, g->stream), "setting the cuBLAS stream", err, errsize);
+  if (!CublasApi_check(a, a->set_stream(g->cublas, g->stream), "setting the cuBLAS stream", err, errsize))
+    return NULL;
+  return a;
 }
 
 bool Gpu_runHook(Gpu *g, RegistryHook hook, const AttnParams *p, char *err, size_t errsize) {
@@ -29,7 +27,8 @@ bool Gpu_runHook(Gpu *g, RegistryHook hook, const AttnParams *p, char *err, size
     snprintf(err, errsize, "unknown hook %d", (int)hook);
     return false;
   }
-  if (!Hooks_cublas(g, err, errsize)) return false;
+  const CublasApi *a = Hooks_cublas(g, err, errsize);
+  if (!a) return false;
   cublasHandle_t h = g->cublas;
   const int S = p->S, D = p->D, batch = p->B * p->H;
   const long long sd = (long long)S * D, ss = (long long)S * S;
@@ -37,14 +36,14 @@ bool Gpu_runHook(Gpu *g, RegistryHook hook, const AttnParams *p, char *err, size
   void *probs = (char *)p->workspace + (size_t)batch * (size_t)ss * sizeof(float);
   float alpha = p->scale, beta = 0.0f, one = 1.0f;
   if (hook == HOOK_CUBLAS_QK)
-    return Cublas_check(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, &alpha,
-                                                   p->k, CUDA_R_16F, D, sd, p->q, CUDA_R_16F, D, sd,
-                                                   &beta, scores, CUDA_R_32F, S, ss, batch,
-                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                        "cuBLAS GEMM Q K^T", err, errsize);
-  return Cublas_check(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, &one,
-                                                 p->v, CUDA_R_16F, D, sd, probs, CUDA_R_16F, S, ss,
-                                                 &beta, p->o, CUDA_R_16F, D, sd, batch,
-                                                 CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                      "cuBLAS GEMM P V", err, errsize);
+    return CublasApi_check(a, a->gemm_strided_batched_ex(h, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, &alpha,
+                                                         p->k, CUDA_R_16F, D, sd, p->q, CUDA_R_16F, D,
+                                                         sd, &beta, scores, CUDA_R_32F, S, ss, batch,
+                                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                           "cuBLAS GEMM Q K^T", err, errsize);
+  return CublasApi_check(a, a->gemm_strided_batched_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, &one,
+                                                       p->v, CUDA_R_16F, D, sd, probs, CUDA_R_16F, S, ss,
+                                                       &beta, p->o, CUDA_R_16F, D, sd, batch,
+                                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                         "cuBLAS GEMM P V", err, errsize);
 }
