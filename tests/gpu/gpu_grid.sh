@@ -93,12 +93,13 @@ grid_part() {
   local t0=$(date +%s)
   "${GRID_CMD[@]}" > "$OUTDIR/grid-1.out" 2> "$OUTDIR/grid-1.err" &
   local pid=$!
-  # Stopped once a third of its searches are done (progress lines "grid: N/M tuned"), or after
-  # GRID_STOP_AFTER seconds, whichever comes first.
-  for ((i = 0; i < ${GRID_STOP_AFTER:-150} * 2; i++)); do
+  # Stopped once a third of its searches (or GRID_STOP_DONE of them) are done (progress lines
+  # "grid: N/M tuned"), or after GRID_STOP_AFTER seconds, whichever comes first.
+  for ((i = 0; i < ${GRID_STOP_AFTER:-150} * 5; i++)); do
     kill -0 $pid 2> /dev/null || break
-    tail -n 1 "$OUTDIR/grid-1.err" | awk -F'[ /]' '/^grid: [0-9]+\/[0-9]+ tuned/ { ok = $2 * 3 >= $3 } END { exit !ok }' && break
-    sleep 0.5
+    tail -n 1 "$OUTDIR/grid-1.err" | awk -F'[ /]' -v want="${GRID_STOP_DONE:-0}" \
+      '/^grid: [0-9]+\/[0-9]+ tuned/ { ok = want > 0 ? $2 >= want : $2 * 3 >= $3 } END { exit !ok }' && break
+    sleep 0.2
   done
   kill -INT $pid 2> /dev/null
   wait $pid
