@@ -6,13 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/check_record.h"
 #include "cmd/commands.h"
 #include "common/gpu_build.h"
 #include "common/util.h"
 #include "kernels/jit.h"
 #include "kernels/registry.h"
 
-enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_SHARD, CK_VERBOSE, CK_LIST_PRESETS, CK_KERNELS, CK_NOPTS };
+enum { CK_ARCH, CK_VARIANT, CK_ALL_KNOBS, CK_SHARD, CK_RECORD, CK_RECORDED, CK_ONLY_RECORDED, CK_AUDIT, CK_SEED, CK_VERBOSE,
+       CK_LIST_PRESETS, CK_KERNELS, CK_NOPTS };
 
 static const CommandOption ck_options[] = {
   [CK_ARCH] = {.name = "arch", .short_name = 'a', .value = CMD_TEXT, .arg = "ARCHS",
@@ -25,6 +27,20 @@ static const CommandOption ck_options[] = {
   [CK_SHARD] = {.name = "shard", .value = CMD_TEXT, .arg = "I/N",
                 .help = "only every N-th build, from the I-th (1 <= I <= N <= 64): N such runs "
                         "together build everything once"},
+  [CK_RECORD] = {.name = "record", .value = CMD_TEXT, .arg = "FILE", .complete = CMD_COMPLETE_FILE,
+                 .help = "write every build of this run (its key and ptxas report) to FILE, when "
+                         "none failed"},
+  [CK_RECORDED] = {.name = "recorded", .value = CMD_TEXT, .arg = "FILE", .complete = CMD_COMPLETE_FILE,
+                   .help = "take a build whose variant, knobs, source hash and NVRTC version FILE "
+                           "holds from it; compile the others and an audit sample"},
+  [CK_ONLY_RECORDED] = {.name = "only-recorded", .value = CMD_FLAG,
+                        .help = "with --recorded: a build the record lacks fails, uncompiled (the "
+                                "record must be current: tools/dev.sh sweep)"},
+  [CK_AUDIT] = {.name = "audit", .value = CMD_INT, .arg = "N", .lo = 0, .hi = 1000000,
+                .help = "with --recorded: compile 1 in N recorded builds again, which must match "
+                        "the record (default 10; 0 none, 1 all)"},
+  [CK_SEED] = {.name = "seed", .value = CMD_INT, .arg = "S", .lo = 0, .hi = 2147483647,
+               .help = "the audit sample's seed (default: from the clock; printed)"},
   [CK_VERBOSE] = {.name = "verbose", .short_name = 'V', .value = CMD_FLAG,
                   .help = "print the compiler log of failures, spills and ptxas warnings"},
   /* "variant<TAB>preset" lines, for the GPU tests that run every shipped preset */
@@ -43,6 +59,48 @@ static int CheckKernels_archCc(const char *arch) {
 /* --shard I/N: builds are numbered in the order they come; this run makes those whose number
  * is I-1 modulo N (all when N is 1). */
 static struct { long next; int index, count; } ck_shard = {0, 0, 1};
+
+/* --recorded / --record: the record read (from), the one written (to), the audit. */
+static struct {
+  CheckRecord *from, *to;
+  uint64_t seed;
+  int every, taken, audited, unrecorded;
+  bool only_recorded;
+  char nvrtc[16];
+} ck_rec;
+
+/* The record's key of this build; false (nothing recorded or looked up) when it has none. */
+static bool CheckKernels_key(const Variant *v, const char *knobs, int D, ShapeDtype dtype,
+                             const char *arch, char *key, size_t size) {
+  char hash[20];
+  if (!Jit_sourceHash(v, hash, sizeof hash)) return false;
+  return CheckRecord_key(v->name, knobs, D, dtype == SHAPE_BF16 ? "bf16" : "fp16", arch, hash,
+                         ck_rec.nvrtc, key, size);
+}
+
+/* A build the record holds and the audit passes over: taken from it (true). */
+static bool CheckKernels_takeRecorded(const char *key, const BuildInfo **recorded) {
+  *recorded = ck_rec.from && key[0] ? CheckRecord_find(ck_rec.from, key) : NULL;
+  if (!*recorded) {
+    ck_rec.unrecorded += ck_rec.from != NULL;
+    return false;
+  }
+  if (CheckRecord_audits(key, ck_rec.seed, ck_rec.every)) {
+    ck_rec.audited++;
+    return false;
+  }
+  ck_rec.taken++;
+  if (ck_rec.to) CheckRecord_add(ck_rec.to, key, *recorded);
+  return true;
+}
+
+/* An audited build against its record: "" when they agree, else what differs. */
+static void CheckKernels_auditDiff(const BuildInfo *rec, const BuildInfo *now, char *diff, size_t size) {
+  diff[0] = '\0';
+  if (rec->regs != now->regs || rec->smem_static != now->smem_static || rec->stack_bytes != now->stack_bytes)
+    snprintf(diff, size, "  FAIL differs from the record (regs %d, smem %d, stack %d recorded)",
+             rec->regs, rec->smem_static, rec->stack_bytes);
+}
 
 /* One variant x preset x D x dtype x arch; returns false on a failure (already printed). */
 static bool CheckKernels_build(const Variant *v, const char *preset, int D, ShapeDtype dtype,
@@ -90,6 +148,16 @@ static bool CheckKernels_build(const Variant *v, const char *preset, int D, Shap
     (*nskipped)++;
     return true;
   }
+  char key[1024] = "";
+  const BuildInfo *recorded = NULL;
+  if ((ck_rec.from || ck_rec.to) && !CheckKernels_key(v, knobs_txt, D, dtype, arch, key, sizeof key))
+    key[0] = '\0';
+  if (CheckKernels_takeRecorded(key, &recorded)) return true;
+  if (!recorded && ck_rec.only_recorded) {
+    printf("%-9s %-40s %-5s %-7s FAIL not in the record (a kernel changed: tools/dev.sh sweep)\n",
+           v->name, knobs_txt, dl, arch);
+    return false;
+  }
   JitOutput out;
   bool ok = Jit_compileVariantFor(v, &kv, D, dtype, arch, false, &out, err, sizeof err);
   if (!ok) {
@@ -106,12 +174,16 @@ static bool CheckKernels_build(const Variant *v, const char *preset, int D, Shap
     return false;
   }
   bool spills = b->spill_stores > 0 || b->spill_loads > 0;
-  printf("%-9s %-40s %-5s %-7s regs %3d  smem %6d  stack %4d  spill %d/%d  %6.0f ms%s%s\n",
+  char diff[160] = "";
+  if (recorded) CheckKernels_auditDiff(recorded, b, diff, sizeof diff);
+  printf("%-9s %-40s %-5s %-7s regs %3d  smem %6d  stack %4d  spill %d/%d  %6.0f ms%s%s%s%s\n",
          v->name, knobs_txt, dl, arch, b->regs, b->smem_static, b->stack_bytes, b->spill_stores,
          b->spill_loads, b->compile_ms, spills ? "  FAIL spills" : "",
-         out.ptxas_warning ? "  FAIL ptxas warning" : "");
+         out.ptxas_warning ? "  FAIL ptxas warning" : "", recorded && !diff[0] ? "  audit: as recorded" : "",
+         diff);
   if ((spills || out.ptxas_warning) && verbose) printf("%s\n", out.log);
-  ok = !spills && !out.ptxas_warning;
+  ok = !spills && !out.ptxas_warning && !diff[0];
+  if (ok && ck_rec.to && key[0]) CheckRecord_add(ck_rec.to, key, b);
   Jit_free(&out);
   return ok;
 }
@@ -152,6 +224,47 @@ static int CheckKernels_allKnobs(const Variant *v, const char *arch, bool verbos
   }
 }
 
+/* --recorded, --record, --audit, --seed into ck_rec; BT_EXIT_OK or a usage or load error. */
+static int CheckKernels_openRecords(const CommandArgs *a, bool all_knobs) {
+  const char *from = CommandArgs_text(a, CK_RECORDED, NULL), *to = CommandArgs_text(a, CK_RECORD, NULL);
+  if ((from || to) && !all_knobs)
+    return Command_usageError(&Cmd_checkKernels, "--record and --recorded go with --all-knobs");
+  if (!from && (CommandArgs_has(a, CK_AUDIT) || CommandArgs_has(a, CK_SEED) ||
+                CommandArgs_has(a, CK_ONLY_RECORDED)))
+    return Command_usageError(&Cmd_checkKernels, "--audit, --seed and --only-recorded go with --recorded");
+  ck_rec.only_recorded = CommandArgs_has(a, CK_ONLY_RECORDED);
+  int major = 0, minor = 0;
+  Jit_nvrtcVersion(&major, &minor);
+  snprintf(ck_rec.nvrtc, sizeof ck_rec.nvrtc, "nvrtc-%d.%d", major, minor);
+  ck_rec.every = (int)CommandArgs_int(a, CK_AUDIT, 10);
+  ck_rec.seed = CommandArgs_has(a, CK_SEED) ? (uint64_t)CommandArgs_int(a, CK_SEED, 0)
+                                            : (uint64_t)Util_nowMs() % 1000000007u;
+  if (from) {
+    char err[512];
+    if (!(ck_rec.from = CheckRecord_load(from, err, sizeof err))) {
+      fprintf(stderr, "benchtop check-kernels: %s\n", err);
+      return BT_EXIT_USAGE;
+    }
+  }
+  if (to) ck_rec.to = CheckRecord_new();
+  return BT_EXIT_OK;
+}
+
+/* The record of this run at path, unless a build failed (then nothing is written). */
+static bool CheckKernels_writeRecord(const char *path, bool failed) {
+  if (failed) {
+    fprintf(stderr, "benchtop check-kernels: %s not written: a build failed\n", path);
+    return false;
+  }
+  char err[512];
+  if (!CheckRecord_write(ck_rec.to, path, err, sizeof err)) {
+    fprintf(stderr, "benchtop check-kernels: %s not written: %s\n", path, err);
+    return false;
+  }
+  printf("check-kernels: %d builds recorded in %s\n", CheckRecord_count(ck_rec.to), path);
+  return true;
+}
+
 static int CheckKernels_exec(const CommandArgs *a) {
   Command_kernelDirs(a, CK_KERNELS);
   if (CommandArgs_has(a, CK_LIST_PRESETS)) {
@@ -174,6 +287,8 @@ static int CheckKernels_exec(const CommandArgs *a) {
     ck_shard.index = i - 1;
     ck_shard.count = n;
   }
+  int rc = CheckKernels_openRecords(a, all_knobs);
+  if (rc != BT_EXIT_OK) return rc;
   char *list = Util_xstrdup(archs);
   char *save = NULL;
   int failures = 0, compiled = 0, skipped = 0;
@@ -203,8 +318,16 @@ static int CheckKernels_exec(const CommandArgs *a) {
   int broken = Registry_errorCount();
   if (broken) printf("check-kernels: %d kernel file%s on the kernel path not loaded (see above)\n",
                      broken, broken == 1 ? "" : "s");
-  printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled - skipped, skipped, failures);
-  return failures || broken ? BT_EXIT_FAILED : BT_EXIT_OK;
+  compiled -= skipped + ck_rec.taken;
+  if (ck_rec.from)
+    printf("check-kernels: %d taken from the record (its audit: %d compiled again, seed %llu), %d "
+           "not in it\n", ck_rec.taken, ck_rec.audited, (unsigned long long)ck_rec.seed, ck_rec.unrecorded);
+  printf("check-kernels: %d builds, %d skipped, %d failed\n", compiled, skipped, failures);
+  bool failed = failures || broken;
+  if (ck_rec.to) failed |= !CheckKernels_writeRecord(CommandArgs_text(a, CK_RECORD, NULL), failed);
+  CheckRecord_free(ck_rec.from);
+  CheckRecord_free(ck_rec.to);
+  return failed ? BT_EXIT_FAILED : BT_EXIT_OK;
 }
 
 #endif

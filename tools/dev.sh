@@ -2,6 +2,10 @@
 # The two README commands.
 #   tools/dev.sh tui [ARGS...]   install what is missing, build, start the TUI (without a GPU it
 #                                opens the newest session or the bundled example)
+#   tools/dev.sh sweep [--full]  compile every knob setting of every variant for sm_90 (two
+#                                shards side by side) into the record CI audits,
+#                                tests/kernels/all-knobs-sm_90.tsv; without --full only the builds
+#                                that record lacks (a changed kernel) are compiled
 #   tools/dev.sh test            install what is missing, build (plain, ASan+UBSan, and a viewer
 #                                build with the toolkit hidden), run the unit and TUI suites in
 #                                each and a bounded fuzz run, and end with "N passed, N failed"
@@ -87,8 +91,29 @@ test)
   echo "$PASSED passed, $FAILED failed"
   [ $FAILED -eq 0 ]
   ;;
+sweep)
+  install_missing $BUILD_PKGS
+  build build
+  RECORD=tests/kernels/all-knobs-sm_90.tsv
+  from=()
+  [ "${2:-}" != --full ] && [ -f "$RECORD" ] && from=(--recorded "$RECORD" --audit 0)
+  tmp=$(mktemp -d) || exit 1
+  trap 'rm -rf "$tmp"' EXIT
+  for i in 1 2; do
+    build/benchtop check-kernels --all-knobs --arch sm_90 --shard $i/2 "${from[@]}" \
+      --record "$tmp/$i.tsv" > "$tmp/$i.log" 2>&1 &
+  done
+  ok=1
+  for i in 1 2; do wait -n || ok=0; done
+  grep -h "FAIL" "$tmp/1.log" "$tmp/2.log" >&2
+  tail -q -n 2 "$tmp/1.log" "$tmp/2.log"
+  [ $ok -eq 1 ] || { echo "sweep: a build failed; $RECORD unchanged" >&2; exit 1; }
+  { head -n 1 "$tmp/1.tsv"; tail -q -n +2 "$tmp/1.tsv" "$tmp/2.tsv" | LC_ALL=C sort; } > "$tmp/all.tsv" &&
+    mv "$tmp/all.tsv" "$RECORD" || { echo "sweep: could not write $RECORD" >&2; exit 1; }
+  echo "sweep: $(grep -vc '^#' "$RECORD") builds in $RECORD"
+  ;;
 *)
-  echo "usage: tools/dev.sh tui [SESSION.json] | tools/dev.sh test" >&2
+  echo "usage: tools/dev.sh tui [SESSION.json] | tools/dev.sh test | tools/dev.sh sweep [--full]" >&2
   exit 2
   ;;
 esac
