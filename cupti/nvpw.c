@@ -34,12 +34,13 @@ bool Nvpw_statusDenied(int status) {
 
 NvpwApi nvpw;
 
-/* libnvperf_host and its functions; false with one line in err. A failure is remembered. */
-static bool Nvpw_load(char *err, size_t errsize) {
+/* Global, as a linked library is: CUPTI may look its functions up by name. A failure is
+ * remembered. */
+bool Nvpw_load(char *err, size_t errsize) {
   static int state; /* 0 not tried, 1 loaded, -1 failed */
   static char why[256];
   if (state == 0) {
-    void *lib = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen("libnvperf_host.so", RTLD_NOW | RTLD_GLOBAL);
     state = lib ? 1 : -1;
     if (!lib) {
       const char *e = dlerror();

@@ -19,6 +19,13 @@ NvpwHost *NvpwHost_new(const char *chip, const uint8_t *avail, char *err, size_t
 void NvpwHost_free(NvpwHost *h);
 const char *NvpwHost_chip(const NvpwHost *h);
 
+/* Loads libnvperf_host (once; NvpwHost_new and NvpwEval_new do it themselves). It is not linked:
+ * linked, its start-up cost every command 0.3 s. CUPTI's profiler opens the library by its
+ * soname on its own, without the toolkit folder benchtop's run path names: call this before the
+ * first CUPTI profiler call, so that CUPTI finds it loaded, as when it was linked. False with
+ * one line in err when it cannot be loaded. */
+bool Nvpw_load(char *err, size_t errsize);
+
 /* Comma-separated list of the chips libnvperf_host supports ("GA100, GA102, ..."). */
 bool Nvpw_supportedChips(char *buf, size_t size, char *err, size_t errsize);
 

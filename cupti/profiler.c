@@ -74,6 +74,7 @@ static bool Profiler_context(int dev, CUcontext *ctx, CUdevice *cudev, char *err
 static bool Profiler_cuptiInit(char *err, size_t errsize) {
   static bool done;
   if (done) return true;
+  if (!Nvpw_load(err, errsize)) return false; /* before CUPTI opens it by its soname (nvpw.h) */
   SIZED_PARAMS(CUpti_Profiler_Initialize_Params, p);
   if (Cupti_failed(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize", err, errsize))
     return false;
