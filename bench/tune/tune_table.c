@@ -127,6 +127,40 @@ bool TunedTable_chipOf(const char *device, char *chip, size_t size) {
   return Chips_resolve(device, chip, size, note, sizeof note);
 }
 
+/* A parsed table's entries and header (TunedTable_read's contract, root kept by the caller). */
+static int TunedTable_fromRoot(const cJSON *root, const char *path, TunedEntry **out, int *n,
+                               TunedTableInfo *info, char *why, size_t whysize) {
+  if (info) memset(info, 0, sizeof *info);
+  *out = NULL;
+  *n = 0;
+  const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
+  const cJSON *arr = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
+  if (!cJSON_IsString(schema) || strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ||
+      !cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > TUNED_MAX_ENTRIES) {
+    snprintf(why, whysize, "%s is not a benchtop tuned table (%s)", path,
+             !root ? "not JSON" : !cJSON_IsString(schema) ? "no schema"
+             : strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ? "another schema" : "no entries");
+    return -1;
+  }
+  for (int k = 0; info && k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
+    TunedTable_str(root, Info_fields[k].key, (char *)info + Info_fields[k].offset,
+                   Info_fields[k].size);
+  int cap = cJSON_GetArraySize(arr);
+  *out = Util_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(TunedEntry));
+  int i = 0;
+  for (const cJSON *e = arr->child; e; e = e->next, i++) {
+    if (!TunedTable_fromJson(e, &(*out)[*n])) {
+      snprintf(why, whysize, "%s: entries[%d] is malformed", path, i);
+      free(*out);
+      *out = NULL;
+      *n = 0;
+      return -1;
+    }
+    (*n)++;
+  }
+  return 1;
+}
+
 int TunedTable_read(const char *path, TunedEntry **out, int *n, TunedTableInfo *info, char *why,
                     size_t whysize) {
   if (info) memset(info, 0, sizeof *info);
@@ -142,35 +176,9 @@ int TunedTable_read(const char *path, TunedEntry **out, int *n, TunedTableInfo *
   }
   cJSON *root = cJSON_ParseWithLength(text, len);
   free(text);
-  const cJSON *schema = root ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
-  const cJSON *arr = root ? cJSON_GetObjectItemCaseSensitive(root, "entries") : NULL;
-  if (!cJSON_IsString(schema) || strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ||
-      !cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > TUNED_MAX_ENTRIES) {
-    snprintf(why, whysize, "%s is not a benchtop tuned table (%s)", path,
-             !root ? "not JSON" : !cJSON_IsString(schema) ? "no schema"
-             : strcmp(schema->valuestring, TUNED_SCHEMA) != 0 ? "another schema" : "no entries");
-    cJSON_Delete(root);
-    return -1;
-  }
-  for (int k = 0; info && k < (int)(sizeof Info_fields / sizeof Info_fields[0]); k++)
-    TunedTable_str(root, Info_fields[k].key, (char *)info + Info_fields[k].offset,
-                   Info_fields[k].size);
-  int cap = cJSON_GetArraySize(arr);
-  *out = Util_xcalloc(cap > 0 ? (size_t)cap : 1, sizeof(TunedEntry));
-  int i = 0;
-  for (const cJSON *e = arr->child; e; e = e->next, i++) {
-    if (!TunedTable_fromJson(e, &(*out)[*n])) {
-      snprintf(why, whysize, "%s: entries[%d] is malformed", path, i);
-      free(*out);
-      *out = NULL;
-      *n = 0;
-      cJSON_Delete(root);
-      return -1;
-    }
-    (*n)++;
-  }
+  int rc = TunedTable_fromRoot(root, path, out, n, info, why, whysize);
   cJSON_Delete(root);
-  return 1;
+  return rc;
 }
 
 bool TunedTable_sameSlot(const TunedEntry *a, const TunedEntry *b) {
@@ -375,12 +383,13 @@ static cJSON *TunedTable_parseTable(const char *path) {
 
 /* A table made before: its entries into all as a session's winners go (a later input's replace
  * them), those of another source of the kernel left out; false with one line in err. */
-static bool TunedTable_fromTable(const char *path, TunedEntry **all, int *n, TunedTableInfo *info,
-                                 char *warn, size_t warnsize, char *err, size_t errsize) {
+static bool TunedTable_fromTable(const cJSON *table, const char *path, TunedEntry **all, int *n,
+                                 TunedTableInfo *info, char *warn, size_t warnsize, char *err,
+                                 size_t errsize) {
   TunedEntry *t = NULL;
   int nt = 0;
   TunedTableInfo ti;
-  if (TunedTable_read(path, &t, &nt, &ti, err, errsize) <= 0) return false;
+  if (TunedTable_fromRoot(table, path, &t, &nt, &ti, err, errsize) <= 0) return false;
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   bool ok = !info->chip[0] || strcmp(info->chip, ti.chip) == 0;
   if (!ok) snprintf(err, errsize, "%s is a table of %s, the inputs before it are of %s: one table per chip", path, ti.chip, info->chip);
@@ -411,7 +420,7 @@ bool TunedTable_build(const char *const *sessions, int nsessions, const char *ou
   cJSON *from = cJSON_CreateArray(); /* the inputs' names; a table's own sources stand for it */
   for (int i = 0; i < nsessions && ok; i++) {
     cJSON *table = TunedTable_parseTable(sessions[i]);
-    ok = table ? TunedTable_fromTable(sessions[i], &all, &n, info, warn, warnsize, err, errsize)
+    ok = table ? TunedTable_fromTable(table, sessions[i], &all, &n, info, warn, warnsize, err, errsize)
                : TunedTable_fromSession(sessions[i], &all, &n, info, warn, warnsize, err, errsize);
     const char *base = strrchr(sessions[i], '/') ? strrchr(sessions[i], '/') + 1 : sessions[i];
     const cJSON *was = table ? cJSON_GetObjectItemCaseSensitive(table, "from") : NULL, *f;
