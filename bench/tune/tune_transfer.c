@@ -181,17 +181,15 @@ static bool Transfer_fits(const TReplay *x, const char *knobs, const Shape *at) 
 /* PICK_DISSENT: the farther winners (order[kk..m), distinct, DISSENT_POOL with the nearest)
  * unlike all of the kk nearest in a knob they agree on, scored at held; where one beats
  * *best_score, *pick becomes its place in order and *knob its knob. True when one did. */
-static bool Transfer_dissent(const TReplay *x, const TPoint *held, const int *order, int m, int kk,
-                             double *best_score, int *pick, int *knob) {
+static bool Transfer_dissent(const TReplay *x, const TPoint *held, const int *order, const bool *dup, int m,
+                             int kk, double *best_score, int *pick, int *knob) {
   KnobValues *kv = Util_xcalloc((size_t)m + 1, sizeof *kv);
   int *place = Util_xcalloc((size_t)m + 1, sizeof *place), nnear = 0, nfar = 0, out[DISSENT_MAX], dk[DISSENT_MAX];
   char err[256];
   for (int j = 0; j < m && nnear + nfar < DISSENT_POOL; j++) {
-    bool dup = false;
-    for (int i = 0; i < j && !dup; i++) dup = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
     KnobValues *at = &kv[nnear + nfar];
     Registry_defaults(x->v, at);
-    if (dup || !Registry_applyKnobs(x->v, x->pts[order[j]].winner, at, false, err, sizeof err)) continue;
+    if (dup[j] || !Registry_applyKnobs(x->v, x->pts[order[j]].winner, at, false, err, sizeof err)) continue;
     place[nnear + nfar] = j;
     if (j < kk) nnear++;
     else nfar++;
@@ -211,6 +209,14 @@ static bool Transfer_dissent(const TReplay *x, const TPoint *held, const int *or
   free(kv);
   free(place);
   return won;
+}
+
+/* For each place j of order[0..m): whether an earlier place has the same winner (heap, m entries). */
+static bool *Transfer_duplicates(const TReplay *x, const int *order, int m) {
+  bool *dup = Util_xcalloc((size_t)m + 1, sizeof *dup);
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < j && !dup[j]; i++) dup[j] = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
+  return dup;
 }
 
 /* Where a pick came from, into from: the points it chose among (order[0..kk), at dist), the
@@ -276,10 +282,9 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
     double best_score = INFINITY, score;
     DeviceProps dev;
     Transfer_device(&dev, x->has_dev ? x->dev.cc : 0, x->sms);
+    bool *dup = Transfer_duplicates(x, order, m);
     for (int j = 0; j < m && distinct < TRANSFER_PICK_K; j++) {
-      bool dup = false;
-      for (int i = 0; i < j && !dup; i++) dup = KnobText_same(x->pts[order[i]].winner, x->pts[order[j]].winner);
-      if (dup) continue;
+      if (dup[j]) continue;
       distinct++;
       kk = j + 1;
       if (TPoint_score(held, x->pts[order[j]].winner, &score) == SCORE_OK && score < best_score) {
@@ -302,8 +307,9 @@ static const char *Transfer_pick(TReplay *x, TransferRule rule, const TPoint *he
         fitted = x->fit;
       }
     }
-    if (rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, m, kk, &best_score, &pick, &dissent_knob))
+    if (rule == TRANSFER_PICK_DISSENT && Transfer_dissent(x, held, order, dup, m, kk, &best_score, &pick, &dissent_knob))
       fitted = NULL;
+    free(dup);
   }
   double best_avg = INFINITY;
   for (int c = 0; rule == TRANSFER_BEST_OF_K && c < kk; c++) {
