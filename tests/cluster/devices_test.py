@@ -104,14 +104,18 @@ def main():
           and all("worker" in r["reason"] for r in bad), (proc.returncode, len(killed), bad and bad[0]["reason"], err))
 
     # A worker that hangs: the watchdog kills it, its record says so, a new worker goes on.
+    # Records take ~0.5 s here (FAKE_DELAY), so the other GPUs are still busy when the new
+    # worker starts: at 0.08 s they could finish the plan first, leaving it nothing to run.
     p = run(["--devices", "all", "--watchdog", "1", "-o", "hung.json"],
-            FAKE_HANG_ONCE=os.path.join(T, "hung-marker"))
+            FAKE_HANG_ONCE=os.path.join(T, "hung-marker"), FAKE_DELAY="1")
     hung = records("hung.json")
     lost = [r for r in hung if r["status"] != "pass"]
     check("a hung worker costs its record and is replaced (40 records, plan order)",
           len(hung) == 40 and len(lost) == 1 and lost[0]["device"]["index"] == 3
           and [key(r)[:3] for r in hung] == [key(r)[:3] for r in one]
-          and sum(r["device"]["index"] == 3 for r in hung) > 1, (len(hung), [r["reason"] for r in lost], p.stderr))
+          and sum(r["device"]["index"] == 3 for r in hung) > 1,
+          (len(hung), [r["reason"] for r in lost], "records per GPU",
+           [sum(r["device"]["index"] == g for r in hung) for g in range(4)], p.stderr))
 
     # A GPU whose worker dies on every request: dropped after 3, the others run the rest.
     p = run(["--devices", "all", "-o", "dropped.json"], FAKE_CRASH_GPU="1")
