@@ -58,6 +58,15 @@ void CheckRecord_seal(CheckRecord *r) {
 
 int CheckRecord_count(const CheckRecord *r) { return r->n; }
 
+bool CheckRecord_hasNvrtc(const CheckRecord *r, const char *nvrtc) {
+  size_t len = strlen(nvrtc);
+  for (int i = 0; i < r->n; i++) {
+    const char *last = strrchr(r->lines[i].key, '\t'); /* the key's last field */
+    if (last && strlen(last + 1) == len && memcmp(last + 1, nvrtc, len) == 0) return true;
+  }
+  return false;
+}
+
 const BuildInfo *CheckRecord_find(const CheckRecord *r, const char *key) {
   RecordLine probe = {.key = (char *)key};
   const RecordLine *hit = r->n ? bsearch(&probe, r->lines, (size_t)r->n, sizeof *r->lines, Record_cmp) : NULL;

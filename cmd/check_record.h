@@ -30,6 +30,8 @@ const BuildInfo *CheckRecord_find(const CheckRecord *r, const char *key);
 void CheckRecord_add(CheckRecord *r, const char *key, const BuildInfo *b);
 void CheckRecord_seal(CheckRecord *r);
 int CheckRecord_count(const CheckRecord *r);
+/* Whether any line's NVRTC field is nvrtc ("nvrtc-13.0"). */
+bool CheckRecord_hasNvrtc(const CheckRecord *r, const char *nvrtc);
 /* Writes every line, sorted, atomically (a temporary file renamed over path). */
 bool CheckRecord_write(const CheckRecord *r, const char *path, char *err, size_t errsize);
 /* Whether the audit compiles key again: 1 in every `every` keys, chosen by a hash of key and
