@@ -1,5 +1,5 @@
 /* check-kernels' record of an all-knobs sweep: one line per build that passed (its key: variant,
- * knobs, head dimension, dtype, architecture, kernel source hash, NVRTC version; its ptxas
+ * knobs, head dimension, dtype, architecture, kernel source hash, NVRTC version and build ID; its ptxas
  * report: registers, shared memory, stack). A later run takes a build whose key is in the record
  * from it, compiles a seeded sample of those again (the audit) and every build the record lacks
  * (a kernel changed): the sweep costs a full compile once per kernel source, not once per test

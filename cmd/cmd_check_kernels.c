@@ -31,7 +31,7 @@ static const CommandOption ck_options[] = {
                  .help = "write every build of this run (its key and ptxas report) to FILE, when "
                          "none failed"},
   [CK_RECORDED] = {.name = "recorded", .value = CMD_TEXT, .arg = "FILE", .complete = CMD_COMPLETE_FILE,
-                   .help = "take a build whose variant, knobs, source hash and NVRTC version FILE "
+                   .help = "take a build whose variant, knobs, source hash and NVRTC build FILE "
                            "holds from it; compile the others and an audit sample"},
   [CK_ONLY_RECORDED] = {.name = "only-recorded", .value = CMD_FLAG,
                         .help = "with --recorded: a build the record lacks fails, uncompiled (the "
@@ -66,7 +66,7 @@ static struct {
   uint64_t seed;
   int every, taken, audited, unrecorded;
   bool only_recorded, same_nvrtc; /* same_nvrtc: the record has lines of this NVRTC */
-  char nvrtc[16];
+  char nvrtc[48];
 } ck_rec;
 
 /* The record's key of this build; false (nothing recorded or looked up) when it has none. */
@@ -233,9 +233,7 @@ static int CheckKernels_openRecords(const CommandArgs *a, bool all_knobs) {
                 CommandArgs_has(a, CK_ONLY_RECORDED)))
     return Command_usageError(&Cmd_checkKernels, "--audit, --seed and --only-recorded go with --recorded");
   ck_rec.only_recorded = CommandArgs_has(a, CK_ONLY_RECORDED);
-  int major = 0, minor = 0;
-  Jit_nvrtcVersion(&major, &minor);
-  snprintf(ck_rec.nvrtc, sizeof ck_rec.nvrtc, "nvrtc-%d.%d", major, minor);
+  Jit_nvrtcIdentity(ck_rec.nvrtc, sizeof ck_rec.nvrtc);
   ck_rec.every = (int)CommandArgs_int(a, CK_AUDIT, 10);
   ck_rec.seed = CommandArgs_has(a, CK_SEED) ? (uint64_t)CommandArgs_int(a, CK_SEED, 0)
                                             : (uint64_t)Util_nowMs() % 1000000007u;

@@ -64,6 +64,9 @@ bool Jit_chooseArch(int cc, bool arch_specific, const int *supported, int nsuppo
 bool Jit_targetFor(int cc, bool arch_specific, char *arch, size_t archsize, char *note,
                    size_t notesize);
 void Jit_nvrtcVersion(int *major, int *minor);
+/* "nvrtc-13.0-65be0db342ad51a0": the version and the start of the loaded library's build ID,
+ * which tells apart two updates of one version ("nvrtc-13.0" when the library has none). */
+void Jit_nvrtcIdentity(char *buf, size_t size);
 /* The first error line of an NVRTC log, "mine.cu:42: error: ..." (NVRTC writes the line in
  * parentheses), control bytes replaced; "" when the log has none. */
 void Jit_firstError(const char *log, char *line, size_t size);
