@@ -63,3 +63,16 @@ bool CublasApi_check(const CublasApi *a, cublasStatus_t st, const char *what, ch
            a && a->status_string ? a->status_string(st) : "?");
   return false;
 }
+
+const CublasApi *CublasApi_forGpu(Gpu *g, char *err, size_t errsize) {
+  const CublasApi *a = CublasApi_load(err, errsize);
+  if (!a) return NULL;
+  if (!g->cublas) {
+    cublasHandle_t h;
+    if (!CublasApi_check(a, a->create(&h), "creating the cuBLAS handle", err, errsize)) return NULL;
+    g->cublas = h;
+  }
+  if (!CublasApi_check(a, a->set_stream(g->cublas, g->stream), "setting the cuBLAS stream", err, errsize))
+    return NULL;
+  return a;
+}

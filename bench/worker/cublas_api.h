@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bench/worker/gpu.h"
+
 typedef struct {
   cublasStatus_t (*create)(cublasHandle_t *);
   cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
@@ -24,6 +26,10 @@ typedef struct {
 /* The loaded API, or NULL with one line in why saying what failed and what to do. Loaded once
  * per process; a failure is remembered. */
 const CublasApi *CublasApi_load(char *why, size_t whysize);
+
+/* The loaded API with g's handle (g->cublas, created on first use) set on g's stream: what the
+ * cublas rung and the peak measurement call through. NULL with one line in err. */
+const CublasApi *CublasApi_forGpu(Gpu *g, char *err, size_t errsize);
 
 /* true for success; else one line "WHAT: cuBLAS status N (NAME)" in err. */
 bool CublasApi_check(const CublasApi *a, cublasStatus_t st, const char *what, char *err, size_t errsize);

@@ -9,25 +9,12 @@
 #include "bench/worker/cublas_api.h"
 #include "bench/worker/gpu.h"
 
-static const CublasApi *Hooks_cublas(Gpu *g, char *err, size_t errsize) {
-  const CublasApi *a = CublasApi_load(err, errsize);
-  if (!a) return NULL;
-  if (!g->cublas) {
-    cublasHandle_t h;
-    if (!CublasApi_check(a, a->create(&h), "creating the cuBLAS handle", err, errsize)) return NULL;
-    g->cublas = h;
-  }
-  if (!CublasApi_check(a, a->set_stream(g->cublas, g->stream), "setting the cuBLAS stream", err, errsize))
-    return NULL;
-  return a;
-}
-
 bool Gpu_runHook(Gpu *g, RegistryHook hook, const AttnParams *p, char *err, size_t errsize) {
   if (hook != HOOK_CUBLAS_QK && hook != HOOK_CUBLAS_PV) {
     snprintf(err, errsize, "unknown hook %d", (int)hook);
     return false;
   }
-  const CublasApi *a = Hooks_cublas(g, err, errsize);
+  const CublasApi *a = CublasApi_forGpu(g, err, errsize);
   if (!a) return false;
   cublasHandle_t h = g->cublas;
   const int S = p->S, D = p->D, batch = p->B * p->H;

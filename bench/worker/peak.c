@@ -17,14 +17,12 @@ static double Peak_measure(Gpu *g) {
   void *a = NULL, *b = NULL, *c = NULL;
   double result = NAN;
   char why[256];
-  const CublasApi *api = CublasApi_load(why, sizeof why);
+  const CublasApi *api = CublasApi_forGpu(g, why, sizeof why);
   if (!api) { /* to the worker log; the peak stays unknown (n/a), nothing else is lost */
     fprintf(stderr, "peak: %s: the fp16 peak is n/a on this run\n", why);
     return NAN;
   }
   cublasHandle_t h = g->cublas;
-  if (!h && api->create(&h) != CUBLAS_STATUS_SUCCESS) return NAN;
-  g->cublas = h;
   if (cudaMalloc(&a, elems * 2) != cudaSuccess || cudaMalloc(&b, elems * 2) != cudaSuccess ||
       cudaMalloc(&c, elems * 2) != cudaSuccess)
     goto out;
@@ -42,7 +40,6 @@ static double Peak_measure(Gpu *g) {
     if (!what && cudaLaunchKernel((const void *)g->util.kernels[0], (dim3){4096, 1, 1},
                                   (dim3){256, 1, 1}, pb, 0, g->stream) != cudaSuccess)
       what = "the fill kernel";
-    if (!what && api->set_stream(h, g->stream) != CUBLAS_STATUS_SUCCESS) what = "cublasSetStream";
     if (!what && (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess))
       what = "cudaEventCreate";
     if (what) { /* to the worker log; the peak stays unknown (n/a), nothing else is lost */
