@@ -132,26 +132,23 @@ CheckRecord *CheckRecord_load(const char *path, char *err, size_t errsize) {
   return r;
 }
 
-bool CheckRecord_write(const CheckRecord *r, const char *path, char *err, size_t errsize) {
-  RecordLine *sorted = Util_xcalloc((size_t)r->n + 1, sizeof *sorted);
-  if (r->n) memcpy(sorted, r->lines, (size_t)r->n * sizeof *sorted);
-  if (r->n) qsort(sorted, (size_t)r->n, sizeof *sorted, Record_cmp);
-  size_t cap = 4096, len = 0;
-  char *buf = Util_xmalloc(cap);
-  len = (size_t)snprintf(buf, cap, "%s", RECORD_HEADER);
-  for (int i = 0; i < r->n; i++) {
-    const BuildInfo *b = &sorted[i].b;
-    size_t need = strlen(sorted[i].key) + 64;
-    if (len + need >= cap) {
-      while (len + need >= cap) cap *= 2;
-      buf = Util_xrealloc(buf, cap);
-    }
-    len += (size_t)snprintf(buf + len, cap - len, "%s\t%d\t%d\t%d\n", sorted[i].key, b->regs,
-                            b->smem_static, b->stack_bytes);
+bool CheckRecord_write(CheckRecord *r, const char *path, char *err, size_t errsize) {
+  CheckRecord_seal(r);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    snprintf(err, errsize, "out of memory");
+    return false;
   }
-  bool ok = Util_writeFileAtomic(path, buf, len, err, errsize);
-  free(buf);
-  free(sorted);
+  fputs(RECORD_HEADER, f);
+  for (int i = 0; i < r->n; i++)
+    fprintf(f, "%s\t%d\t%d\t%d\n", r->lines[i].key, r->lines[i].b.regs, r->lines[i].b.smem_static,
+            r->lines[i].b.stack_bytes);
+  bool ok = fclose(f) == 0;
+  if (!ok) snprintf(err, errsize, "out of memory");
+  else ok = Util_writeFileAtomic(path, text, len, err, errsize);
+  free(text);
   return ok;
 }
 

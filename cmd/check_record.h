@@ -32,8 +32,8 @@ void CheckRecord_seal(CheckRecord *r);
 int CheckRecord_count(const CheckRecord *r);
 /* Whether any line's NVRTC field is nvrtc ("nvrtc-13.0"). */
 bool CheckRecord_hasNvrtc(const CheckRecord *r, const char *nvrtc);
-/* Writes every line, sorted, atomically (a temporary file renamed over path). */
-bool CheckRecord_write(const CheckRecord *r, const char *path, char *err, size_t errsize);
+/* Writes every line, sorted (it seals r), atomically (a temporary file renamed over path). */
+bool CheckRecord_write(CheckRecord *r, const char *path, char *err, size_t errsize);
 /* Whether the audit compiles key again: 1 in every `every` keys, chosen by a hash of key and
  * seed (every 0: none; 1: all). */
 bool CheckRecord_audits(const char *key, uint64_t seed, int every);

@@ -69,11 +69,19 @@ static struct {
   char nvrtc[48];
 } ck_rec;
 
-/* The record's key of this build; false (nothing recorded or looked up) when it has none. */
+/* The record's key of this build; false (nothing recorded or looked up) when it has none. The
+ * source hash is taken once per variant, not once per build (hashing was most of a run that
+ * took every build from the record). */
 static bool CheckKernels_key(const Variant *v, const char *knobs, int D, ShapeDtype dtype,
                              const char *arch, char *key, size_t size) {
-  char hash[20];
-  if (!Jit_sourceHash(v, hash, sizeof hash)) return false;
+  static const Variant *hashed;
+  static char hash[20];
+  static bool has_hash;
+  if (v != hashed) {
+    hashed = v;
+    has_hash = Jit_sourceHash(v, hash, sizeof hash);
+  }
+  if (!has_hash) return false;
   return CheckRecord_key(v->name, knobs, D, dtype == SHAPE_BF16 ? "bf16" : "fp16", arch, hash,
                          ck_rec.nvrtc, key, size);
 }
