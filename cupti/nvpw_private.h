@@ -8,10 +8,10 @@
 #include "cupti/nvpw.h"
 #include "cupti/sized_params.h"
 
-/* The functions of libnvperf_host this calls, loaded with dlopen by the first NvpwHost_new,
- * NvpwEval_new or Nvpw_supportedChips (every other entry point needs an object one of those
- * made): linked, the library's start-up cost every benchtop command about 0.3 s. Each field
- * has its function's prototype from the headers. */
+/* The functions of libnvperf_host this calls, filled in by Nvpw_load (nvpw.h: why it is not
+ * linked, and who calls it). Every entry point that uses them needs an object that NvpwHost_new
+ * or NvpwEval_new made, or is Nvpw_supportedChips, and those load first. Each field has its
+ * function's prototype from the headers. */
 #define NVPW_API(X) \
   X(NVPW_MetricsEvaluator_GetCounterProperties) \
   X(NVPW_MetricsEvaluator_GetRatioMetricProperties) \

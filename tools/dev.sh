@@ -108,8 +108,10 @@ sweep)
   grep -h "FAIL" "$tmp/1.log" "$tmp/2.log" >&2
   tail -q -n 2 "$tmp/1.log" "$tmp/2.log"
   [ $ok -eq 1 ] || { echo "sweep: a build failed; $RECORD unchanged" >&2; exit 1; }
-  { head -n 1 "$tmp/1.tsv"; tail -q -n +2 "$tmp/1.tsv" "$tmp/2.tsv" | LC_ALL=C sort; } > "$tmp/all.tsv" &&
-    mv "$tmp/all.tsv" "$RECORD" || { echo "sweep: could not write $RECORD" >&2; exit 1; }
+  # Written beside the record and renamed over it: a rename within one file system is atomic.
+  part="$RECORD.tmp.$$"
+  { head -n 1 "$tmp/1.tsv"; tail -q -n +2 "$tmp/1.tsv" "$tmp/2.tsv" | LC_ALL=C sort; } > "$part" &&
+    mv "$part" "$RECORD" || { rm -f "$part"; echo "sweep: could not write $RECORD" >&2; exit 1; }
   echo "sweep: $(grep -vc '^#' "$RECORD") builds in $RECORD"
   ;;
 *)
